@@ -1,0 +1,99 @@
+package policy
+
+import "strings"
+
+// SanitizeMode selects how much the image pass may clean up (spec §2.1 sanitizeMode).
+type SanitizeMode string
+
+const (
+	// ModeFull also allows non-image cleanup of assistant text blocks (older builds).
+	ModeFull SanitizeMode = "full"
+	// ModeImagesOnly sanitises image payloads only; the default.
+	ModeImagesOnly SanitizeMode = "images-only"
+)
+
+// IDMode is the tool-call id algorithm of spec §3.6.
+type IDMode string
+
+const (
+	// IDModeNone leaves tool-call ids alone.
+	IDModeNone IDMode = ""
+	// IDModeStrict keeps only [A-Za-z0-9], at most 40 characters.
+	IDModeStrict IDMode = "strict"
+	// IDModeStrict9 makes every id exactly 9 characters of [A-Za-z0-9] (Mistral).
+	IDModeStrict9 IDMode = "strict9"
+)
+
+// ThoughtSignatureOptions configures Gemini thought-signature cleanup (spec §3.9).
+type ThoughtSignatureOptions struct {
+	AllowBase64Only  bool // delete thought_signature unless it is strict base64
+	IncludeCamelCase bool // apply the same check to thoughtSignature
+}
+
+// Policy is the resolved TranscriptPolicy of spec §2.1 for one target, plus the
+// tool-call id limits of the target provider. Resolve returns it by value; treat
+// it, and the options SanitizeThoughtSignatures points to, as read-only.
+type Policy struct {
+	Provider string // normalised provider id (NormalizeProvider)
+	API      string // modelApi as given, trimmed
+	Model    string // modelId as given, trimmed
+
+	SanitizeMode                      SanitizeMode
+	SanitizeToolCallIDs               bool   // run the id rule (§3.6)
+	ToolCallIDMode                    IDMode // its algorithm
+	PreserveNativeAnthropicToolUseIDs bool   // keep ^toolu_[A-Za-z0-9_]+$ ids (first occurrence)
+	DuplicateToolCallIDStyle          string // "" or "openai" (newer moonshot builds, §3.6)
+	RepairToolUseResultPairing        bool   // run pairing repair (§3.7); true unless a row says otherwise
+	PreserveSignatures                bool   // provider-owned signed thinking is replayed byte for byte
+	// SanitizeThoughtSignatures is nil when unset: the legacy cleanup then strips
+	// msg_ values of thought_signature only (§3.9).
+	SanitizeThoughtSignatures *ThoughtSignatureOptions
+	DropThinkingBlocks        bool // §3.8.1
+	DropReasoningFromHistory  bool // §3.8.4; no row of the spec's tables sets it
+	ApplyGoogleTurnOrdering   bool // §3.11 (plugin key applyAssistantFirstOrderingFix)
+	ValidateGeminiTurns       bool // §3.12.1
+	ValidateAnthropicTurns    bool // §3.12.2
+	AllowSyntheticToolResults bool // informational; pairing repair inserts synthetics whenever it runs
+
+	IDLimits IDLimits // what the target provider accepts as a tool-call id
+}
+
+// AllowProviderOwnedThinkingReplay reports whether signed thinking must be replayed
+// unchanged ("immutable signed thinking", spec §2.1, newer form): the API is
+// Anthropic Messages or Bedrock Converse, Anthropic turn validation is on, the
+// thinking is provider-owned (PreserveSignatures or a signed provider) and thinking
+// blocks are not being dropped.
+func (p Policy) AllowProviderOwnedThinkingReplay() bool {
+	return isAnthropicWireAPI(p.API) &&
+		p.ValidateAnthropicTurns &&
+		(p.PreserveSignatures || p.SignedThinkingProvider()) &&
+		!p.DropThinkingBlocks
+}
+
+// SignedThinkingProvider reports whether the provider is anthropic, amazon-bedrock
+// or anthropic-vertex (spec §2.1).
+func (p Policy) SignedThinkingProvider() bool {
+	return isSignedThinkingProvider(p.Provider)
+}
+
+// IsResponsesAPI reports whether the API is in the OpenAI Responses family:
+// openai-responses, openai-codex-responses (renamed openai-chatgpt-responses) or
+// azure-openai-responses (spec §2.1).
+func (p Policy) IsResponsesAPI() bool {
+	return isResponsesAPI(p.API)
+}
+
+// IsGoogleFamily reports whether the request goes to Gemini: provider google or
+// google-gemini-cli, or any API whose name starts with "google-" (google-generative-ai,
+// google-gemini-cli, google-vertex, ...). It is wider than the Google rows of the
+// policy tables, which match only the two providers and the two APIs the spec names.
+func (p Policy) IsGoogleFamily() bool {
+	return p.Provider == "google" || p.Provider == "google-gemini-cli" || strings.HasPrefix(p.API, "google-")
+}
+
+// IsAnthropicFamily reports whether the request reaches an Anthropic model wire
+// (for image limits): provider anthropic, anthropic-vertex or amazon-bedrock, or API
+// anthropic-messages or bedrock-converse-stream.
+func (p Policy) IsAnthropicFamily() bool {
+	return isSignedThinkingProvider(p.Provider) || isAnthropicWireAPI(p.API)
+}
