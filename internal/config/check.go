@@ -1,0 +1,128 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	configType   = reflect.TypeFor[Config]()
+	durationType = reflect.TypeFor[time.Duration]()
+)
+
+// checkNode walks a YAML node against the Go type it will be decoded into
+// and reports, with the dotted path and line, the first key that names no
+// field and the first scalar that does not fit its field's type.
+func checkNode(n *yaml.Node, t reflect.Type, path string) error {
+	for n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Tag == "!!null" {
+		return nil
+	}
+	switch {
+	case t.Kind() == reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s (line %d): must be a mapping of keys", displayPath(path), n.Line)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			f, ok := fieldByTag(t, key.Value)
+			if !ok {
+				return fmt.Errorf("unknown key %q at line %d", join(path, key.Value), key.Line)
+			}
+			if err := checkNode(val, f.Type, join(path, key.Value)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case t.Kind() == reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s (line %d): must be a mapping of keys", displayPath(path), n.Line)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := checkNode(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value)); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			return fmt.Errorf("%s (line %d): cannot read %q as %s", displayPath(path), n.Line, nodeText(n), typeName(t))
+		}
+		return nil
+	}
+}
+
+// fieldByTag finds the struct field whose yaml tag name is key.
+func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if yamlName(f) == key {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// yamlName is the key of a field in YAML: its tag up to the first comma.
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func displayPath(path string) string {
+	if path == "" {
+		return "the document"
+	}
+	return path
+}
+
+// nodeText shows a node's value for an error message.
+func nodeText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	out, err := yaml.Marshal(n)
+	if err != nil {
+		return n.Tag
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// typeName describes a setting's Go type in words for error messages.
+func typeName(t reflect.Type) string {
+	switch {
+	case t == durationType:
+		return "a duration (such as 250ms, 10s or 5m)"
+	case t.Kind() == reflect.Bool:
+		return "a boolean (true or false)"
+	case t.Kind() == reflect.Int, t.Kind() == reflect.Int64:
+		return "an integer"
+	case t.Kind() == reflect.Float64:
+		return "a number"
+	case t.Kind() == reflect.Slice:
+		return "a list of strings"
+	case t.Kind() == reflect.String:
+		return "a string"
+	default:
+		return t.String()
+	}
+}

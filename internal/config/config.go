@@ -1,0 +1,180 @@
+package config
+
+import "time"
+
+// Config is the whole worker configuration, one field per section of
+// configs/worker.yaml.
+type Config struct {
+	Kafka    KafkaConfig               `yaml:"kafka"`
+	Pipeline PipelineConfig            `yaml:"pipeline"`
+	Limits   LimitsConfig              `yaml:"limits"`
+	Hygiene  HygieneConfig             `yaml:"hygiene"`
+	Images   ImagesConfig              `yaml:"images"`
+	Pruning  PruningConfig             `yaml:"pruning"`
+	Metrics  MetricsConfig             `yaml:"metrics"`
+	Log      LogConfig                 `yaml:"log"`
+	Tenants  map[string]TenantOverride `yaml:"tenants"`
+}
+
+// KafkaConfig is the broker connection, topics and producer/consumer bounds.
+type KafkaConfig struct {
+	// Brokers are the bootstrap addresses; empty starts the embedded broker.
+	Brokers []string `yaml:"brokers"`
+	// EmbeddedListen is the address of the embedded in-memory broker.
+	EmbeddedListen string `yaml:"embedded_listen"`
+	// EmbeddedPartitions is the partition count of the embedded broker's topics.
+	EmbeddedPartitions int `yaml:"embedded_partitions"`
+	// GroupID is the consumer group.
+	GroupID string `yaml:"group_id"`
+	// JobsTopic is the topic jobs are read from.
+	JobsTopic string `yaml:"jobs_topic"`
+	// ReadyTopic receives sanitized payloads.
+	ReadyTopic string `yaml:"ready_topic"`
+	// DLQTopic receives dead letters.
+	DLQTopic string `yaml:"dlq_topic"`
+	// CommitInterval is how often acknowledged offsets are committed.
+	CommitInterval time.Duration `yaml:"commit_interval"`
+	// MaxInflightPerPartition caps read-but-unacknowledged offsets per partition.
+	MaxInflightPerPartition int `yaml:"max_inflight_per_partition"`
+	// MaxMessageBytes is the largest output record after compression.
+	MaxMessageBytes int64 `yaml:"max_message_bytes"`
+	// CompressAboveBytes: output values larger than this are zstd-compressed.
+	CompressAboveBytes int64 `yaml:"compress_above_bytes"`
+	// WriterBatchSize is the producer's batch size in records.
+	WriterBatchSize int `yaml:"writer_batch_size"`
+	// WriterBatchTimeout is the longest a record waits for its batch to fill.
+	WriterBatchTimeout time.Duration `yaml:"writer_batch_timeout"`
+	// TLS configures transport encryption to the brokers.
+	TLS TLSConfig `yaml:"tls"`
+	// SASL configures broker authentication.
+	SASL SASLConfig `yaml:"sasl"`
+}
+
+// TLSConfig configures TLS to the brokers.
+type TLSConfig struct {
+	Enabled            bool   `yaml:"enabled"`
+	CAFile             string `yaml:"ca_file"`
+	CertFile           string `yaml:"cert_file"`
+	KeyFile            string `yaml:"key_file"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
+}
+
+// SASL mechanisms accepted in SASLConfig.Mechanism ("" disables SASL).
+const (
+	SASLPlain       = "plain"
+	SASLScramSHA256 = "scram-sha-256"
+	SASLScramSHA512 = "scram-sha-512"
+)
+
+// SASLConfig configures SASL authentication. Password is redacted by Print.
+type SASLConfig struct {
+	Mechanism string `yaml:"mechanism"`
+	Username  string `yaml:"username"`
+	Password  string `yaml:"password"`
+}
+
+// PipelineConfig bounds the job pool and sets shutdown and retry timing.
+type PipelineConfig struct {
+	// Workers is the job pool size; 0 means 2 x cores (see PoolSize).
+	Workers int `yaml:"workers"`
+	// MaxInflightBytes caps the bytes of jobs read but not yet acknowledged.
+	MaxInflightBytes int64 `yaml:"max_inflight_bytes"`
+	// MaxInflightJobs caps the jobs read but not yet acknowledged.
+	MaxInflightJobs int `yaml:"max_inflight_jobs"`
+	// TenantMaxShare is the largest share of the pool one tenant may hold.
+	TenantMaxShare float64 `yaml:"tenant_max_share"`
+	// ShutdownTimeout is how long a draining worker waits for in-flight jobs.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// RetryInitialBackoff is the first wait after a transient failure.
+	RetryInitialBackoff time.Duration `yaml:"retry_initial_backoff"`
+	// RetryMaxBackoff caps the exponential backoff.
+	RetryMaxBackoff time.Duration `yaml:"retry_max_backoff"`
+}
+
+// LimitsConfig bounds one input record.
+type LimitsConfig struct {
+	// MaxJobBytes caps a record after decompression.
+	MaxJobBytes int64 `yaml:"max_job_bytes"`
+	// MaxCompressedBytes caps a record as read.
+	MaxCompressedBytes int64 `yaml:"max_compressed_bytes"`
+	// MaxMessages caps the messages in one job.
+	MaxMessages int `yaml:"max_messages"`
+	// MaxDepth caps JSON nesting depth.
+	MaxDepth int `yaml:"max_depth"`
+}
+
+// HygieneConfig tunes the hygiene rules.
+type HygieneConfig struct {
+	// MissingToolResultText replaces the built-in unknown-outcome sentence
+	// of synthetic tool results when not empty.
+	MissingToolResultText string `yaml:"missing_tool_result_text"`
+}
+
+// ImagesConfig bounds image work (libvips) and sets the default image limits.
+type ImagesConfig struct {
+	MaxDimensionPx int   `yaml:"max_dimension_px"`
+	MaxBytes       int64 `yaml:"max_bytes"`
+	MaxInputPixels int64 `yaml:"max_input_pixels"`
+	MaxBase64Bytes int64 `yaml:"max_base64_bytes"`
+	MaxFrames      int   `yaml:"max_frames"`
+	// Workers is the image pool size; 0 means the number of cores (see PoolSize).
+	Workers         int   `yaml:"workers"`
+	MaxDecodedBytes int64 `yaml:"max_decoded_bytes"`
+	CacheBytes      int64 `yaml:"cache_bytes"`
+	// ManyImagesThreshold: above this many images in one request the
+	// Anthropic-family ManyImagesMaxDimensionPx applies.
+	ManyImagesThreshold      int `yaml:"many_images_threshold"`
+	ManyImagesMaxDimensionPx int `yaml:"many_images_max_dimension_px"`
+	// MaxImagesPerRequest: older images beyond this become the stale placeholder.
+	MaxImagesPerRequest int `yaml:"max_images_per_request"`
+}
+
+// Pruning modes accepted in PruningConfig.Mode.
+const (
+	PruningOff      = "off"
+	PruningCacheTTL = "cache-ttl"
+)
+
+// PruningConfig is the context-pruning default for jobs that do not set
+// options.pruning (spec §3.18).
+type PruningConfig struct {
+	Mode                 string          `yaml:"mode"`
+	TTL                  time.Duration   `yaml:"ttl"`
+	KeepLastAssistants   int             `yaml:"keep_last_assistants"`
+	SoftTrimRatio        float64         `yaml:"soft_trim_ratio"`
+	HardClearRatio       float64         `yaml:"hard_clear_ratio"`
+	MinPrunableToolChars int             `yaml:"min_prunable_tool_chars"`
+	SoftTrim             SoftTrimConfig  `yaml:"soft_trim"`
+	HardClear            HardClearConfig `yaml:"hard_clear"`
+	Tools                ToolsConfig     `yaml:"tools"`
+}
+
+// SoftTrimConfig sets how a large tool result is cut to its head and tail.
+type SoftTrimConfig struct {
+	MaxChars  int `yaml:"max_chars"`
+	HeadChars int `yaml:"head_chars"`
+	TailChars int `yaml:"tail_chars"`
+}
+
+// HardClearConfig sets whether and how old tool results are replaced whole.
+type HardClearConfig struct {
+	Enabled     bool   `yaml:"enabled"`
+	Placeholder string `yaml:"placeholder"`
+}
+
+// ToolsConfig selects prunable tools by glob; deny wins, empty allow = all.
+type ToolsConfig struct {
+	Allow []string `yaml:"allow"`
+	Deny  []string `yaml:"deny"`
+}
+
+// MetricsConfig sets the HTTP listener for /metrics, /healthz and /readyz.
+type MetricsConfig struct {
+	Listen string `yaml:"listen"`
+}
+
+// LogConfig sets the log level (debug|info|warn|error) and format (json|text).
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}

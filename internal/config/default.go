@@ -1,0 +1,65 @@
+package config
+
+import "time"
+
+// Default returns every setting at its default; configs/worker.yaml writes
+// the same values out (a test keeps them equal).
+func Default() Config {
+	return Config{
+		Kafka: KafkaConfig{
+			Brokers:                 []string{},
+			EmbeddedListen:          "127.0.0.1:9092",
+			EmbeddedPartitions:      4,
+			GroupID:                 "hygiene-worker",
+			JobsTopic:               "hygiene.jobs",
+			ReadyTopic:              "hygiene.ready",
+			DLQTopic:                "hygiene.dlq",
+			CommitInterval:          time.Second,
+			MaxInflightPerPartition: 1000,
+			MaxMessageBytes:         10 << 20,
+			CompressAboveBytes:      64 << 10,
+			WriterBatchSize:         100,
+			WriterBatchTimeout:      10 * time.Millisecond,
+		},
+		Pipeline: PipelineConfig{
+			MaxInflightBytes:    256 << 20,
+			MaxInflightJobs:     1024,
+			TenantMaxShare:      0.5,
+			ShutdownTimeout:     25 * time.Second,
+			RetryInitialBackoff: 100 * time.Millisecond,
+			RetryMaxBackoff:     10 * time.Second,
+		},
+		Limits: LimitsConfig{
+			MaxJobBytes:        64 << 20,
+			MaxCompressedBytes: 16 << 20,
+			MaxMessages:        1_000_000,
+			MaxDepth:           256,
+		},
+		Images: ImagesConfig{
+			MaxDimensionPx:           1200,
+			MaxBytes:                 5 << 20,
+			MaxInputPixels:           25_000_000,
+			MaxBase64Bytes:           64 << 20,
+			MaxFrames:                64,
+			MaxDecodedBytes:          512 << 20,
+			CacheBytes:               256 << 20,
+			ManyImagesThreshold:      20,
+			ManyImagesMaxDimensionPx: 2000,
+			MaxImagesPerRequest:      100,
+		},
+		Pruning: PruningConfig{
+			Mode:                 PruningOff,
+			TTL:                  5 * time.Minute,
+			KeepLastAssistants:   3,
+			SoftTrimRatio:        0.3,
+			HardClearRatio:       0.5,
+			MinPrunableToolChars: 50_000,
+			SoftTrim:             SoftTrimConfig{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
+			HardClear:            HardClearConfig{Enabled: true, Placeholder: "[Old tool result content cleared]"},
+			Tools:                ToolsConfig{Allow: []string{}, Deny: []string{}},
+		},
+		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
+		Log:     LogConfig{Level: "info", Format: "json"},
+		Tenants: map[string]TenantOverride{},
+	}
+}

@@ -1,0 +1,19 @@
+package config
+
+// PoolSize is the job pool size on a machine with the given number of
+// cores: Workers, or 2 x cores when Workers is 0.
+func (p PipelineConfig) PoolSize(cores int) int {
+	if p.Workers > 0 {
+		return p.Workers
+	}
+	return 2 * max(cores, 1)
+}
+
+// PoolSize is the image pool size on a machine with the given number of
+// cores: Workers, or the number of cores when Workers is 0.
+func (c ImagesConfig) PoolSize(cores int) int {
+	if c.Workers > 0 {
+		return c.Workers
+	}
+	return max(cores, 1)
+}

@@ -1,0 +1,223 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ValidationError lists every bad value of a configuration, each naming its
+// setting, e.g. "images.max_dimension_px: must be at least 1, got 0".
+type ValidationError struct {
+	Problems []string
+}
+
+// Error joins the problems on one line.
+func (e *ValidationError) Error() string {
+	return "invalid config: " + strings.Join(e.Problems, "; ")
+}
+
+// tenantName is the form of a tenant name (design §2, Job.tenant).
+var tenantName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// Validate checks every setting and returns a *ValidationError naming each
+// bad value, or nil.
+func (c Config) Validate() error {
+	var p problems
+	c.validateKafka(&p)
+	c.validatePipeline(&p)
+	l := c.Limits
+	p.atLeast("limits.max_job_bytes", l.MaxJobBytes, 1)
+	p.atLeast("limits.max_compressed_bytes", l.MaxCompressedBytes, 1)
+	p.atLeast("limits.max_messages", int64(l.MaxMessages), 1)
+	p.atLeast("limits.max_depth", int64(l.MaxDepth), 1)
+	validateImages(&p, "images", c.Images)
+	p.atLeast("images.workers", int64(c.Images.Workers), 0)
+	p.atLeast("images.max_decoded_bytes", c.Images.MaxDecodedBytes, 1)
+	p.atLeast("images.cache_bytes", c.Images.CacheBytes, 0)
+	validatePruning(&p, "pruning", c.Pruning)
+	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
+	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	p.oneOf("log.format", c.Log.Format, "json", "text")
+	names := make([]string, 0, len(c.Tenants))
+	for name := range c.Tenants {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		c.validateTenant(&p, name)
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: p}
+}
+
+func (c Config) validateKafka(p *problems) {
+	k := c.Kafka
+	for i, b := range k.Brokers {
+		p.hostPort(fmt.Sprintf("kafka.brokers[%d]", i), b, 1)
+	}
+	if len(k.Brokers) == 0 {
+		p.hostPort("kafka.embedded_listen", k.EmbeddedListen, 0)
+	}
+	p.atLeast("kafka.embedded_partitions", int64(k.EmbeddedPartitions), 1)
+	p.notBlank("kafka.group_id", k.GroupID)
+	p.notBlank("kafka.jobs_topic", k.JobsTopic)
+	p.notBlank("kafka.ready_topic", k.ReadyTopic)
+	p.notBlank("kafka.dlq_topic", k.DLQTopic)
+	if k.JobsTopic == k.ReadyTopic || k.JobsTopic == k.DLQTopic || k.ReadyTopic == k.DLQTopic {
+		p.add("kafka.jobs_topic, kafka.ready_topic, kafka.dlq_topic: must be three different topics, got %q, %q, %q",
+			k.JobsTopic, k.ReadyTopic, k.DLQTopic)
+	}
+	p.positive("kafka.commit_interval", k.CommitInterval)
+	p.atLeast("kafka.max_inflight_per_partition", int64(k.MaxInflightPerPartition), 1)
+	p.atLeast("kafka.max_message_bytes", k.MaxMessageBytes, 1)
+	p.atLeast("kafka.compress_above_bytes", k.CompressAboveBytes, 0)
+	p.atLeast("kafka.writer_batch_size", int64(k.WriterBatchSize), 1)
+	p.positive("kafka.writer_batch_timeout", k.WriterBatchTimeout)
+	if (k.TLS.CertFile == "") != (k.TLS.KeyFile == "") {
+		p.add("kafka.tls.cert_file, kafka.tls.key_file: must be set together (a client certificate needs its key)")
+	}
+	if !k.TLS.Enabled && (k.TLS.CAFile != "" || k.TLS.CertFile != "" || k.TLS.InsecureSkipVerify) {
+		p.add("kafka.tls.enabled: must be true when other kafka.tls settings are set")
+	}
+	p.oneOf("kafka.sasl.mechanism", k.SASL.Mechanism, "", SASLPlain, SASLScramSHA256, SASLScramSHA512)
+	if k.SASL.Mechanism != "" {
+		p.notBlank("kafka.sasl.username", k.SASL.Username)
+	} else if k.SASL.Username != "" || k.SASL.Password != "" {
+		p.add("kafka.sasl.mechanism: must be set when kafka.sasl.username or kafka.sasl.password is set")
+	}
+}
+
+func (c Config) validatePipeline(p *problems) {
+	q := c.Pipeline
+	p.atLeast("pipeline.workers", int64(q.Workers), 0)
+	p.atLeast("pipeline.max_inflight_bytes", q.MaxInflightBytes, 1)
+	p.atLeast("pipeline.max_inflight_jobs", int64(q.MaxInflightJobs), 1)
+	p.share("pipeline.tenant_max_share", q.TenantMaxShare)
+	p.positive("pipeline.shutdown_timeout", q.ShutdownTimeout)
+	p.positive("pipeline.retry_initial_backoff", q.RetryInitialBackoff)
+	if q.RetryMaxBackoff < q.RetryInitialBackoff {
+		p.add("pipeline.retry_max_backoff: must be at least pipeline.retry_initial_backoff (%s), got %s",
+			q.RetryInitialBackoff, q.RetryMaxBackoff)
+	}
+}
+
+// validateImages checks the image limits that a tenant may override.
+func validateImages(p *problems, at string, im ImagesConfig) {
+	p.atLeast(at+".max_dimension_px", int64(im.MaxDimensionPx), 1)
+	p.atLeast(at+".max_bytes", im.MaxBytes, 1)
+	p.atLeast(at+".max_input_pixels", im.MaxInputPixels, 1)
+	p.atLeast(at+".max_base64_bytes", im.MaxBase64Bytes, 1)
+	p.atLeast(at+".max_frames", int64(im.MaxFrames), 1)
+	p.atLeast(at+".many_images_threshold", int64(im.ManyImagesThreshold), 0)
+	p.atLeast(at+".many_images_max_dimension_px", int64(im.ManyImagesMaxDimensionPx), 1)
+	p.atLeast(at+".max_images_per_request", int64(im.MaxImagesPerRequest), 1)
+}
+
+// validatePruning checks the pruning settings (spec §3.18 clamps).
+func validatePruning(p *problems, at string, pr PruningConfig) {
+	p.oneOf(at+".mode", pr.Mode, PruningOff, PruningCacheTTL)
+	p.atLeast(at+".ttl", int64(pr.TTL), 0)
+	p.atLeast(at+".keep_last_assistants", int64(pr.KeepLastAssistants), 0)
+	p.ratio(at+".soft_trim_ratio", pr.SoftTrimRatio)
+	p.ratio(at+".hard_clear_ratio", pr.HardClearRatio)
+	p.atLeast(at+".min_prunable_tool_chars", int64(pr.MinPrunableToolChars), 0)
+	p.atLeast(at+".soft_trim.max_chars", int64(pr.SoftTrim.MaxChars), 0)
+	p.atLeast(at+".soft_trim.head_chars", int64(pr.SoftTrim.HeadChars), 0)
+	p.atLeast(at+".soft_trim.tail_chars", int64(pr.SoftTrim.TailChars), 0)
+	p.notBlank(at+".hard_clear.placeholder", pr.HardClear.Placeholder)
+	for i, pat := range pr.Tools.Allow {
+		p.notBlank(fmt.Sprintf("%s.tools.allow[%d]", at, i), pat)
+	}
+	for i, pat := range pr.Tools.Deny {
+		p.notBlank(fmt.Sprintf("%s.tools.deny[%d]", at, i), pat)
+	}
+}
+
+// validateTenant checks a tenant's name and the values it resolves to. A
+// bad inherited value is already reported under its global name, so only
+// the overridden ones can add problems here.
+func (c Config) validateTenant(p *problems, name string) {
+	at := "tenants." + name
+	if !tenantName.MatchString(name) {
+		p.add("%s: tenant name must match [A-Za-z0-9._-]{1,64}, got %q", at, name)
+	}
+	images, pruning, share := c.ForTenant(name)
+	o := c.Tenants[name]
+	if o.Images != nil {
+		validateImages(p, at+".images", images)
+	}
+	if o.Pruning != nil {
+		validatePruning(p, at+".pruning", pruning)
+	}
+	if o.PoolShare != nil {
+		p.share(at+".pool_share", share)
+	}
+}
+
+// problems collects one sentence per bad value.
+type problems []string
+
+func (p *problems) add(format string, args ...any) {
+	*p = append(*p, fmt.Sprintf(format, args...))
+}
+
+func (p *problems) atLeast(path string, v, min int64) {
+	if v < min {
+		p.add("%s: must be at least %d, got %d", path, min, v)
+	}
+}
+
+func (p *problems) positive(path string, d time.Duration) {
+	if d <= 0 {
+		p.add("%s: must be a positive duration, got %s", path, d)
+	}
+}
+
+func (p *problems) ratio(path string, x float64) {
+	if !(x >= 0 && x <= 1) {
+		p.add("%s: must be between 0 and 1, got %s", path, strconv.FormatFloat(x, 'g', -1, 64))
+	}
+}
+
+func (p *problems) share(path string, x float64) {
+	if !(x > 0 && x <= 1) {
+		p.add("%s: must be above 0 and at most 1, got %s", path, strconv.FormatFloat(x, 'g', -1, 64))
+	}
+}
+
+func (p *problems) notBlank(path, v string) {
+	if strings.TrimSpace(v) == "" {
+		p.add("%s: must not be empty", path)
+	}
+}
+
+func (p *problems) oneOf(path, v string, allowed ...string) {
+	if slices.Contains(allowed, v) {
+		return
+	}
+	quoted := make([]string, len(allowed))
+	for i, a := range allowed {
+		quoted[i] = strconv.Quote(a)
+	}
+	p.add("%s: must be one of %s, got %q", path, strings.Join(quoted, ", "), v)
+}
+
+// hostPort checks a host:port address; minPort is 0 for a listen address
+// (any free port) and 1 for an address to dial.
+func (p *problems) hostPort(path, v string, minPort int) {
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		p.add("%s: must be host:port, got %q", path, v)
+		return
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < minPort || n > 65535 {
+		p.add("%s: port must be %d-65535, got %q", path, minPort, v)
+	}
+}
