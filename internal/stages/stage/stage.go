@@ -1,0 +1,137 @@
+// Package stage defines what every hygiene rule shares: the Stage shape, the
+// per-job environment a rule reads (policy, settings, report), and the Report
+// that goes into the ready payload. The rules themselves live in the sibling
+// packages (toolcalls, pairing, turns, media); package stages lists them in
+// the order of spec §4.
+package stage
+
+import (
+	"context"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// A Stage is one hygiene rule over a parsed transcript. A rule guards itself
+// on env.Policy (it returns nil at once when the policy does not enable it),
+// so the stage list stays fixed and readable. It edits t in place, records
+// what it changed in env.Report under its Name, and must be idempotent: a
+// second run over its own output changes nothing. An error means a bug or a
+// cancelled context, never bad input: bad input is repaired, not rejected.
+type Stage struct {
+	Name  string // metric label and report key; a fixed, bounded set
+	Apply func(ctx context.Context, t *transcript.Transcript, env *Env) error
+}
+
+// Env is what a stage may read besides the transcript.
+type Env struct {
+	Policy   policy.Policy
+	Settings Settings
+	Report   *Report
+	// ModelChanged is set by the model-snapshot read at the start of the
+	// chain (spec §3.13) and read by the Responses reasoning downgrade.
+	ModelChanged bool
+}
+
+// Settings are the effective worker settings for one job: configuration,
+// then the tenant's overrides, then the job's options.
+type Settings struct {
+	// MissingToolResultText is the text of a synthetic missing tool result
+	// for every family but OpenAI Responses (which uses "aborted").
+	MissingToolResultText string
+	Images                ImageSettings
+	Pruning               PruningSettings
+	// ContextWindowTokens sizes pruning's character window (0: no pruning).
+	ContextWindowTokens int
+	// NowMs is the runner's clock (options.now_ms); HasNow is false when the
+	// job did not send one (then rules use the owning message's timestamp).
+	NowMs  int64
+	HasNow bool
+}
+
+// ImageSettings bound every image of a job (spec §3.3 and provider limits).
+type ImageSettings struct {
+	MaxDimensionPx int
+	MaxBytes       int // on the base64 length
+	MaxInputPixels int
+	MaxBase64Bytes int
+	MaxFrames      int
+	// ManyImagesThreshold and ManyImagesMaxDimensionPx: when a request
+	// carries more than the threshold, each image of an Anthropic-family
+	// target is bounded to the smaller side limit.
+	ManyImagesThreshold      int
+	ManyImagesMaxDimensionPx int
+	// MaxImagesPerRequest: older images beyond it become the stale-image
+	// placeholder (Anthropic family; 0 = no limit).
+	MaxImagesPerRequest int
+}
+
+// PruningSettings are spec §3.18's context-pruning settings.
+type PruningSettings struct {
+	Mode                 string // "off" or "cache-ttl"
+	TTLMs                int64
+	LastCacheTouchMs     int64 // 0 = never touched: the TTL gate stays shut
+	KeepLastAssistants   int
+	SoftTrimRatio        float64
+	HardClearRatio       float64
+	MinPrunableToolChars int
+	SoftTrimMaxChars     int
+	SoftTrimHeadChars    int
+	SoftTrimTailChars    int
+	HardClearEnabled     bool
+	HardClearPlaceholder string
+	ToolsAllow           []string
+	ToolsDeny            []string
+}
+
+// Report records what the chain changed; it goes into the ready payload.
+// Its JSON encoding is deterministic (encoding/json sorts map keys).
+type Report struct {
+	Changed       bool                      `json:"changed"`
+	Stages        map[string]map[string]int `json:"stages"`
+	Images        ImageReport               `json:"images"`
+	Pruning       PruningReport             `json:"pruning"`
+	SessionRepair *SessionRepairReport      `json:"session_repair,omitempty"`
+	BytesIn       int                       `json:"bytes_in"`
+	BytesOut      int                       `json:"bytes_out"`
+}
+
+// ImageReport counts image work.
+type ImageReport struct {
+	Resized  int   `json:"resized"`
+	Omitted  int   `json:"omitted"`
+	Stale    int   `json:"stale"`
+	BytesIn  int64 `json:"bytes_in"`
+	BytesOut int64 `json:"bytes_out"`
+}
+
+// PruningReport says whether pruning ran, so the runner can reset its TTL
+// clock (spec §3.18: only a prune that changed something resets it).
+type PruningReport struct {
+	Ran         bool `json:"ran"`
+	SoftTrimmed int  `json:"soft_trimmed"`
+	HardCleared int  `json:"hard_cleared"`
+}
+
+// SessionRepairReport counts the malformed lines dropped from a JSONL
+// session (spec §3.17); the file itself is never modified.
+type SessionRepairReport struct {
+	DroppedLines int `json:"dropped_lines"`
+}
+
+// NewReport returns an empty report.
+func NewReport() *Report { return &Report{Stages: map[string]map[string]int{}} }
+
+// Add counts n changes of kind what by stage; n <= 0 records nothing, so a
+// stage that changed nothing leaves no entry.
+func (r *Report) Add(stage, what string, n int) {
+	if n <= 0 {
+		return
+	}
+	m := r.Stages[stage]
+	if m == nil {
+		m = map[string]int{}
+		r.Stages[stage] = m
+	}
+	m[what] += n
+}

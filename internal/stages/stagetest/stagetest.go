@@ -1,0 +1,114 @@
+// Package stagetest runs hygiene stages over JSON fixtures in tests: build a
+// transcript from a message array, apply stages, compare the output, and
+// fuzz a stage for the properties every rule must have (no panic, output
+// re-parses, a second run changes nothing, two runs give the same bytes).
+package stagetest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// Case is one run of stages over a message array.
+type Case struct {
+	Target   policy.Target  // resolved with policy.Resolve
+	Settings stage.Settings // zero value is fine for most rules
+	Options  transcript.Options
+	// CustomEntries seeds the session state (model snapshots).
+	CustomEntries []transcript.CustomEntry
+	ModelChanged  bool
+}
+
+// Anthropic is the default target of the spec's vectors.
+var Anthropic = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+
+// Result is what a run produced.
+type Result struct {
+	Transcript *transcript.Transcript
+	Report     *stage.Report
+	Env        *stage.Env
+	JSON       []byte // the output message array
+}
+
+// Apply runs the stages in order over messagesJSON and returns the result.
+func (c Case) Apply(tb testing.TB, messagesJSON string, stages ...stage.Stage) Result {
+	tb.Helper()
+	res, err := c.run([]byte(messagesJSON), stages)
+	if err != nil {
+		tb.Fatalf("apply: %v", err)
+	}
+	return res
+}
+
+func (c Case) run(messagesJSON []byte, stages []stage.Stage) (Result, error) {
+	t, err := transcript.FromMessages(messagesJSON, transcript.Target(c.Target))
+	if err != nil {
+		return Result{}, err
+	}
+	t.Options = c.Options
+	t.CustomEntries = c.CustomEntries
+	env := &stage.Env{Policy: policy.Resolve(c.Target), Settings: c.Settings, Report: stage.NewReport(), ModelChanged: c.ModelChanged}
+	for _, s := range stages {
+		if err := s.Apply(context.Background(), t, env); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{Transcript: t, Report: env.Report, Env: env, JSON: t.MessagesJSON()}, nil
+}
+
+// Compact returns the compact form of a JSON text, for comparisons that
+// should not depend on the fixture's spacing. It fails the test on bad JSON.
+func Compact(tb testing.TB, s string) string {
+	tb.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		tb.Fatalf("fixture is not JSON: %v\n%s", err, s)
+	}
+	return buf.String()
+}
+
+// Equal fails the test unless got and want are the same JSON text once both
+// are compacted (member order matters; spacing does not).
+func Equal(tb testing.TB, got []byte, want string) {
+	tb.Helper()
+	if g, w := Compact(tb, string(got)), Compact(tb, want); g != w {
+		tb.Errorf("output differs\n got: %s\nwant: %s", g, w)
+	}
+}
+
+// CheckProperties runs the stages twice over messagesJSON and reports a
+// violation of the properties every stage must have. Invalid JSON input is
+// not a violation (the codec rejects it before any stage runs).
+func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stage.Stage) {
+	tb.Helper()
+	first, err := c.run(messagesJSON, stages)
+	if err != nil {
+		if transcript.ErrorCode(err) != "" {
+			return
+		}
+		tb.Fatalf("stage error on valid input: %v", err)
+	}
+	if !json.Valid(first.JSON) {
+		tb.Fatalf("output is not valid JSON: %s", first.JSON)
+	}
+	again, err := c.run(messagesJSON, stages)
+	if err != nil {
+		tb.Fatalf("second run failed: %v", err)
+	}
+	if !bytes.Equal(first.JSON, again.JSON) {
+		tb.Fatalf("two runs over the same input differ:\n%s\n%s", first.JSON, again.JSON)
+	}
+	second, err := c.run(first.JSON, stages)
+	if err != nil {
+		tb.Fatalf("run over own output failed: %v", err)
+	}
+	if !bytes.Equal(first.JSON, second.JSON) {
+		tb.Fatalf("not idempotent:\n first: %s\nsecond: %s", first.JSON, second.JSON)
+	}
+}

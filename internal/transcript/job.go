@@ -1,0 +1,406 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Target names the provider a history will be replayed to (design §2). It
+// converts directly to policy.Target.
+type Target struct {
+	Provider string `json:"provider"`
+	API      string `json:"api"`
+	Model    string `json:"model"`
+}
+
+// Options are a job's optional per-request settings (design §2). A nil
+// pointer means "use the worker's configured default".
+type Options struct {
+	ImageMaxDimensionPx             *int            `json:"image_max_dimension_px,omitempty"`
+	ImageMaxBytes                   *int            `json:"image_max_bytes,omitempty"`
+	ContextWindowTokens             *int            `json:"context_window_tokens,omitempty"`
+	NowMs                           *int64          `json:"now_ms,omitempty"`
+	Pruning                         *PruningOptions `json:"pruning,omitempty"`
+	AllowedToolNames                []string        `json:"allowed_tool_names,omitempty"`
+	ReplayInvalid                   bool            `json:"replay_invalid,omitempty"`
+	PreserveLatestAssistantThinking *bool           `json:"preserve_latest_assistant_thinking,omitempty"`
+}
+
+// PruningOptions are a job's session-pruning settings (spec §3.18). The
+// runner keeps the TTL clock: it sends last_cache_touch_ms, and resets it
+// when the report says pruning ran.
+type PruningOptions struct {
+	Mode                 string           `json:"mode,omitempty"`
+	TTLMs                *int64           `json:"ttl_ms,omitempty"`
+	LastCacheTouchMs     *int64           `json:"last_cache_touch_ms,omitempty"`
+	SoftTrimRatio        *float64         `json:"soft_trim_ratio,omitempty"`
+	HardClearRatio       *float64         `json:"hard_clear_ratio,omitempty"`
+	MinPrunableToolChars *int             `json:"min_prunable_tool_chars,omitempty"`
+	KeepLastAssistants   *int             `json:"keep_last_assistants,omitempty"`
+	SoftTrim             *SoftTrimOptions `json:"soft_trim,omitempty"`
+	HardClear            *HardClearOption `json:"hard_clear,omitempty"`
+	Tools                *ToolFilter      `json:"tools,omitempty"`
+}
+
+// SoftTrimOptions size the head and tail kept by a soft trim.
+type SoftTrimOptions struct {
+	MaxChars  *int `json:"max_chars,omitempty"`
+	HeadChars *int `json:"head_chars,omitempty"`
+	TailChars *int `json:"tail_chars,omitempty"`
+}
+
+// HardClearOption switches hard clearing and sets its placeholder.
+type HardClearOption struct {
+	Enabled     *bool   `json:"enabled,omitempty"`
+	Placeholder *string `json:"placeholder,omitempty"`
+}
+
+// ToolFilter lists the tool-name globs that may (allow) or may not (deny) be
+// pruned.
+type ToolFilter struct {
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+}
+
+// CustomEntry is a session custom entry (spec §1.1), such as a
+// `model-snapshot` or `google-turn-ordering-bootstrap` marker.
+type CustomEntry struct {
+	CustomType string
+	Data       []byte // raw JSON; nil when absent
+}
+
+// RepairReport counts what session-file repair (spec §3.17) dropped while
+// reading a JSONL session. The input file itself is never modified.
+type RepairReport struct {
+	DroppedLines int // lines that were not valid JSON objects
+}
+
+// Transcript is one provider request context: the job envelope and its
+// message list. Messages are parsed lazily; see Message.
+type Transcript struct {
+	JobID     string
+	Tenant    string
+	SessionID string
+	Target    Target
+	Options   Options
+	Messages  []*Message
+	// CustomEntries is the session state the rules read (model snapshots).
+	CustomEntries []CustomEntry
+	// AppendEntries are custom entries the rules ask the runner to persist.
+	AppendEntries []CustomEntry
+	// Repair is set for sessions read from JSONL (spec §3.17).
+	Repair *RepairReport
+	// InputBytes is the size of the decoded input.
+	InputBytes int
+
+	rawTarget []byte // the job's target object, echoed byte-identical
+}
+
+// Limits bound what a single job may cost to decode.
+type Limits struct {
+	MaxBytes    int // input size
+	MaxMessages int // entries in the message list
+	MaxDepth    int // JSON nesting depth
+}
+
+// DefaultLimits are the limits used when a field of Limits is zero.
+func DefaultLimits() Limits {
+	return Limits{MaxBytes: 64 << 20, MaxMessages: 1_000_000, MaxDepth: 256}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = d.MaxBytes
+	}
+	if l.MaxMessages <= 0 {
+		l.MaxMessages = d.MaxMessages
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	return l
+}
+
+// DecodeJob decodes a job (design §2). The transcript aliases data, which
+// must not be modified while the transcript is in use. Unknown top-level
+// members are an error (the job schema is ours; a misspelt "mesages" must not
+// pass silently), while unknown members inside messages are preserved.
+func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
+	lim = lim.withDefaults()
+	if len(data) > lim.MaxBytes {
+		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
+	}
+	top, err := parseObject(data, lim.MaxDepth)
+	if err != nil {
+		if Valid(data, lim.MaxDepth) == nil {
+			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")
+		}
+		return nil, jsonError("", err)
+	}
+	t := &Transcript{InputBytes: len(data)}
+	var seenMessages, seenTarget bool
+	for _, f := range top.Fields {
+		switch f.Key {
+		case "job_id":
+			t.JobID, err = requiredString(f, 128)
+		case "tenant":
+			t.Tenant, err = requiredString(f, 64)
+			if err == nil && !validTenant(t.Tenant) {
+				err = errorf(CodeInvalidJob, "tenant", "%q must match [A-Za-z0-9._-]{1,64}", t.Tenant)
+			}
+		case "session_id":
+			t.SessionID, err = requiredString(f, 1024)
+		case "target":
+			seenTarget = true
+			t.rawTarget = f.Value
+			err = strictUnmarshal(f.Value, &t.Target, "target", CodeInvalidTarget)
+		case "options":
+			err = strictUnmarshal(f.Value, &t.Options, "options", CodeInvalidJob)
+		case "custom_entries":
+			t.CustomEntries, err = decodeCustomEntries(f.Value)
+		case "messages":
+			seenMessages = true
+			t.Messages, err = splitMessages(f.Value, lim)
+		default:
+			err = errorf(CodeInvalidJob, f.Key, "unknown job field")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, req := range []struct {
+		name string
+		ok   bool
+	}{{"job_id", t.JobID != ""}, {"tenant", t.Tenant != ""}, {"session_id", t.SessionID != ""}, {"messages", seenMessages}} {
+		if !req.ok {
+			return nil, errorf(CodeInvalidJob, req.name, "required field is missing")
+		}
+	}
+	if !seenTarget {
+		return nil, errorf(CodeInvalidTarget, "target", "required field is missing")
+	}
+	if err := t.Target.validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (tg Target) validate() error {
+	if tg.Provider == "" && tg.API == "" {
+		return errorf(CodeInvalidTarget, "target", "provider and api are both empty")
+	}
+	return nil
+}
+
+func requiredString(f Field, maxLen int) (string, error) {
+	s, ok := decodeString(f.Value)
+	if !ok {
+		return "", errorf(CodeInvalidJob, f.Key, "must be a string")
+	}
+	if s == "" {
+		return "", errorf(CodeInvalidJob, f.Key, "must not be empty")
+	}
+	if len(s) > maxLen {
+		return "", errorf(CodeInvalidJob, f.Key, "is %d bytes, over the limit of %d", len(s), maxLen)
+	}
+	return s, nil
+}
+
+func validTenant(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// strictUnmarshal decodes a small envelope member with encoding/json,
+// rejecting unknown fields, and names the member in the error.
+func strictUnmarshal(raw []byte, v any, path string, code Code) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(code, path, "%s", cleanJSONError(err))
+	}
+	return nil
+}
+
+// cleanJSONError drops encoding/json's "json: " prefix.
+func cleanJSONError(err error) string {
+	return string(bytes.TrimPrefix([]byte(err.Error()), []byte("json: ")))
+}
+
+func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
+	elems, err := ParseArray(raw)
+	if err != nil {
+		return nil, errorf(CodeInvalidJob, "custom_entries", "must be an array")
+	}
+	entries := make([]CustomEntry, 0, len(elems))
+	for i, e := range elems {
+		obj, err := ParseObject(e)
+		path := fmt.Sprintf("custom_entries[%d]", i)
+		if err != nil {
+			return nil, errorf(CodeInvalidJob, path, "must be an object")
+		}
+		ct, ok := obj.String("customType")
+		if !ok || ct == "" {
+			return nil, errorf(CodeInvalidJob, path+".customType", "must be a non-empty string")
+		}
+		data, _ := obj.Get("data")
+		entries = append(entries, CustomEntry{CustomType: ct, Data: data})
+	}
+	return entries, nil
+}
+
+// splitMessages splits the validated message array into lazily parsed
+// messages without looking inside them.
+func splitMessages(raw []byte, lim Limits) ([]*Message, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+	}
+	elems, err := ParseArray(raw)
+	if err != nil {
+		return nil, jsonError("messages", err)
+	}
+	if len(elems) > lim.MaxMessages {
+		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(elems), lim.MaxMessages)
+	}
+	backing := make([]Message, len(elems))
+	msgs := make([]*Message, len(elems))
+	for i, e := range elems {
+		backing[i].raw = e
+		msgs[i] = &backing[i]
+	}
+	return msgs, nil
+}
+
+// EncodePayload appends the ready payload (design §2): the envelope, the
+// messages (unchanged ones as their original bytes), the entries to append
+// and the report, which the caller has already encoded as a JSON object. The
+// output is a pure function of the transcript and the report.
+func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
+	dst = append(dst, `{"job_id":`...)
+	dst = AppendString(dst, t.JobID)
+	dst = append(dst, `,"tenant":`...)
+	dst = AppendString(dst, t.Tenant)
+	dst = append(dst, `,"session_id":`...)
+	dst = AppendString(dst, t.SessionID)
+	dst = append(dst, `,"target":`...)
+	if t.rawTarget != nil {
+		dst = append(dst, t.rawTarget...)
+	} else {
+		dst = t.Target.appendJSON(dst)
+	}
+	dst = append(dst, `,"messages":[`...)
+	for i, m := range t.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = m.AppendJSON(dst)
+	}
+	dst = append(dst, ']')
+	if len(t.AppendEntries) > 0 {
+		dst = append(dst, `,"append_entries":[`...)
+		for i, e := range t.AppendEntries {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = e.appendJSON(dst)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"report":`...)
+	if len(report) == 0 {
+		report = []byte("{}")
+	}
+	dst = append(dst, report...)
+	return append(dst, '}')
+}
+
+func (tg Target) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"provider":`...)
+	dst = AppendString(dst, tg.Provider)
+	dst = append(dst, `,"api":`...)
+	dst = AppendString(dst, tg.API)
+	dst = append(dst, `,"model":`...)
+	dst = AppendString(dst, tg.Model)
+	return append(dst, '}')
+}
+
+// appendJSON writes the entry in session-file form:
+// {"type":"custom","customType":...,"data":...}.
+func (e CustomEntry) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":"custom","customType":`...)
+	dst = AppendString(dst, e.CustomType)
+	if e.Data != nil {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, e.Data...)
+	}
+	return append(dst, '}')
+}
+
+// SetTarget replaces the target (the echoed bytes are re-encoded).
+func (t *Transcript) SetTarget(tg Target) {
+	t.Target, t.rawTarget = tg, nil
+}
+
+// NowMs returns the job's clock (options.now_ms) and whether it was given.
+func (t *Transcript) NowMs() (int64, bool) {
+	if t.Options.NowMs == nil {
+		return 0, false
+	}
+	return *t.Options.NowMs, true
+}
+
+// ParseTimestamp reads a timestamp value: a JSON number of milliseconds or
+// an RFC 3339 / ISO 8601 string. ok is false when it does not parse.
+func ParseTimestamp(raw []byte) (ms int64, ok bool) {
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if raw[0] == '"' {
+		s, ok := decodeString(raw)
+		if !ok {
+			return 0, false
+		}
+		return parseISOTime(s)
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// FromMessages builds a transcript around a JSON array of messages, for
+// tests and tools that have no job envelope. The target is required.
+func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
+	if err := Valid(messagesJSON, DefaultLimits().MaxDepth); err != nil {
+		return nil, jsonError("messages", err)
+	}
+	msgs, err := splitMessages(messagesJSON, DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	return &Transcript{JobID: "test", Tenant: "test", SessionID: "test", Target: target, Messages: msgs, InputBytes: len(messagesJSON)}, nil
+}
+
+// MessagesJSON encodes the message list alone as a JSON array.
+func (t *Transcript) MessagesJSON() []byte {
+	dst := []byte{'['}
+	for i, m := range t.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = m.AppendJSON(dst)
+	}
+	return append(dst, ']')
+}

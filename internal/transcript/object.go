@@ -1,0 +1,314 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Field is one member of a JSON object: its key and its value as raw JSON
+// bytes. A value read from the input is a sub-slice of the input buffer; it is
+// never copied until a rule replaces it.
+type Field struct {
+	Key   string
+	Value []byte
+}
+
+// Object is a JSON object kept as its members in their original order, each
+// value as raw JSON. Unknown members survive a round trip unchanged, and an
+// Object that no one modified encodes to the same members it was parsed from.
+type Object struct {
+	Fields []Field
+}
+
+// unlimitedDepth is used when re-scanning text that was already validated
+// against the configured depth limit.
+const unlimitedDepth = 1 << 30
+
+// ParseObject splits a JSON object into its members. The values alias raw.
+func ParseObject(raw []byte) (Object, error) { return parseObject(raw, unlimitedDepth) }
+
+// parseObject splits and validates an object in one pass, with a nesting
+// limit, and rejects anything but space after it.
+func parseObject(raw []byte, maxDepth int) (Object, error) {
+	s := scanner{data: raw, maxDepth: maxDepth}
+	i := s.skipSpace(0)
+	if i >= len(raw) || raw[i] != '{' {
+		return Object{}, s.errAt(i, "expected a JSON object")
+	}
+	var fields []Field
+	i = s.skipSpace(i + 1)
+	if i < len(raw) && raw[i] == '}' {
+		if end := s.skipSpace(i + 1); end != len(raw) {
+			return Object{}, s.errAt(end, "invalid character %q after the object", raw[end])
+		}
+		return Object{Fields: fields}, nil
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return Object{}, s.errAt(i, "expected a string object key")
+		}
+		kend, err := s.str(i)
+		if err != nil {
+			return Object{}, err
+		}
+		key, ok := decodeString(raw[i:kend])
+		if !ok {
+			return Object{}, s.errAt(i, "invalid object key")
+		}
+		i = s.skipSpace(kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return Object{}, s.errAt(i, "expected ':' after object key")
+		}
+		vstart := s.skipSpace(i + 1)
+		vend, err := s.value(vstart, 1)
+		if err != nil {
+			return Object{}, err
+		}
+		fields = append(fields, Field{Key: key, Value: raw[vstart:vend:vend]})
+		i = s.skipSpace(vend)
+		if i >= len(raw) {
+			return Object{}, s.errAt(i, "unexpected end of input in object")
+		}
+		switch raw[i] {
+		case ',':
+			i = s.skipSpace(i + 1)
+		case '}':
+			if end := s.skipSpace(i + 1); end != len(raw) {
+				return Object{}, s.errAt(end, "invalid character %q after the object", raw[end])
+			}
+			return Object{Fields: fields}, nil
+		default:
+			return Object{}, s.errAt(i, "expected ',' or '}' in object")
+		}
+	}
+}
+
+// ParseArray splits a JSON array into its elements. The elements alias raw.
+func ParseArray(raw []byte) ([][]byte, error) {
+	s := scanner{data: raw, maxDepth: unlimitedDepth}
+	i := s.skipSpace(0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, s.errAt(i, "expected a JSON array")
+	}
+	var elems [][]byte
+	i = s.skipSpace(i + 1)
+	if i < len(raw) && raw[i] == ']' {
+		return elems, nil
+	}
+	for {
+		end, err := s.value(i, 0)
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, raw[i:end:end])
+		i = s.skipSpace(end)
+		if i >= len(raw) {
+			return nil, s.errAt(i, "unexpected end of input in array")
+		}
+		switch raw[i] {
+		case ',':
+			i = s.skipSpace(i + 1)
+		case ']':
+			return elems, nil
+		default:
+			return nil, s.errAt(i, "expected ',' or ']' in array")
+		}
+	}
+}
+
+// index returns the position of key, or -1.
+func (o *Object) index(key string) int {
+	for i := range o.Fields {
+		if o.Fields[i].Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the raw value of key.
+func (o *Object) Get(key string) ([]byte, bool) {
+	if i := o.index(key); i >= 0 {
+		return o.Fields[i].Value, true
+	}
+	return nil, false
+}
+
+// Has reports whether key is present (with any value, null included).
+func (o *Object) Has(key string) bool { return o.index(key) >= 0 }
+
+// String returns the value of key when it is a JSON string.
+func (o *Object) String(key string) (string, bool) {
+	v, ok := o.Get(key)
+	if !ok || len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return decodeString(v)
+}
+
+// Bool returns the value of key when it is a JSON boolean.
+func (o *Object) Bool(key string) (value, ok bool) {
+	v, _ := o.Get(key)
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// Number returns the value of key when it is a JSON number.
+func (o *Object) Number(key string) (float64, bool) {
+	v, ok := o.Get(key)
+	if !ok || len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return f, err == nil
+}
+
+// IsNull reports whether key is absent or null.
+func (o *Object) IsNull(key string) bool {
+	v, ok := o.Get(key)
+	return !ok || string(v) == "null"
+}
+
+// Set replaces the value of key, or appends the member when it is absent. It
+// reports whether anything changed: setting a value to the bytes it already
+// has is not a change.
+func (o *Object) Set(key string, raw []byte) bool {
+	if i := o.index(key); i >= 0 {
+		if bytes.Equal(o.Fields[i].Value, raw) {
+			return false
+		}
+		o.Fields[i].Value = raw
+		return true
+	}
+	o.Fields = append(o.Fields, Field{Key: key, Value: raw})
+	return true
+}
+
+// SetString sets key to the JSON string s.
+func (o *Object) SetString(key, s string) bool { return o.Set(key, AppendString(nil, s)) }
+
+// Delete removes key and reports whether it was present.
+func (o *Object) Delete(key string) bool {
+	i := o.index(key)
+	if i < 0 {
+		return false
+	}
+	o.Fields = append(o.Fields[:i:i], o.Fields[i+1:]...)
+	return true
+}
+
+// Clone returns a copy whose member list can be changed independently. The
+// values still alias the same bytes (they are never written in place).
+func (o Object) Clone() Object {
+	return Object{Fields: append([]Field(nil), o.Fields...)}
+}
+
+// AppendJSON appends the object's compact encoding: members in order, values
+// as their raw bytes.
+func (o *Object) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	for i, f := range o.Fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, f.Key)
+		dst = append(dst, ':')
+		dst = append(dst, f.Value...)
+	}
+	return append(dst, '}')
+}
+
+// decodeString decodes a raw JSON string (quotes included).
+func decodeString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// UnquoteBytes decodes a raw JSON string value, returning a sub-slice of raw
+// when it has no escapes (so large base64 payloads are not copied).
+func UnquoteBytes(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return body, true
+	}
+	s, ok := decodeString(raw)
+	return []byte(s), ok
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string. It escapes only what JSON
+// requires (quote, backslash, control characters); HTML characters are left
+// as they are, and invalid UTF-8 becomes U+FFFD, as encoding/json does.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Marshal encodes a Go value for use as a raw member value: encoding/json
+// without HTML escaping and without the trailing newline.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}

@@ -1,0 +1,247 @@
+package transcript
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// scanner validates JSON text and finds the end of each value without building
+// any tree. It is the whole of the codec's parsing: decoding a job is one pass
+// of the scanner over the input, and every later lookup (a message's members,
+// a content block) re-scans only the bytes it needs.
+type scanner struct {
+	data     []byte
+	maxDepth int
+}
+
+// syntaxError is a JSON syntax error at a byte offset of the scanned text.
+type syntaxError struct {
+	offset int
+	msg    string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.offset, e.msg) }
+
+// depthError reports JSON nested deeper than the configured limit.
+type depthError struct {
+	offset, limit int
+}
+
+func (e *depthError) Error() string {
+	return fmt.Sprintf("offset %d: nesting deeper than %d levels", e.offset, e.limit)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func (s *scanner) skipSpace(i int) int {
+	for i < len(s.data) && isSpace(s.data[i]) {
+		i++
+	}
+	return i
+}
+
+func (s *scanner) errAt(i int, format string, args ...any) error {
+	return &syntaxError{offset: i, msg: fmt.Sprintf(format, args...)}
+}
+
+// value validates the value starting at i (no leading space) and returns the
+// index just past it. depth is the nesting depth of the value's container.
+func (s *scanner) value(i, depth int) (int, error) {
+	if i >= len(s.data) {
+		return i, s.errAt(i, "unexpected end of input")
+	}
+	switch c := s.data[i]; {
+	case c == '{':
+		return s.object(i, depth+1)
+	case c == '[':
+		return s.array(i, depth+1)
+	case c == '"':
+		return s.str(i)
+	case c == 't':
+		return s.literal(i, "true")
+	case c == 'f':
+		return s.literal(i, "false")
+	case c == 'n':
+		return s.literal(i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number(i)
+	default:
+		return i, s.errAt(i, "invalid character %q looking for a value", c)
+	}
+}
+
+func (s *scanner) literal(i int, lit string) (int, error) {
+	if len(s.data)-i < len(lit) || string(s.data[i:i+len(lit)]) != lit {
+		return i, s.errAt(i, "invalid literal, expected %s", lit)
+	}
+	return i + len(lit), nil
+}
+
+func (s *scanner) object(i, depth int) (int, error) {
+	if depth > s.maxDepth {
+		return i, &depthError{offset: i, limit: s.maxDepth}
+	}
+	i = s.skipSpace(i + 1)
+	if i < len(s.data) && s.data[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(s.data) || s.data[i] != '"' {
+			return i, s.errAt(i, "expected a string object key")
+		}
+		end, err := s.str(i)
+		if err != nil {
+			return end, err
+		}
+		i = s.skipSpace(end)
+		if i >= len(s.data) || s.data[i] != ':' {
+			return i, s.errAt(i, "expected ':' after object key")
+		}
+		i = s.skipSpace(i + 1)
+		if i, err = s.value(i, depth); err != nil {
+			return i, err
+		}
+		i = s.skipSpace(i)
+		if i >= len(s.data) {
+			return i, s.errAt(i, "unexpected end of input in object")
+		}
+		switch s.data[i] {
+		case ',':
+			i = s.skipSpace(i + 1)
+		case '}':
+			return i + 1, nil
+		default:
+			return i, s.errAt(i, "expected ',' or '}' in object")
+		}
+	}
+}
+
+func (s *scanner) array(i, depth int) (int, error) {
+	if depth > s.maxDepth {
+		return i, &depthError{offset: i, limit: s.maxDepth}
+	}
+	i = s.skipSpace(i + 1)
+	if i < len(s.data) && s.data[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if i, err = s.value(i, depth); err != nil {
+			return i, err
+		}
+		i = s.skipSpace(i)
+		if i >= len(s.data) {
+			return i, s.errAt(i, "unexpected end of input in array")
+		}
+		switch s.data[i] {
+		case ',':
+			i = s.skipSpace(i + 1)
+		case ']':
+			return i + 1, nil
+		default:
+			return i, s.errAt(i, "expected ',' or ']' in array")
+		}
+	}
+}
+
+// str validates the string starting at the quote at i and returns the index
+// past its closing quote. Strings must be valid UTF-8.
+func (s *scanner) str(i int) (int, error) {
+	start := i
+	i++
+	ascii := true
+	for i < len(s.data) {
+		c := s.data[i]
+		switch {
+		case c == '"':
+			if !ascii && !utf8.Valid(s.data[start+1:i]) {
+				return i, s.errAt(start, "invalid UTF-8 in string")
+			}
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(s.data) {
+				return i, s.errAt(i, "unexpected end of input in string escape")
+			}
+			switch s.data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(s.data) || !isHex4(s.data[i+2:i+6]) {
+					return i, s.errAt(i, "invalid \\u escape in string")
+				}
+				i += 6
+			default:
+				return i, s.errAt(i, "invalid escape %q in string", s.data[i+1])
+			}
+		case c < 0x20:
+			return i, s.errAt(i, "control character 0x%02x in string", c)
+		default:
+			if c >= utf8.RuneSelf {
+				ascii = false
+			}
+			i++
+		}
+	}
+	return i, s.errAt(start, "unterminated string")
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scanner) number(i int) (int, error) {
+	start := i
+	if s.data[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s.data) && s.data[i] >= '0' && s.data[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(s.data) && s.data[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return i, s.errAt(start, "invalid number")
+	}
+	if i < len(s.data) && s.data[i] == '.' {
+		i++
+		if digits() == 0 {
+			return i, s.errAt(start, "invalid number")
+		}
+	}
+	if i < len(s.data) && (s.data[i] == 'e' || s.data[i] == 'E') {
+		i++
+		if i < len(s.data) && (s.data[i] == '+' || s.data[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return i, s.errAt(start, "invalid number")
+		}
+	}
+	return i, nil
+}
+
+// Valid reports whether data is exactly one JSON value (surrounding space
+// allowed) nested no deeper than maxDepth.
+func Valid(data []byte, maxDepth int) error {
+	s := scanner{data: data, maxDepth: maxDepth}
+	i := s.skipSpace(0)
+	end, err := s.value(i, 0)
+	if err != nil {
+		return err
+	}
+	if end = s.skipSpace(end); end != len(data) {
+		return s.errAt(end, "invalid character %q after top-level value", data[end])
+	}
+	return nil
+}
