@@ -1,0 +1,133 @@
+package compression
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// HeaderContentEncoding is the record header that names a value's encoding.
+const HeaderContentEncoding = "content-encoding"
+
+// EncodingZstd is the HeaderContentEncoding value of a zstd-compressed value.
+const EncodingZstd = "zstd"
+
+// zstdMagic is the first four bytes of every zstd frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// minWindow is the smallest decoder window zstd allows.
+const minWindow = zstd.MinWindowSize
+
+// readChunk is how much decoded output Decode asks for at a time.
+const readChunk = 32 << 10
+
+var (
+	// ErrTooLarge reports a value whose (decompressed) size is over the caller's limit.
+	ErrTooLarge = errors.New("value is larger than the limit")
+	// ErrCorrupt reports a value marked or detected as zstd that does not decode.
+	ErrCorrupt = errors.New("zstd data is corrupt")
+	// ErrUnsupportedEncoding reports a content-encoding header other than zstd.
+	ErrUnsupportedEncoding = errors.New("content-encoding is not supported")
+)
+
+// IsZstd reports whether value is to be decoded as zstd: the headers say
+// content-encoding zstd, or the value starts with the zstd frame magic.
+func IsZstd(value []byte, headers []transport.Header) bool {
+	for _, h := range headers {
+		if strings.EqualFold(h.Key, HeaderContentEncoding) && strings.EqualFold(string(h.Value), EncodingZstd) {
+			return true
+		}
+	}
+	return bytes.HasPrefix(value, zstdMagic)
+}
+
+// Decode returns value decompressed when it is zstd (see IsZstd), else value
+// itself. Either way the result is at most maxBytes long, or Decode fails
+// with ErrTooLarge. A content-encoding header naming anything but zstd (or
+// "identity") fails with ErrUnsupportedEncoding; undecodable zstd fails with
+// ErrCorrupt. maxBytes must be positive.
+func Decode(value []byte, headers []transport.Header, maxBytes int64) ([]byte, error) {
+	if maxBytes <= 0 {
+		return nil, fmt.Errorf("compression: the decompressed size limit must be positive, got %d", maxBytes)
+	}
+	for _, h := range headers {
+		if !strings.EqualFold(h.Key, HeaderContentEncoding) {
+			continue
+		}
+		enc := strings.ToLower(string(h.Value))
+		if enc != EncodingZstd && enc != "identity" && enc != "" {
+			return nil, fmt.Errorf("compression: %w: %q (only zstd is)", ErrUnsupportedEncoding, h.Value)
+		}
+	}
+	if !IsZstd(value, headers) {
+		if int64(len(value)) > maxBytes {
+			return nil, fmt.Errorf("compression: %w: the value is %d bytes, the limit is %d", ErrTooLarge, len(value), maxBytes)
+		}
+		return value, nil
+	}
+	return decodeZstd(value, maxBytes)
+}
+
+// decodeZstd streams value through a synchronous zstd decoder into a buffer
+// that never grows past maxBytes+1.
+func decodeZstd(value []byte, maxBytes int64) ([]byte, error) {
+	window := uint64(max(maxBytes, minWindow))
+	dec, err := zstd.NewReader(bytes.NewReader(value),
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxWindow(window),
+		zstd.WithDecoderMaxMemory(window),
+		zstd.WithDecoderLowmem(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("compression: %w: %v", ErrCorrupt, err)
+	}
+	defer dec.Close()
+
+	out := make([]byte, 0, min(int64(len(value))*4+readChunk, maxBytes+1))
+	for {
+		if len(out) == cap(out) {
+			grown := make([]byte, len(out), min(int64(cap(out))*2, maxBytes+1))
+			copy(grown, out)
+			out = grown
+		}
+		if int64(len(out)) > maxBytes {
+			return nil, fmt.Errorf("compression: %w: the zstd value decompresses to more than %d bytes", ErrTooLarge, maxBytes)
+		}
+		n, err := dec.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+				return nil, fmt.Errorf("compression: %w: the zstd window needs more than %d bytes", ErrTooLarge, maxBytes)
+			}
+			return nil, fmt.Errorf("compression: %w: %v", ErrCorrupt, err)
+		}
+	}
+	if int64(len(out)) > maxBytes {
+		return nil, fmt.Errorf("compression: %w: the zstd value decompresses to more than %d bytes", ErrTooLarge, maxBytes)
+	}
+	return out, nil
+}
+
+// encoder is shared: EncodeAll is safe for concurrent use and starts no goroutines.
+var encoder = sync.OnceValue(func() *zstd.Encoder {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		panic(fmt.Sprintf("compression: the zstd encoder options are invalid: %v", err))
+	}
+	return enc
+})
+
+// Encode returns value compressed as one zstd frame that records its content size.
+func Encode(value []byte) []byte {
+	return encoder().EncodeAll(value, make([]byte, 0, len(value)/2+64))
+}
