@@ -43,7 +43,7 @@ type Policy struct {
 	ToolCallIDMode                    IDMode // its algorithm
 	PreserveNativeAnthropicToolUseIDs bool   // keep ^toolu_[A-Za-z0-9_]+$ ids (first occurrence)
 	DuplicateToolCallIDStyle          string // "" or "openai" (newer moonshot builds, §3.6)
-	RepairToolUseResultPairing        bool   // run pairing repair (§3.7); true unless a row says otherwise
+	RepairToolUseResultPairing        bool   // run pairing repair (§3.7); true in every row
 	PreserveSignatures                bool   // provider-owned signed thinking is replayed byte for byte
 	// SanitizeThoughtSignatures is nil when unset: the legacy cleanup then strips
 	// msg_ values of thought_signature only (§3.9).
