@@ -1,0 +1,192 @@
+// Package checkpoint tracks in-flight offsets per partition and tells a
+// Source which offset it may commit.
+//
+// Kafka consumer groups store one offset per partition and a commit means
+// "everything below this offset is done". Records finish out of order (the
+// pipeline runs different keys in parallel), so a Source may only commit the
+// lowest offset that is not done yet. A Checkpointer keeps, per partition,
+// the offsets handed out and not yet acked (with a count, because a rebalance
+// can deliver the same offset twice), the lowest offset acked with an error
+// (the partition never commits past it until the Source is reopened), and the
+// highest offset seen. Its commit point is the smallest of: the lowest
+// in-flight offset, the lowest failed offset, and the highest seen plus one.
+//
+// The number of in-flight offsets per partition is capped: Track blocks
+// while a partition is at the cap, so memory stays bounded and a slow
+// partition applies backpressure to the Source. Offsets acked after a failed
+// one are not stored at all.
+//
+// Partitions can be dropped (a rebalance moved them away); tickets of a
+// dropped partition still ack exactly once but no longer move any commit
+// point, so a Source never commits a partition it no longer owns on the
+// strength of stale acks.
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// Key names one partition of one topic.
+type Key struct {
+	Topic     string
+	Partition int
+}
+
+// String returns "topic/partition".
+func (k Key) String() string { return fmt.Sprintf("%s/%d", k.Topic, k.Partition) }
+
+// Checkpointer tracks in-flight offsets for many partitions. It is safe for
+// concurrent use.
+type Checkpointer struct {
+	maxInFlight int
+	mu          sync.Mutex
+	parts       map[Key]*partition
+	closed      chan struct{}
+	closeOnce   sync.Once
+}
+
+// partition is the state of one partition; guarded by Checkpointer.mu.
+type partition struct {
+	inflight  map[int64]int // offset -> number of outstanding tickets
+	count     int           // sum of inflight values
+	failed    int64         // lowest offset acked with an error, or -1
+	next      int64         // highest offset seen + 1, or -1 before the first
+	committed int64         // last offset reported by MarkCommitted, or -1
+	dropped   bool
+	space     chan struct{} // closed and replaced when an ack frees room
+}
+
+// New returns a Checkpointer allowing at most maxInFlight unacked offsets per
+// partition. maxInFlight must be positive.
+func New(maxInFlight int) (*Checkpointer, error) {
+	if maxInFlight <= 0 {
+		return nil, fmt.Errorf("checkpoint: the in-flight cap per partition must be positive, got %d", maxInFlight)
+	}
+	return &Checkpointer{maxInFlight: maxInFlight, parts: map[Key]*partition{}, closed: make(chan struct{})}, nil
+}
+
+func newPartition() *partition {
+	return &partition{inflight: map[int64]int{}, failed: -1, next: -1, committed: -1, space: make(chan struct{})}
+}
+
+// Track records offset of key as in flight and returns its Ticket. It blocks
+// while the partition has the maximum number of offsets in flight, until an
+// ack frees room, ctx ends (returning ctx.Err()) or the Checkpointer is closed
+// (returning transport.ErrClosed).
+func (c *Checkpointer) Track(ctx context.Context, key Key, offset int64) (*Ticket, error) {
+	for {
+		c.mu.Lock()
+		p, ok := c.parts[key]
+		if !ok {
+			p = newPartition()
+			c.parts[key] = p
+		}
+		if p.count < c.maxInFlight {
+			p.inflight[offset]++
+			p.count++
+			if offset+1 > p.next {
+				p.next = offset + 1
+			}
+			c.mu.Unlock()
+			return &Ticket{c: c, p: p, key: key, offset: offset}, nil
+		}
+		space := p.space
+		c.mu.Unlock()
+		select {
+		case <-space:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, transport.ErrClosed
+		}
+	}
+}
+
+// Close wakes every blocked Track, which then returns transport.ErrClosed.
+func (c *Checkpointer) Close() { c.closeOnce.Do(func() { close(c.closed) }) }
+
+// Commits returns, for every partition whose commit point moved past its last
+// committed offset, the offset to commit (the next offset to consume).
+func (c *Checkpointer) Commits() map[Key]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[Key]int64{}
+	for key, p := range c.parts {
+		if point, ok := p.commitPoint(); ok && point > p.committed {
+			out[key] = point
+		}
+	}
+	return out
+}
+
+// MarkCommitted records that offset was committed for key, so Commits stops
+// returning it. A partition dropped meanwhile is left alone.
+func (c *Checkpointer) MarkCommitted(key Key, offset int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.parts[key]; ok && offset > p.committed {
+		p.committed = offset
+	}
+}
+
+// Retain drops every partition not in keep: their tickets no longer move a
+// commit point and their blocked Track calls move to a fresh partition.
+func (c *Checkpointer) Retain(keep map[Key]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, p := range c.parts {
+		if !keep[key] {
+			p.dropped = true
+			close(p.space)
+			delete(c.parts, key)
+		}
+	}
+}
+
+// InFlight returns the number of unacked offsets per partition.
+func (c *Checkpointer) InFlight() map[Key]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[Key]int, len(c.parts))
+	for key, p := range c.parts {
+		out[key] = p.count
+	}
+	return out
+}
+
+// Partitions returns the tracked partitions, sorted.
+func (c *Checkpointer) Partitions() []Key {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	keys := make([]Key, 0, len(c.parts))
+	for key := range c.parts {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Topic != keys[j].Topic {
+			return keys[i].Topic < keys[j].Topic
+		}
+		return keys[i].Partition < keys[j].Partition
+	})
+	return keys
+}
+
+// commitPoint returns the offset below which every seen offset is done.
+func (p *partition) commitPoint() (int64, bool) {
+	if p.next < 0 {
+		return 0, false
+	}
+	point := p.next
+	for off := range p.inflight {
+		point = min(point, off)
+	}
+	if p.failed >= 0 {
+		point = min(point, p.failed)
+	}
+	return point, true
+}

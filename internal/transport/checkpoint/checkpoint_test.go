@@ -1,0 +1,247 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var p0 = Key{Topic: "jobs", Partition: 0}
+
+// step is one action on a single partition: track an offset, or ack a
+// previously tracked one (with or without an error).
+type step struct {
+	track int64
+	ack   int64
+	fail  bool
+}
+
+func track(o int64) step { return step{track: o, ack: -1} }
+func ok(o int64) step    { return step{track: -1, ack: o} }
+func fail(o int64) step  { return step{track: -1, ack: o, fail: true} }
+
+func TestCommitPoint(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []step
+		want  int64 // -1: nothing to commit
+	}{
+		{name: "nothing tracked", want: -1},
+		{name: "tracked, not acked", steps: []step{track(5)}, want: 5},
+		{name: "in order", steps: []step{track(0), track(1), track(2), ok(0), ok(1), ok(2)}, want: 3},
+		{name: "gap holds the point", steps: []step{track(0), track(1), track(2), ok(0), ok(2)}, want: 1},
+		{name: "gap filled", steps: []step{track(0), track(1), track(2), ok(2), ok(0), ok(1)}, want: 3},
+		{name: "failed record is never passed", steps: []step{track(0), track(1), track(2), ok(0), fail(1), ok(2)}, want: 1},
+		{name: "lowest failure wins", steps: []step{track(3), track(4), track(5), fail(5), fail(4), ok(3)}, want: 4},
+		{name: "offsets with holes (compaction)", steps: []step{track(10), track(14), ok(10), ok(14)}, want: 15},
+		{name: "redelivered offset needs both acks", steps: []step{track(7), track(7), ok(7)}, want: 7},
+		{name: "redelivered offset both acked", steps: []step{track(7), track(7), ok(7), ok(7)}, want: 8},
+		{name: "rewind below seen", steps: []step{track(8), ok(8), track(3)}, want: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tickets := map[int64][]*Ticket{}
+			for _, s := range tt.steps {
+				if s.track >= 0 {
+					tk, err := c.Track(context.Background(), p0, s.track)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tickets[s.track] = append(tickets[s.track], tk)
+					continue
+				}
+				tk := tickets[s.ack][0]
+				tickets[s.ack] = tickets[s.ack][1:]
+				var ackErr error
+				if s.fail {
+					ackErr = errors.New("stage failed")
+				}
+				if err := tk.Ack(ackErr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, has := c.Commits()[p0]
+			if tt.want < 0 {
+				if has {
+					t.Fatalf("Commits() = %d, want nothing", got)
+				}
+				return
+			}
+			if !has || got != tt.want {
+				t.Fatalf("Commits() = %d (present %v), want %d", got, has, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkCommittedHidesUnchangedPoint(t *testing.T) {
+	c := mustNew(t, 10)
+	tk := mustTrack(t, c, p0, 0)
+	if err := tk.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	c.MarkCommitted(p0, 1)
+	if got := c.Commits(); len(got) != 0 {
+		t.Fatalf("Commits() after MarkCommitted = %v, want empty", got)
+	}
+	if err := mustTrack(t, c, p0, 1).Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Commits()[p0]; got != 2 {
+		t.Fatalf("Commits() = %d, want 2", got)
+	}
+}
+
+func TestSecondAckIsAnErrorAndChangesNothing(t *testing.T) {
+	c := mustNew(t, 10)
+	tk := mustTrack(t, c, p0, 0)
+	mustTrack(t, c, p0, 1)
+	if err := tk.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.Ack(errors.New("late failure")); !errors.Is(err, transport.ErrAlreadyAcked) {
+		t.Fatalf("second Ack = %v, want ErrAlreadyAcked", err)
+	}
+	if got := c.Commits()[p0]; got != 1 {
+		t.Fatalf("Commits() = %d, want 1 (second ack must not fail offset 0)", got)
+	}
+	if got := c.InFlight()[p0]; got != 1 {
+		t.Fatalf("InFlight() = %d, want 1", got)
+	}
+}
+
+func TestTrackBlocksAtTheCap(t *testing.T) {
+	c := mustNew(t, 2)
+	first := mustTrack(t, c, p0, 0)
+	mustTrack(t, c, p0, 1)
+	// Another partition is not affected by p0's cap.
+	mustTrack(t, c, Key{Topic: "jobs", Partition: 1}, 0)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.Track(ctx, p0, 2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Track at the cap = %v, want DeadlineExceeded", err)
+	}
+
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Track(context.Background(), p0, 2)
+		got <- err
+	}()
+	if err := first.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("Track after an ack freed room = %v", err)
+	}
+	if n := c.InFlight()[p0]; n != 2 {
+		t.Fatalf("InFlight() = %d, want 2", n)
+	}
+}
+
+func TestCloseWakesBlockedTrack(t *testing.T) {
+	c := mustNew(t, 1)
+	mustTrack(t, c, p0, 0)
+	got := make(chan error, 1)
+	go func() {
+		_, err := c.Track(context.Background(), p0, 1)
+		got <- err
+	}()
+	c.Close()
+	if err := <-got; !errors.Is(err, transport.ErrClosed) {
+		t.Fatalf("blocked Track after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestRetainDropsStalePartitions(t *testing.T) {
+	c := mustNew(t, 1)
+	p1 := Key{Topic: "jobs", Partition: 1}
+	stale := mustTrack(t, c, p0, 0)
+	kept := mustTrack(t, c, p1, 4)
+
+	blocked := make(chan *Ticket, 1)
+	go func() {
+		tk, err := c.Track(context.Background(), p0, 9)
+		if err != nil {
+			t.Error(err)
+		}
+		blocked <- tk
+	}()
+	c.Retain(map[Key]bool{p1: true})
+	fresh := <-blocked // the blocked Track moved to a fresh p0
+
+	if err := stale.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := kept.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	commits := c.Commits()
+	if commits[p1] != 5 {
+		t.Fatalf("Commits()[p1] = %d, want 5", commits[p1])
+	}
+	if got := commits[p0]; got != 9 {
+		t.Fatalf("Commits()[p0] = %d, want 9 (the stale ack of offset 0 must not count)", got)
+	}
+	if err := fresh.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Partitions(); len(got) != 2 || got[0] != p0 || got[1] != p1 {
+		t.Fatalf("Partitions() = %v", got)
+	}
+}
+
+func TestNewRejectsNonPositiveCap(t *testing.T) {
+	if _, err := New(0); err == nil {
+		t.Fatal("New(0) succeeded, want an error")
+	}
+}
+
+func BenchmarkTrackAck(b *testing.B) {
+	c, err := New(1024)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	var off int64
+	for b.Loop() {
+		tk, err := c.Track(ctx, p0, off)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tk.Ack(nil); err != nil {
+			b.Fatal(err)
+		}
+		off++
+	}
+}
+
+func mustNew(t *testing.T, max int) *Checkpointer {
+	t.Helper()
+	c, err := New(max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func mustTrack(t *testing.T, c *Checkpointer, key Key, off int64) *Ticket {
+	t.Helper()
+	tk, err := c.Track(context.Background(), key, off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
