@@ -2,7 +2,6 @@ package images
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 )
 
@@ -78,8 +77,8 @@ func (h header) decodedBytes() int64 {
 	return int64(h.width) * int64(h.height) * int64(h.bands) * int64(h.bytesPerSample)
 }
 
-// headerError is a structural fault found by a parser; its reason is the
-// Error string of the omission text.
+// headerError is a structural fault found by a parser; its Error() is the
+// Error string of the omission text. readHeader returns no other error.
 type headerError struct{ reason string }
 
 func (e *headerError) Error() string { return e.reason }
@@ -96,7 +95,9 @@ func truncated(f format, detail string, args ...any) error {
 // errUnsupported is returned for bytes of no accepted format.
 var errUnsupported = &headerError{reason: reasonUnsupported}
 
-// readHeader sniffs b and walks its structure.
+// readHeader sniffs b and walks its structure. On a structural error the
+// header still carries the dimensions when they were read before the fault,
+// so the pixel limit can be reported first, as the reference does.
 func readHeader(b []byte) (header, error) {
 	var (
 		h   header
@@ -115,17 +116,10 @@ func readHeader(b []byte) (header, error) {
 		return header{}, errUnsupported
 	}
 	if err != nil {
-		return header{}, err
+		return h, err
 	}
 	if h.width <= 0 || h.height <= 0 {
 		return header{}, &headerError{reason: reasonNoDimensions}
 	}
 	return h, nil
-}
-
-// asHeaderError reports whether err is a headerError and returns it.
-func asHeaderError(err error) (*headerError, bool) {
-	var he *headerError
-	ok := errors.As(err, &he)
-	return he, ok
 }

@@ -7,7 +7,7 @@ import "encoding/binary"
 func readGIF(b []byte) (header, error) {
 	h := header{format: formatGIF, bands: 4, bytesPerSample: 1}
 	if len(b) < 13 {
-		return header{}, truncated(formatGIF, "file ends inside the screen descriptor")
+		return h, truncated(formatGIF, "file ends inside the screen descriptor")
 	}
 	h.width = int(binary.LittleEndian.Uint16(b[6:]))
 	h.height = int(binary.LittleEndian.Uint16(b[8:]))
@@ -17,26 +17,26 @@ func readGIF(b []byte) (header, error) {
 	}
 	for {
 		if i >= len(b) {
-			return header{}, truncated(formatGIF, "file ends before the trailer")
+			return h, truncated(formatGIF, "file ends before the trailer")
 		}
 		switch b[i] {
 		case 0x3b:
 			if h.frames == 0 {
-				return header{}, corrupt(formatGIF, "no image in the file")
+				return h, corrupt(formatGIF, "no image in the file")
 			}
 			return h, nil
 		case 0x21:
 			if i+2 > len(b) {
-				return header{}, truncated(formatGIF, "file ends inside an extension")
+				return h, truncated(formatGIF, "file ends inside an extension")
 			}
 			next, err := skipSubBlocks(b, i+2)
 			if err != nil {
-				return header{}, err
+				return h, err
 			}
 			i = next
 		case 0x2c:
 			if i+10 > len(b) {
-				return header{}, truncated(formatGIF, "file ends inside an image descriptor")
+				return h, truncated(formatGIF, "file ends inside an image descriptor")
 			}
 			packed := b[i+9]
 			i += 10
@@ -46,12 +46,12 @@ func readGIF(b []byte) (header, error) {
 			i++ // LZW minimum code size
 			next, err := skipSubBlocks(b, i)
 			if err != nil {
-				return header{}, err
+				return h, err
 			}
 			i = next
 			h.frames++
 		default:
-			return header{}, corrupt(formatGIF, "unknown block 0x%02X at byte %d", b[i], i)
+			return h, corrupt(formatGIF, "unknown block 0x%02X at byte %d", b[i], i)
 		}
 	}
 }

@@ -17,10 +17,10 @@ func readJPEG(b []byte) (header, error) {
 			i++ // fill bytes
 		}
 		if i+2 > len(b) {
-			return header{}, truncated(formatJPEG, "file ends before the first scan")
+			return h, truncated(formatJPEG, "file ends before the first scan")
 		}
 		if b[i] != 0xff {
-			return header{}, corrupt(formatJPEG, "expected a marker at byte %d", i)
+			return h, corrupt(formatJPEG, "expected a marker at byte %d", i)
 		}
 		m := b[i+1]
 		i += 2
@@ -28,22 +28,22 @@ func readJPEG(b []byte) (header, error) {
 			continue // standalone markers
 		}
 		if m == 0xd8 || m == 0xd9 {
-			return header{}, corrupt(formatJPEG, "marker 0x%02X before the first scan", m)
+			return h, corrupt(formatJPEG, "marker 0x%02X before the first scan", m)
 		}
 		if i+2 > len(b) {
-			return header{}, truncated(formatJPEG, "file ends inside segment 0x%02X", m)
+			return h, truncated(formatJPEG, "file ends inside segment 0x%02X", m)
 		}
 		n := int(binary.BigEndian.Uint16(b[i:]))
 		if n < 2 {
-			return header{}, corrupt(formatJPEG, "segment 0x%02X has length %d", m, n)
+			return h, corrupt(formatJPEG, "segment 0x%02X has length %d", m, n)
 		}
 		if i+n > len(b) {
-			return header{}, truncated(formatJPEG, "file ends inside segment 0x%02X", m)
+			return h, truncated(formatJPEG, "file ends inside segment 0x%02X", m)
 		}
 		seg := b[i+2 : i+n]
 		if isSOF(m) && !sof {
 			if len(seg) < 6 {
-				return header{}, corrupt(formatJPEG, "frame header is %d bytes long", len(seg))
+				return h, corrupt(formatJPEG, "frame header is %d bytes long", len(seg))
 			}
 			if seg[0] > 8 {
 				h.bytesPerSample = 2
@@ -52,7 +52,7 @@ func readJPEG(b []byte) (header, error) {
 			h.width = int(binary.BigEndian.Uint16(seg[3:]))
 			h.bands = int(seg[5])
 			if h.bands < 1 || h.bands > 4 {
-				return header{}, corrupt(formatJPEG, "frame header declares %d components", h.bands)
+				return h, corrupt(formatJPEG, "frame header declares %d components", h.bands)
 			}
 			sof = true
 		}
@@ -62,10 +62,10 @@ func readJPEG(b []byte) (header, error) {
 		}
 	}
 	if !sof {
-		return header{}, corrupt(formatJPEG, "no frame header before the first scan")
+		return h, corrupt(formatJPEG, "no frame header before the first scan")
 	}
 	if bytes.LastIndex(b[i:], []byte{0xff, 0xd9}) < 0 {
-		return header{}, truncated(formatJPEG, "no end-of-image marker after the scan")
+		return h, truncated(formatJPEG, "no end-of-image marker after the scan")
 	}
 	return h, nil
 }

@@ -13,39 +13,39 @@ func readPNG(b []byte) (header, error) {
 	first, idat := true, false
 	for {
 		if i+8 > len(b) {
-			return header{}, truncated(formatPNG, "file ends before the IEND chunk")
+			return h, truncated(formatPNG, "file ends before the IEND chunk")
 		}
 		n := binary.BigEndian.Uint32(b[i:])
 		if n > 1<<31-1 {
-			return header{}, corrupt(formatPNG, "chunk at byte %d declares length %d", i, n)
+			return h, corrupt(formatPNG, "chunk at byte %d declares length %d", i, n)
 		}
 		typ := string(b[i+4 : i+8])
 		end := i + 8 + int(n) + 4
 		if end > len(b) {
-			return header{}, truncated(formatPNG, "file ends inside the %q chunk", typ)
+			return h, truncated(formatPNG, "file ends inside the %q chunk", typ)
 		}
 		data := b[i+8 : i+8+int(n)]
 		if crc32.ChecksumIEEE(b[i+4:i+8+int(n)]) != binary.BigEndian.Uint32(b[end-4:]) {
-			return header{}, corrupt(formatPNG, "chunk %q has a bad CRC", typ)
+			return h, corrupt(formatPNG, "chunk %q has a bad CRC", typ)
 		}
 		if first != (typ == "IHDR") {
-			return header{}, corrupt(formatPNG, "IHDR is not the first chunk")
+			return h, corrupt(formatPNG, "IHDR is not the first chunk")
 		}
 		switch typ {
 		case "IHDR":
 			if err := readIHDR(&h, data); err != nil {
-				return header{}, err
+				return h, err
 			}
 		case "acTL":
 			if len(data) != 8 {
-				return header{}, corrupt(formatPNG, "acTL chunk is %d bytes long", len(data))
+				return h, corrupt(formatPNG, "acTL chunk is %d bytes long", len(data))
 			}
 			h.frames = int(binary.BigEndian.Uint32(data))
 		case "IDAT":
 			idat = true
 		case "IEND":
 			if !idat {
-				return header{}, corrupt(formatPNG, "no IDAT chunk before IEND")
+				return h, corrupt(formatPNG, "no IDAT chunk before IEND")
 			}
 			return h, nil
 		}

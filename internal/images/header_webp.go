@@ -9,10 +9,10 @@ func readWebP(b []byte) (header, error) {
 	h := header{format: formatWebP, bands: 4, bytesPerSample: 1}
 	size := int64(binary.LittleEndian.Uint32(b[4:]))
 	if size+8 > int64(len(b)) {
-		return header{}, truncated(formatWebP, "RIFF declares %d bytes, the file has %d", size+8, len(b))
+		return h, truncated(formatWebP, "RIFF declares %d bytes, the file has %d", size+8, len(b))
 	}
 	if size%2 != 0 || size < 4 {
-		return header{}, corrupt(formatWebP, "RIFF size %d is not valid", size)
+		return h, corrupt(formatWebP, "RIFF size %d is not valid", size)
 	}
 	b = b[:size+8]
 	i := 12
@@ -20,18 +20,18 @@ func readWebP(b []byte) (header, error) {
 	anmf := 0
 	for i < len(b) {
 		if i+8 > len(b) {
-			return header{}, truncated(formatWebP, "file ends inside a chunk header")
+			return h, truncated(formatWebP, "file ends inside a chunk header")
 		}
 		typ := string(b[i : i+4])
 		n := int(binary.LittleEndian.Uint32(b[i+4:]))
 		if n < 0 || i+8+n > len(b) {
-			return header{}, truncated(formatWebP, "file ends inside the %q chunk", typ)
+			return h, truncated(formatWebP, "file ends inside the %q chunk", typ)
 		}
 		d := b[i+8 : i+8+n]
 		switch typ {
 		case "VP8X":
 			if len(d) < 10 || i != 12 {
-				return header{}, corrupt(formatWebP, "VP8X chunk is not a valid first chunk")
+				return h, corrupt(formatWebP, "VP8X chunk is not a valid first chunk")
 			}
 			h.width = 1 + int(uint32(d[4])|uint32(d[5])<<8|uint32(d[6])<<16)
 			h.height = 1 + int(uint32(d[7])|uint32(d[8])<<8|uint32(d[9])<<16)
@@ -43,7 +43,7 @@ func readWebP(b []byte) (header, error) {
 			if !image && !vp8x {
 				w, ht, err := bitstreamSize(typ, d)
 				if err != nil {
-					return header{}, err
+					return h, err
 				}
 				h.width, h.height = w, ht
 			}
@@ -52,7 +52,7 @@ func readWebP(b []byte) (header, error) {
 		i += 8 + n + n%2
 	}
 	if !image {
-		return header{}, corrupt(formatWebP, "no image chunk in the file")
+		return h, corrupt(formatWebP, "no image chunk in the file")
 	}
 	h.frames = max(anmf, 1)
 	return h, nil

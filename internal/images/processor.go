@@ -185,12 +185,11 @@ func (p *Processor) process(ctx context.Context, data []byte, lim Limits, label 
 		return omitted(in, omittedText(label, reasonInvalidBase64)), nil
 	}
 	h, err := readHeader(raw)
-	if err != nil {
-		he, _ := asHeaderError(err)
-		return omitted(in, omittedText(label, he.reason)), nil
-	}
 	if int64(h.width)*int64(h.height) > int64(lim.MaxInputPixels) {
 		return omitted(in, omittedText(label, reasonPixels(lim.MaxInputPixels, h.width, h.height))), nil
+	}
+	if err != nil {
+		return omitted(in, omittedText(label, err.Error())), nil
 	}
 	if h.frames > lim.MaxFrames {
 		return omitted(in, omittedText(label, reasonFrames(lim.MaxFrames, h.frames))), nil
