@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/davidbyttow/govips/v2 v2.16.0 // indirect
+	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/panjf2000/ants/v2 v2.12.1 // indirect

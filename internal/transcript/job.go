@@ -133,7 +133,7 @@ func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
-	top, err := parseObject(data, lim.MaxDepth)
+	top, messages, err := parseObject(data, lim.MaxDepth, "messages")
 	if err != nil {
 		if Valid(data, lim.MaxDepth) == nil {
 			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")
@@ -163,7 +163,7 @@ func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
 			t.CustomEntries, err = decodeCustomEntries(f.Value)
 		case "messages":
 			seenMessages = true
-			t.Messages, err = splitMessages(f.Value, lim)
+			t.Messages, err = wrapMessages(messages, f.Value, lim)
 		default:
 			err = errorf(CodeInvalidJob, f.Key, "unknown job field")
 		}
@@ -260,15 +260,11 @@ func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
 	return entries, nil
 }
 
-// splitMessages splits the validated message array into lazily parsed
-// messages without looking inside them.
-func splitMessages(raw []byte, lim Limits) ([]*Message, error) {
+// wrapMessages wraps the elements of the message array, found while the job
+// was scanned, as lazily parsed messages without looking inside them.
+func wrapMessages(elems [][]byte, raw []byte, lim Limits) ([]*Message, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
-	}
-	elems, err := ParseArray(raw)
-	if err != nil {
-		return nil, jsonError("messages", err)
 	}
 	if len(elems) > lim.MaxMessages {
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(elems), lim.MaxMessages)
@@ -386,7 +382,11 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 	if err := Valid(messagesJSON, DefaultLimits().MaxDepth); err != nil {
 		return nil, jsonError("messages", err)
 	}
-	msgs, err := splitMessages(messagesJSON, DefaultLimits())
+	elems, err := ParseArray(messagesJSON)
+	if err != nil {
+		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+	}
+	msgs, err := wrapMessages(elems, messagesJSON, DefaultLimits())
 	if err != nil {
 		return nil, err
 	}

@@ -27,62 +27,75 @@ type Object struct {
 const unlimitedDepth = 1 << 30
 
 // ParseObject splits a JSON object into its members. The values alias raw.
-func ParseObject(raw []byte) (Object, error) { return parseObject(raw, unlimitedDepth) }
+func ParseObject(raw []byte) (Object, error) {
+	obj, _, err := parseObject(raw, unlimitedDepth, "")
+	return obj, err
+}
 
 // parseObject splits and validates an object in one pass, with a nesting
-// limit, and rejects anything but space after it.
-func parseObject(raw []byte, maxDepth int) (Object, error) {
+// limit, and rejects anything but space after it. When splitKey names a
+// member whose value is an array, that array's elements are returned too,
+// found in the same pass (a job's message list is scanned only once).
+func parseObject(raw []byte, maxDepth int, splitKey string) (Object, [][]byte, error) {
 	s := scanner{data: raw, maxDepth: maxDepth}
 	i := s.skipSpace(0)
 	if i >= len(raw) || raw[i] != '{' {
-		return Object{}, s.errAt(i, "expected a JSON object")
+		return Object{}, nil, s.errAt(i, "expected a JSON object")
 	}
 	var fields []Field
+	var elems [][]byte
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == '}' {
-		if end := s.skipSpace(i + 1); end != len(raw) {
-			return Object{}, s.errAt(end, "invalid character %q after the object", raw[end])
-		}
-		return Object{Fields: fields}, nil
+		return Object{Fields: fields}, nil, s.trailing(i + 1)
 	}
 	for {
 		if i >= len(raw) || raw[i] != '"' {
-			return Object{}, s.errAt(i, "expected a string object key")
+			return Object{}, nil, s.errAt(i, "expected a string object key")
 		}
 		kend, err := s.str(i)
 		if err != nil {
-			return Object{}, err
+			return Object{}, nil, err
 		}
 		key, ok := decodeString(raw[i:kend])
 		if !ok {
-			return Object{}, s.errAt(i, "invalid object key")
+			return Object{}, nil, s.errAt(i, "invalid object key")
 		}
 		i = s.skipSpace(kend)
 		if i >= len(raw) || raw[i] != ':' {
-			return Object{}, s.errAt(i, "expected ':' after object key")
+			return Object{}, nil, s.errAt(i, "expected ':' after object key")
 		}
 		vstart := s.skipSpace(i + 1)
-		vend, err := s.value(vstart, 1)
+		var vend int
+		if splitKey != "" && key == splitKey && vstart < len(raw) && raw[vstart] == '[' {
+			elems, vend, err = s.splitArray(vstart, 2)
+		} else {
+			vend, err = s.value(vstart, 1)
+		}
 		if err != nil {
-			return Object{}, err
+			return Object{}, nil, err
 		}
 		fields = append(fields, Field{Key: key, Value: raw[vstart:vend:vend]})
 		i = s.skipSpace(vend)
 		if i >= len(raw) {
-			return Object{}, s.errAt(i, "unexpected end of input in object")
+			return Object{}, nil, s.errAt(i, "unexpected end of input in object")
 		}
 		switch raw[i] {
 		case ',':
 			i = s.skipSpace(i + 1)
 		case '}':
-			if end := s.skipSpace(i + 1); end != len(raw) {
-				return Object{}, s.errAt(end, "invalid character %q after the object", raw[end])
-			}
-			return Object{Fields: fields}, nil
+			return Object{Fields: fields}, elems, s.trailing(i + 1)
 		default:
-			return Object{}, s.errAt(i, "expected ',' or '}' in object")
+			return Object{}, nil, s.errAt(i, "expected ',' or '}' in object")
 		}
 	}
+}
+
+// trailing accepts only white space from i to the end.
+func (s *scanner) trailing(i int) error {
+	if end := s.skipSpace(i); end != len(s.data) {
+		return s.errAt(end, "invalid character %q after the object", s.data[end])
+	}
+	return nil
 }
 
 // ParseArray splits a JSON array into its elements. The elements alias raw.
@@ -92,28 +105,39 @@ func ParseArray(raw []byte) ([][]byte, error) {
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, s.errAt(i, "expected a JSON array")
 	}
-	var elems [][]byte
+	elems, _, err := s.splitArray(i, 1)
+	return elems, err
+}
+
+// splitArray validates the array at i (nesting depth depth) and returns its
+// elements and the index past it.
+func (s *scanner) splitArray(i, depth int) ([][]byte, int, error) {
+	if depth > s.maxDepth {
+		return nil, i, &depthError{offset: i, limit: s.maxDepth}
+	}
+	raw := s.data
+	elems := [][]byte{}
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == ']' {
-		return elems, nil
+		return elems, i + 1, nil
 	}
 	for {
-		end, err := s.value(i, 0)
+		end, err := s.value(i, depth)
 		if err != nil {
-			return nil, err
+			return nil, end, err
 		}
 		elems = append(elems, raw[i:end:end])
 		i = s.skipSpace(end)
 		if i >= len(raw) {
-			return nil, s.errAt(i, "unexpected end of input in array")
+			return nil, i, s.errAt(i, "unexpected end of input in array")
 		}
 		switch raw[i] {
 		case ',':
 			i = s.skipSpace(i + 1)
 		case ']':
-			return elems, nil
+			return elems, i + 1, nil
 		default:
-			return nil, s.errAt(i, "expected ',' or ']' in array")
+			return nil, i, s.errAt(i, "expected ',' or ']' in array")
 		}
 	}
 }

@@ -145,14 +145,30 @@ func (s *scanner) array(i, depth int) (int, error) {
 	}
 }
 
+// plainStringByte marks the bytes a string can hold with no further check:
+// printable ASCII other than the quote and the backslash.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // str validates the string starting at the quote at i and returns the index
 // past its closing quote. Strings must be valid UTF-8.
 func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
 	ascii := true
-	for i < len(s.data) {
-		c := s.data[i]
+	data := s.data
+	for i < len(data) {
+		for i < len(data) && plainStringByte[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			break
+		}
+		c := data[i]
 		switch {
 		case c == '"':
 			if !ascii && !utf8.Valid(s.data[start+1:i]) {

@@ -48,7 +48,7 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		obj, err := parseObject(line, lim.MaxDepth)
+		obj, _, err := parseObject(line, lim.MaxDepth, "")
 		if err != nil {
 			t.Repair.DroppedLines++
 			continue

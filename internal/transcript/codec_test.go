@@ -1,0 +1,181 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const cleanJob = `{"job_id":"j1","tenant":"acme","session_id":"agent:main:telegram:42",
+ "target":{"provider":"anthropic","api":"anthropic-messages","model":"claude-opus-4-6"},
+ "messages":[
+  {"role":"user","content":"hi","timestamp":1},
+  {"role" : "assistant", "content":[{"type":"text","text":"hello \u00e9 <b>"}], "x-unknown": {"kept": [1, 2.5e3]}},
+  null
+ ]}`
+
+func TestDecodeJobUnchangedMessagesAreByteIdentical(t *testing.T) {
+	tr, err := DecodeJob([]byte(cleanJob), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.JobID != "j1" || tr.Tenant != "acme" || tr.SessionID != "agent:main:telegram:42" {
+		t.Fatalf("envelope: %+v", tr)
+	}
+	if tr.Target != (Target{"anthropic", "anthropic-messages", "claude-opus-4-6"}) {
+		t.Fatalf("target: %+v", tr.Target)
+	}
+	if len(tr.Messages) != 3 {
+		t.Fatalf("got %d messages", len(tr.Messages))
+	}
+	// Looking inside a message must not change its encoding.
+	if tr.Messages[1].Role() != "assistant" {
+		t.Fatalf("role %q", tr.Messages[1].Role())
+	}
+	blocks, _ := tr.Messages[1].Blocks()
+	if txt, _ := blocks[0].Text(); txt != "hello é <b>" {
+		t.Fatalf("text %q", txt)
+	}
+	want := `[{"role":"user","content":"hi","timestamp":1},{"role" : "assistant", "content":[{"type":"text","text":"hello \u00e9 <b>"}], "x-unknown": {"kept": [1, 2.5e3]}},null]`
+	if got := string(tr.MessagesJSON()); got != want {
+		t.Fatalf("messages not byte-identical:\n got %s\nwant %s", got, want)
+	}
+	if tr.Messages[2].IsObject() {
+		t.Fatal("null entry reported as an object")
+	}
+}
+
+func TestEditedMessageReencodesOnlyWhatChanged(t *testing.T) {
+	tr, err := DecodeJob([]byte(cleanJob), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tr.Messages[1]
+	blocks, _ := m.Blocks()
+	m.SetBlocks(append(blocks, TextBlock("second\n\"line\"")))
+	m.Delete("x-unknown")
+	m.SetString("stopReason", "stop")
+	want := `{"role":"assistant","content":[{"type":"text","text":"hello \u00e9 <b>"},{"type":"text","text":"second\n\"line\""}],"stopReason":"stop"}`
+	if got := string(m.AppendJSON(nil)); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if tr.Messages[0].Changed() || !m.Changed() {
+		t.Fatal("change tracking is wrong")
+	}
+	if !json.Valid(tr.EncodePayload(nil, []byte(`{"changed":true}`))) {
+		t.Fatal("payload is not valid JSON")
+	}
+}
+
+func TestSetEqualValueIsNotAChange(t *testing.T) {
+	tr, _ := DecodeJob([]byte(cleanJob), Limits{})
+	m := tr.Messages[0]
+	m.SetString("role", "user")
+	m.Set("timestamp", []byte("1"))
+	if m.Changed() {
+		t.Fatal("setting equal values marked the message changed")
+	}
+}
+
+func TestBlockEditAfterFlushIsKept(t *testing.T) {
+	tr, _ := DecodeJob([]byte(cleanJob), Limits{})
+	m := tr.Messages[1]
+	blocks, _ := m.Blocks()
+	blocks[0].SetString("text", "a")
+	_ = m.AppendJSON(nil) // flushes
+	blocks[0].SetString("text", "b")
+	if got := string(m.AppendJSON(nil)); !strings.Contains(got, `"text":"b"`) {
+		t.Fatalf("edit after encode lost: %s", got)
+	}
+}
+
+func TestDecodeJobErrors(t *testing.T) {
+	deep := `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":[` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `]}`
+	cases := []struct {
+		name, job string
+		lim       Limits
+		code      Code
+		contains  string
+	}{
+		{"not json", `{"job_id":`, Limits{}, CodeInvalidJSON, "unexpected end"},
+		{"trailing garbage", `{"job_id":"j"} x`, Limits{}, CodeInvalidJSON, "after the object"},
+		{"array", `[1]`, Limits{}, CodeInvalidJob, "must be a JSON object"},
+		{"missing tenant", `{"job_id":"j","session_id":"s","target":{"provider":"x"},"messages":[]}`, Limits{}, CodeInvalidJob, "tenant: required"},
+		{"bad tenant", `{"job_id":"j","tenant":"a b","session_id":"s","target":{"provider":"x"},"messages":[]}`, Limits{}, CodeInvalidJob, "tenant:"},
+		{"unknown field", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"mesages":[]}`, Limits{}, CodeInvalidJob, "mesages: unknown job field"},
+		{"empty target", `{"job_id":"j","tenant":"t","session_id":"s","target":{},"messages":[]}`, Limits{}, CodeInvalidTarget, "provider and api are both empty"},
+		{"missing target", `{"job_id":"j","tenant":"t","session_id":"s","messages":[]}`, Limits{}, CodeInvalidTarget, "target: required"},
+		{"target typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provder":"x"},"messages":[]}`, Limits{}, CodeInvalidTarget, "provder"},
+		{"messages not array", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":{}}`, Limits{}, CodeInvalidJob, "messages: must be an array"},
+		{"option typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"now":1},"messages":[]}`, Limits{}, CodeInvalidJob, "options:"},
+		{"too deep", deep, Limits{}, CodeInvalidJSON, "nesting deeper than 256"},
+		{"too large", cleanJob, Limits{MaxBytes: 10}, CodePayloadTooLarge, "over the limit of 10"},
+		{"too many messages", cleanJob, Limits{MaxMessages: 2}, CodePayloadTooLarge, "3 messages"},
+		{"bad utf8", "{\"job_id\":\"\xff\"}", Limits{}, CodeInvalidJSON, "UTF-8"},
+		{"control char", "{\"job_id\":\"a\x01\"}", Limits{}, CodeInvalidJSON, "control character"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DecodeJob([]byte(c.job), c.lim)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if ErrorCode(err) != c.code || !strings.Contains(err.Error(), c.contains) {
+				t.Fatalf("got %q (%s), want code %s containing %q", err, ErrorCode(err), c.code, c.contains)
+			}
+		})
+	}
+}
+
+func TestDeeplyNestedJobDoesNotRecurseUnbounded(t *testing.T) {
+	job := []byte(`{"messages":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`)
+	if _, err := DecodeJob(job, Limits{MaxBytes: 4 << 20}); ErrorCode(err) != CodeInvalidJSON {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\" back\\ nl\n tab\t cr\r", "\x00\x1f", "é 中 😀", "<>&", "bad\xffutf8"} {
+		got := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		want, _ := json.Marshal(s)
+		var wantBack string
+		_ = json.Unmarshal(want, &wantBack)
+		if back != wantBack {
+			t.Fatalf("%q round-trips to %q, encoding/json gives %q", s, back, wantBack)
+		}
+	}
+}
+
+func TestScannerAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range []string{`1`, `-0.5e+3`, `01`, `1.`, `.5`, `"a\u12"`, `"\q"`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `tru`, `null`, `[]`, `{}`, ` {"a":[true,false,null]} `, `"\ud800"`, `[1 2]`} {
+		got := Valid([]byte(s), 10) == nil
+		if want := json.Valid([]byte(s)); got != want {
+			t.Errorf("%s: scanner says %v, encoding/json %v", s, got, want)
+		}
+	}
+}
+
+func TestFromMessagesAndUnquote(t *testing.T) {
+	tr, err := FromMessages([]byte(`[{"role":"user","content":[{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"image","data":"QU\/J"}]}]`), Target{Provider: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks, _ := tr.Messages[0].Blocks()
+	raw, _ := blocks[0].Get("data")
+	data, _ := UnquoteBytes(raw)
+	if string(data) != "QUJD" || &data[0] != &raw[1] {
+		t.Fatal("unescaped base64 should alias the input")
+	}
+	raw, _ = blocks[1].Get("data")
+	if data, _ = UnquoteBytes(raw); string(data) != "QU/J" {
+		t.Fatalf("escaped: %q", data)
+	}
+	if !bytes.Equal(tr.MessagesJSON(), []byte(`[{"role":"user","content":[{"type":"image","data":"QUJD","mimeType":"image/png"},{"type":"image","data":"QU\/J"}]}]`)) {
+		t.Fatal("not byte-identical")
+	}
+}

@@ -1,0 +1,70 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// FuzzDecodeJob checks the codec on arbitrary input: no panic; a decoded job
+// re-encodes to valid JSON; decoding the re-encoded messages gives the same
+// messages (compared as JSON values), both untouched and fully re-encoded.
+func FuzzDecodeJob(f *testing.F) {
+	f.Add([]byte(cleanJob))
+	f.Add([]byte(`{"job_id":"j","tenant":"t","session_id":"s","target":{"api":"x"},"messages":[{"role":"user","content":[{"type":"text","text":"a\u0000b"}]}]}`))
+	f.Add([]byte(`{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":[[[[]]], "x", 1e400, {"a":{"b":[true]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := DecodeJob(data, Limits{MaxDepth: 64})
+		if err != nil {
+			if ErrorCode(err) == "" {
+				t.Fatalf("error without a code: %v", err)
+			}
+			return
+		}
+		untouched := tr.MessagesJSON()
+		// Force every object message and block to be re-encoded.
+		for _, m := range tr.Messages {
+			if !m.IsObject() {
+				continue
+			}
+			blocks, _ := m.Blocks()
+			for _, b := range blocks {
+				if b.IsObject() {
+					b.Set("fuzz", []byte("1"))
+					b.Delete("fuzz")
+				}
+			}
+			m.Set("fuzz", []byte("1"))
+			m.Delete("fuzz")
+		}
+		rewritten := tr.MessagesJSON()
+		payload := tr.EncodePayload(nil, nil)
+		for _, out := range [][]byte{untouched, rewritten, payload} {
+			if !json.Valid(out) {
+				t.Fatalf("invalid output JSON: %s", out)
+			}
+		}
+		if !reflect.DeepEqual(jsonValue(t, untouched), jsonValue(t, rewritten)) {
+			t.Fatalf("re-encoding changed the messages:\n%s\n%s", untouched, rewritten)
+		}
+		again, err := FromMessages(rewritten, tr.Target)
+		if err != nil {
+			t.Fatalf("re-encoded messages do not decode: %v", err)
+		}
+		if !bytes.Equal(again.MessagesJSON(), rewritten) {
+			t.Fatal("decode(encode(decode(x))) is not stable")
+		}
+	})
+}
+
+// jsonValue decodes a JSON text keeping numbers as written.
+func jsonValue(t *testing.T, data []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
