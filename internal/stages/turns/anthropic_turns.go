@@ -1,0 +1,168 @@
+package turns
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// AnthropicTurns is spec §3.12.2 (validateAnthropicTurns), after GeminiTurns:
+//
+//  1. Dangling tool uses. For each assistant with tool calls, the result ids
+//     of its span (the messages up to the next assistant) are collected,
+//     trimmed: toolResult and legacy tool messages, and toolResult/tool
+//     blocks inside content. An assistant with thinking blocks is kept
+//     unchanged only if every call has an id and a name and a result message
+//     (not a block) with that id whose toolName is absent or equal; else its
+//     whole content becomes the exact text "[tool calls omitted]", or [] when
+//     stopReason is aborted or error. Without thinking, the unanswered calls
+//     are removed, and a content this empties gets the same replacement.
+//  2. Consecutive user messages are merged: the merged message takes the
+//     last one's members, its timestamp is the last one's else the latest
+//     earlier one's, and the contents are concatenated. Choice (the spec's
+//     port note): a non-blank string content becomes a text block before the
+//     merge instead of contributing nothing, so no user text is lost.
+//     Prefix-binding Claude models are merged too: the spec knows them only
+//     from the docs and gives no test for them.
+func AnthropicTurns() stage.Stage {
+	const name = "anthropic_turns"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !env.Policy.ValidateAnthropicTurns {
+			return nil
+		}
+		env.Report.Add(name, "dangling_stripped", stripDangling(t.Messages))
+		var n int
+		t.Messages, n = mergeUsers(t.Messages)
+		env.Report.Add(name, "merged", n)
+		return nil
+	}}
+}
+
+// spanResults are the tool results that follow one assistant.
+type spanResults struct {
+	names  map[string][]string // result message id -> its toolNames ("" when absent)
+	blocks map[string]bool     // ids of result blocks inside content
+}
+
+func (s spanResults) answered(id string) bool { return len(s.names[id]) > 0 || s.blocks[id] }
+
+// stripDangling is step 1 over the whole list; it returns how many
+// assistants it changed.
+func stripDangling(msgs []*transcript.Message) int {
+	changed := 0
+	for i, m := range msgs {
+		if m.Role() != transcript.RoleAssistant || len(m.ToolCalls()) == 0 {
+			continue
+		}
+		if stripAssistantDangling(m, collectSpan(msgs[i+1:])) {
+			changed++
+		}
+	}
+	return changed
+}
+
+// collectSpan gathers the result ids of the messages before the next
+// assistant.
+func collectSpan(after []*transcript.Message) spanResults {
+	s := spanResults{names: map[string][]string{}, blocks: map[string]bool{}}
+	for _, m := range after {
+		role := m.Role()
+		if role == transcript.RoleAssistant {
+			break
+		}
+		if role == transcript.RoleToolResult || role == transcript.RoleTool {
+			if id, ok := m.ResultID(); ok {
+				name, _ := m.String("toolName")
+				s.names[id] = append(s.names[id], strings.TrimSpace(name))
+			}
+		}
+		blocks, _ := m.Blocks()
+		for _, b := range blocks {
+			if t := b.Type(); t == transcript.RoleToolResult || t == transcript.RoleTool {
+				if id, ok := blockResultID(b); ok {
+					s.blocks[id] = true
+				}
+			}
+		}
+	}
+	return s
+}
+
+// blockResultID is a result block's trimmed id (the same members as a
+// result message's).
+func blockResultID(b *transcript.Block) (string, bool) {
+	for _, k := range transcript.ResultIDFields {
+		if s, ok := b.String(k); ok {
+			if s = strings.TrimSpace(s); s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// stripAssistantDangling applies step 1 to one assistant.
+func stripAssistantDangling(m *transcript.Message, s spanResults) bool {
+	blocks, _ := m.Blocks()
+	thinking := false
+	for _, b := range blocks {
+		if b.IsThinking() {
+			thinking = true
+			break
+		}
+	}
+	if thinking {
+		for _, b := range blocks {
+			if b.IsToolCall() && !answeredByMessage(b, s) {
+				omitToolCalls(m)
+				return true
+			}
+		}
+		return false
+	}
+	kept := make([]*transcript.Block, 0, len(blocks))
+	for _, b := range blocks {
+		if id, ok := b.CallID(); ok && b.IsToolCall() && !s.answered(strings.TrimSpace(id)) {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	if len(kept) == len(blocks) {
+		return false
+	}
+	if len(kept) == 0 {
+		omitToolCalls(m)
+	} else {
+		m.SetBlocks(kept)
+	}
+	return true
+}
+
+// answeredByMessage is the thinking path's test: the call has an id and a
+// name, and a result message with that id whose name is unknown or equal.
+func answeredByMessage(b *transcript.Block, s spanResults) bool {
+	id, ok := b.CallID()
+	name, _ := b.String("name")
+	if !ok || strings.TrimSpace(id) == "" || strings.TrimSpace(name) == "" {
+		return false
+	}
+	for _, n := range s.names[strings.TrimSpace(id)] {
+		if n == "" || n == strings.TrimSpace(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// omitToolCalls replaces the content with "[tool calls omitted]", or with
+// [] for an aborted or failed turn.
+func omitToolCalls(m *transcript.Message) {
+	switch m.StopReason() {
+	case transcript.StopAborted, transcript.StopError:
+		m.SetBlocks(nil)
+	default:
+		m.SetBlocks([]*transcript.Block{transcript.TextBlock(toolCallsOmitted)})
+	}
+}

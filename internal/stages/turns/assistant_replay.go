@@ -1,0 +1,254 @@
+package turns
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// AssistantReplay is spec §3.2 (normalizeAssistantReplayContent, always on),
+// which also carries Bedrock's empty-turn handling (§3.16):
+//   - user turns: a blank string content drops the message; blank text
+//     blocks are removed from array content, and a message whose array this
+//     empties is dropped (an array that was already empty is left to the
+//     blank-block rule's placeholder);
+//   - transcript-only assistant rows are dropped. Choice: the test is the one
+//     OpenClaw's shared predicate applies, provider "openclaw" and model
+//     "delivery-mirror" or "gateway-injected" (both trimmed). Newer builds
+//     also honour an openclawDeliveryMirror marker whose valid shape is not
+//     documented, so it is not used: nothing else is dropped;
+//   - assistant string content: blank or the silent reply NO_REPLY drops the
+//     message, anything else becomes one text block. OpenClaw's display
+//     sanitiser is not specified, so text is compared trimmed and never
+//     rewritten;
+//   - an object content becomes a one-element array; null, a primitive or a
+//     missing content becomes [];
+//   - array content loses text blocks that are blank or NO_REPLY; a message
+//     this empties is dropped, and so is one left with reasoning only after
+//     its NO_REPLY text was removed;
+//   - a "length" turn with reasoning and nothing but blank text is dropped;
+//   - an empty content with stopReason "error", or a zero-usage empty
+//     "stop" turn, gets the exact sentinel text; other empty turns are kept;
+//   - trailing sentinel or empty failed turns are popped from the end.
+//
+// Zero usage means no usage member, or usage whose token counts (input,
+// output, cacheRead, cacheWrite, totalTokens) are all 0 or absent.
+func AssistantReplay() stage.Stage {
+	const name = "assistant_replay"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		var out []*transcript.Message // nil until the first drop
+		dropped, normalised, sentinels := 0, 0, 0
+		for i, m := range t.Messages {
+			keep, changed, sentinel := replayMessage(m)
+			if changed {
+				normalised++
+			}
+			if sentinel {
+				sentinels++
+			}
+			if !keep {
+				dropped++
+				if out == nil {
+					out = append(make([]*transcript.Message, 0, len(t.Messages)), t.Messages[:i]...)
+				}
+				continue
+			}
+			if out != nil {
+				out = append(out, m)
+			}
+		}
+		if out != nil {
+			t.Messages = out
+		}
+		trimmed := 0
+		for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1]) {
+			t.Messages = t.Messages[:len(t.Messages)-1]
+			trimmed++
+		}
+		env.Report.Add(name, "dropped", dropped)
+		env.Report.Add(name, "normalised", normalised)
+		env.Report.Add(name, "sentinel", sentinels)
+		env.Report.Add(name, "trailing_trimmed", trimmed)
+		return nil
+	}}
+}
+
+// replayMessage applies §3.2 to one message: keep is false when the message
+// leaves the replay copy, changed when its content was rewritten, sentinel
+// when it received the stream-error text.
+func replayMessage(m *transcript.Message) (keep, changed, sentinel bool) {
+	switch m.Role() {
+	case transcript.RoleUser:
+		return replayUser(m)
+	case transcript.RoleAssistant:
+		return replayAssistant(m)
+	}
+	return true, false, false
+}
+
+func replayUser(m *transcript.Message) (keep, changed, sentinel bool) {
+	if s, ok := m.ContentString(); ok {
+		return !transcript.IsBlank(s), false, false
+	}
+	blocks, ok := m.Blocks()
+	if !ok {
+		return true, false, false
+	}
+	kept, removed := withoutBlankText(blocks)
+	if removed == 0 {
+		return true, false, false
+	}
+	if len(kept) == 0 {
+		return false, false, false
+	}
+	m.SetBlocks(kept)
+	return true, true, false
+}
+
+func replayAssistant(m *transcript.Message) (keep, changed, sentinel bool) {
+	if isTranscriptOnly(m) {
+		return false, false, false
+	}
+	if s, ok := m.ContentString(); ok {
+		if isSilentOrBlank(s) {
+			return false, false, false
+		}
+		m.SetBlocks([]*transcript.Block{transcript.TextBlock(s)})
+		changed = true
+	} else if raw, has := m.Get("content"); !has || len(raw) == 0 || raw[0] != '[' {
+		if has && len(raw) > 0 && raw[0] == '{' {
+			m.Set("content", append(append([]byte{'['}, raw...), ']'))
+		} else {
+			m.SetBlocks(nil)
+		}
+		changed = true
+	}
+	blocks, _ := m.Blocks()
+	kept, removedSilent, removed := withoutSilentText(blocks)
+	if removed > 0 {
+		if len(kept) == 0 || (removedSilent > 0 && onlyReasoning(kept)) {
+			return false, changed, false
+		}
+		m.SetBlocks(kept)
+		changed = true
+	}
+	if m.StopReason() == transcript.StopLength && onlyReasoning(kept) && len(kept) > 0 {
+		return false, changed, false
+	}
+	if len(kept) == 0 && (m.StopReason() == transcript.StopError || isZeroUsageStop(m)) {
+		m.SetBlocks([]*transcript.Block{transcript.TextBlock(streamErrorFallbackText)})
+		return true, true, true
+	}
+	return true, changed, false
+}
+
+// isTranscriptOnly reports whether m is an OpenClaw delivery mirror or a
+// gateway-injected row, which exist only for the transcript.
+func isTranscriptOnly(m *transcript.Message) bool {
+	provider, _ := m.String("provider")
+	if strings.TrimSpace(provider) != "openclaw" {
+		return false
+	}
+	model, _ := m.String("model")
+	switch strings.TrimSpace(model) {
+	case "delivery-mirror", "gateway-injected":
+		return true
+	}
+	return false
+}
+
+func isSilentOrBlank(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "" || s == silentReplyToken
+}
+
+// withoutSilentText removes the blocks whose string text is blank or the
+// silent reply; removedSilent counts the silent replies among removed.
+func withoutSilentText(blocks []*transcript.Block) (kept []*transcript.Block, removedSilent, removed int) {
+	for _, b := range blocks {
+		if s, ok := b.Text(); ok && isSilentOrBlank(s) {
+			removed++
+			if strings.TrimSpace(s) == silentReplyToken {
+				removedSilent++
+			}
+		}
+	}
+	if removed == 0 {
+		return blocks, 0, 0
+	}
+	kept = make([]*transcript.Block, 0, len(blocks)-removed)
+	for _, b := range blocks {
+		if s, ok := b.Text(); ok && isSilentOrBlank(s) {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	return kept, removedSilent, removed
+}
+
+// onlyReasoning reports whether every block is a thinking block or a blank
+// text block, with at least one thinking block.
+func onlyReasoning(blocks []*transcript.Block) bool {
+	thinking := false
+	for _, b := range blocks {
+		switch {
+		case b.IsThinking():
+			thinking = true
+		case isBlankText(b):
+		default:
+			return false
+		}
+	}
+	return thinking
+}
+
+// usageTokenFields are the token counts of a usage object (spec §1.2).
+var usageTokenFields = []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+
+// hasZeroUsage reports whether m's usage has no non-zero token count.
+func hasZeroUsage(m *transcript.Message) bool {
+	raw, ok := m.Get("usage")
+	if !ok {
+		return true
+	}
+	usage, err := transcript.ParseObject(raw)
+	if err != nil {
+		return string(raw) == "null"
+	}
+	for _, k := range usageTokenFields {
+		if v, ok := usage.Number(k); ok && v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isZeroUsageStop reports whether m is a "stop" turn with zero usage (its
+// content is checked by the caller).
+func isZeroUsageStop(m *transcript.Message) bool {
+	return m.StopReason() == transcript.StopStop && hasZeroUsage(m)
+}
+
+// isTrailingFailure reports whether a last message must be popped (§3.2
+// trailing trim): an empty failed turn, or one whose only block is the
+// sentinel text and that failed or has zero usage.
+func isTrailingFailure(m *transcript.Message) bool {
+	if m.Role() != transcript.RoleAssistant {
+		return false
+	}
+	blocks, ok := m.Blocks()
+	if !ok {
+		return false
+	}
+	switch len(blocks) {
+	case 0:
+		return m.StopReason() == transcript.StopError || isZeroUsageStop(m)
+	case 1:
+		s, isText := blocks[0].Text()
+		return isText && blocks[0].Type() == transcript.BlockText && s == streamErrorFallbackText &&
+			(m.StopReason() == transcript.StopError || hasZeroUsage(m))
+	}
+	return false
+}

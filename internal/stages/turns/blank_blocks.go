@@ -1,0 +1,131 @@
+package turns
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// BlankBlocks is the blank-text and placeholder part of spec §3.3 (newer
+// build, always on; images are the media stage's):
+//   - toolResult and user array content lose blank text blocks; when nothing
+//     is left (an empty array included) the content becomes one text block
+//     "[empty content omitted]";
+//   - assistant array content loses blank text blocks; an assistant left
+//     empty is dropped, unless it carries providerReplay state;
+//   - a legacy video block (mimeType video/*) of any of these roles gets its
+//     base64 data canonicalised (white space removed), or becomes the text
+//     "[video omitted: corrupted base64 payload]" when the payload is not
+//     base64 (an empty payload included).
+//
+// A non-blank image block counts as content.
+func BlankBlocks() stage.Stage {
+	const name = "blank_blocks"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		var out []*transcript.Message
+		removed, placeholders, dropped, videos := 0, 0, 0, 0
+		for i, m := range t.Messages {
+			keep := true
+			switch m.Role() {
+			case transcript.RoleUser, transcript.RoleToolResult:
+				if blocks, ok := m.Blocks(); ok {
+					blocks, v := fixVideos(blocks)
+					videos += v
+					kept, n := withoutBlankText(blocks)
+					removed += n
+					if len(kept) == 0 {
+						kept = []*transcript.Block{transcript.TextBlock(emptyContentOmitted)}
+						placeholders++
+					}
+					m.SetBlocks(kept)
+				}
+			case transcript.RoleAssistant:
+				if blocks, ok := m.Blocks(); ok {
+					blocks, v := fixVideos(blocks)
+					videos += v
+					kept, n := withoutBlankText(blocks)
+					removed += n
+					if len(kept) == 0 && !m.Has("providerReplay") {
+						keep = false
+						dropped++
+					} else {
+						m.SetBlocks(kept)
+					}
+				}
+			}
+			if !keep && out == nil {
+				out = append(make([]*transcript.Message, 0, len(t.Messages)), t.Messages[:i]...)
+			} else if keep && out != nil {
+				out = append(out, m)
+			}
+		}
+		if out != nil {
+			t.Messages = out
+		}
+		env.Report.Add(name, "blank_text_removed", removed)
+		env.Report.Add(name, "placeholder", placeholders)
+		env.Report.Add(name, "dropped", dropped)
+		env.Report.Add(name, "video_fixed", videos)
+		return nil
+	}}
+}
+
+// fixVideos canonicalises legacy video blocks (a corrupt one is replaced by
+// the exact omission text, in a new slice) and returns how many it changed.
+func fixVideos(blocks []*transcript.Block) ([]*transcript.Block, int) {
+	n := 0
+	out := blocks
+	for i, b := range blocks {
+		if b.Type() != transcript.BlockVideo {
+			continue
+		}
+		mime, _ := b.String("mimeType")
+		data, isString := b.String("data")
+		if !strings.HasPrefix(mime, "video/") || !isString {
+			continue
+		}
+		canon, ok := canonicalBase64(data)
+		switch {
+		case !ok:
+			if &out[0] == &blocks[0] {
+				out = append([]*transcript.Block(nil), blocks...)
+			}
+			out[i] = transcript.TextBlock(videoCorrupted)
+			n++
+		case canon != data:
+			b.SetString("data", canon)
+			n++
+		}
+	}
+	return out, n
+}
+
+// canonicalBase64 is §3.3's canonical form: characters <= 0x20 removed, only
+// A-Z a-z 0-9 + / with at most two '=' at the end, a length that is a
+// multiple of 4 and not zero.
+func canonicalBase64(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] > 0x20 {
+			b.WriteByte(s[i])
+		}
+	}
+	c := b.String()
+	if c == "" || len(c)%4 != 0 {
+		return "", false
+	}
+	body := strings.TrimRight(c, "=")
+	if len(c)-len(body) > 2 {
+		return "", false
+	}
+	for i := 0; i < len(body); i++ {
+		ch := body[i]
+		if !(ch >= 'A' && ch <= 'Z' || ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '+' || ch == '/') {
+			return "", false
+		}
+	}
+	return c, true
+}

@@ -1,0 +1,35 @@
+package turns
+
+import (
+	"context"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// DropReasoningFromHistory is spec §3.8.4 (newer builds; the policy flag of
+// OpenAI-compatible chat completions): every assistant loses its thinking
+// blocks except the assistant of the current tool turn (it has a tool call,
+// comes after the latest user message with no other assistant in between,
+// and a tool result follows it). A content this empties becomes the exact
+// text "[assistant reasoning omitted]". The opt-outs the spec mentions
+// (custom models marked reasoning:true, provider exceptions) are not in the
+// job contract, so the policy flag alone decides.
+func DropReasoningFromHistory() stage.Stage {
+	const name = "drop_reasoning_from_history"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !env.Policy.DropReasoningFromHistory {
+			return nil
+		}
+		keep := currentTurnToolCall(t.Messages)
+		all := func(*transcript.Block) bool { return true }
+		n := 0
+		for i, m := range t.Messages {
+			if m.Role() == transcript.RoleAssistant && i != keep {
+				n += dropThinking(m, all)
+			}
+		}
+		env.Report.Add(name, "dropped", n)
+		return nil
+	}}
+}

@@ -1,0 +1,59 @@
+package turns
+
+import (
+	"context"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// InvalidSignatures is spec §3.4.3, for signed-thinking providers and
+// policies that preserve signatures: every assistant but the preserved
+// latest one drops each thinking block without a replayable signature (a
+// non-blank string signature, thinkingSignature or thought_signature; data
+// also counts on redacted_thinking). A content this empties becomes the
+// exact text "[assistant reasoning omitted]".
+//
+// The latest assistant with array content is preserved when the job's
+// preserve_latest_assistant_thinking option says so, or, without the
+// option, when it is the last message or the assistant of the current tool
+// turn (it has a tool call, a tool result follows it, no user message comes
+// after it and no other assistant sits between it and the preceding user).
+func InvalidSignatures() stage.Stage {
+	const name = "invalid_signatures"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !env.Policy.SignedThinkingProvider() && !env.Policy.PreserveSignatures {
+			return nil
+		}
+		latest := latestArrayAssistant(t.Messages)
+		preserve := false
+		if o := t.Options.PreserveLatestAssistantThinking; o != nil {
+			preserve = *o
+		} else if latest >= 0 {
+			preserve = latest == len(t.Messages)-1 || latest == currentTurnToolCall(t.Messages)
+		}
+		unsigned := func(b *transcript.Block) bool { return !hasReplayableSignature(b) }
+		n := 0
+		for i, m := range t.Messages {
+			if m.Role() != transcript.RoleAssistant || (preserve && i == latest) {
+				continue
+			}
+			n += dropThinking(m, unsigned)
+		}
+		env.Report.Add(name, "dropped", n)
+		return nil
+	}}
+}
+
+// latestArrayAssistant returns the index of the last assistant whose content
+// is an array, or -1.
+func latestArrayAssistant(msgs []*transcript.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role() == transcript.RoleAssistant {
+			if _, ok := msgs[i].Blocks(); ok {
+				return i
+			}
+		}
+	}
+	return -1
+}

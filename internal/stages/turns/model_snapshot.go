@@ -1,0 +1,103 @@
+package turns
+
+import (
+	"context"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// ModelSnapshotRead is the read half of spec §3.13, at §4 step 0: it finds
+// the newest model-snapshot custom entry of the session and sets
+// env.ModelChanged when its provider, modelApi or modelId differs from the
+// target's (absent or null compared as ""). The target is compared in its
+// resolved form (normalised provider, trimmed API and model). Choice: with no
+// prior snapshot the model did not change (there is nothing to have changed
+// from), so the Responses reasoning downgrade keeps its normal form.
+func ModelSnapshotRead() stage.Stage {
+	return stage.Stage{Name: "model_snapshot_read", Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		prior, ok := priorSnapshot(t.CustomEntries)
+		env.ModelChanged = ok && prior != currentSnapshot(env)
+		return nil
+	}}
+}
+
+// ModelSnapshot is the write half of spec §3.13, at §4 step 17: when the
+// target names at least one of provider, modelApi and modelId, and the
+// session has no prior snapshot or the model changed, it appends one
+// model-snapshot entry to t.AppendEntries with data {timestamp, provider,
+// modelApi, modelId}. The timestamp is the job's now_ms, else the newest
+// parseable message timestamp, and is left out when neither exists. It
+// never appends twice in one job.
+func ModelSnapshot() stage.Stage {
+	const name = "model_snapshot"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		cur := currentSnapshot(env)
+		if cur == (snapshot{}) {
+			return nil
+		}
+		if prior, ok := priorSnapshot(t.CustomEntries); ok && prior == cur {
+			return nil
+		}
+		for _, e := range t.AppendEntries {
+			if e.CustomType == customModelSnapshot {
+				return nil
+			}
+		}
+		type data struct {
+			Timestamp *int64 `json:"timestamp,omitempty"`
+			Provider  string `json:"provider"`
+			ModelAPI  string `json:"modelApi"`
+			ModelID   string `json:"modelId"`
+		}
+		d := data{Provider: cur.provider, ModelAPI: cur.api, ModelID: cur.model}
+		if ts, ok := snapshotTime(t, env); ok {
+			d.Timestamp = &ts
+		}
+		raw, err := transcript.Marshal(d)
+		if err != nil {
+			return err
+		}
+		t.AppendEntries = append(t.AppendEntries, transcript.CustomEntry{CustomType: customModelSnapshot, Data: raw})
+		env.Report.Add(name, "appended", 1)
+		return nil
+	}}
+}
+
+// snapshot is the model identity a model-snapshot entry records.
+type snapshot struct{ provider, api, model string }
+
+func currentSnapshot(env *stage.Env) snapshot {
+	return snapshot{env.Policy.Provider, env.Policy.API, env.Policy.Model}
+}
+
+// priorSnapshot reads the newest model-snapshot entry; a non-string field
+// reads as "".
+func priorSnapshot(entries []transcript.CustomEntry) (snapshot, bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].CustomType != customModelSnapshot {
+			continue
+		}
+		obj, _ := transcript.ParseObject(entries[i].Data)
+		p, _ := obj.String("provider")
+		a, _ := obj.String("modelApi")
+		m, _ := obj.String("modelId")
+		return snapshot{p, a, m}, true
+	}
+	return snapshot{}, false
+}
+
+// snapshotTime is now_ms, else the newest parseable message timestamp.
+func snapshotTime(t *transcript.Transcript, env *stage.Env) (int64, bool) {
+	if env.Settings.HasNow {
+		return env.Settings.NowMs, true
+	}
+	var latest int64
+	found := false
+	for _, m := range t.Messages {
+		if ts, ok := m.Timestamp(); ok && (!found || ts > latest) {
+			latest, found = ts, true
+		}
+	}
+	return latest, found
+}

@@ -1,0 +1,129 @@
+package turns
+
+import (
+	"context"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// ProviderTurns goes beyond OpenClaw: it is the last rule of the chain and
+// makes the turn shape acceptable to targets that are strict about it — the
+// Anthropic family (Anthropic Messages, Vertex, Bedrock Converse), the
+// Google family (Gemini), and every policy that validates Anthropic or
+// Gemini turns (the strict OpenAI-compatible rows: vLLM, Gemma and the
+// like). It does only what those providers need:
+//
+//   - No empty or blank text: Anthropic rejects empty text blocks and empty
+//     string content, Bedrock rejects blank text, Gemini rejects empty
+//     parts. Text blocks whose text is blank or not a string are removed. A
+//     user or tool-result content left empty (or blank) becomes
+//     "[empty content omitted]" (§3.3's placeholder).
+//   - No assistant content [] (Bedrock Converse: "ContentBlock must not be
+//     empty"; Anthropic: non-empty content; Gemini: non-empty parts): an
+//     assistant left empty, such as an aborted turn whose calls were
+//     stripped, gets the stream-error sentinel text of §3.2.
+//   - Alternation: Bedrock Converse, Gemini and strict OpenAI-compatible
+//     servers reject consecutive same-role turns (the Anthropic API folds
+//     them, so merging costs it nothing). Consecutive assistants are merged
+//     as §3.12.1 merges them, consecutive users as §3.12.2 does. Tool
+//     results and the other non-assistant roles (summaries, custom) are on
+//     the user side: the transports send them in user turns, so a user
+//     message after tool results continues the same user turn.
+//   - The first turn is the user's (Anthropic, Bedrock, Gemini, strict
+//     OpenAI-compatible): a history that starts with an assistant gets the
+//     exact "(session bootstrap)" user turn of §3.11 in front, stamped like
+//     GoogleBootstrap's.
+//
+// Gemini's function-call placement (right after a user turn or a function
+// response) and its equal response counts come from pairing, which runs
+// earlier; merging never separates a call from its results, because pairing
+// puts results right after their assistant.
+func ProviderTurns() stage.Stage {
+	const name = "provider_turns"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		p := env.Policy
+		if !p.ValidateAnthropicTurns && !p.ValidateGeminiTurns && !p.IsAnthropicFamily() && !p.IsGoogleFamily() {
+			return nil
+		}
+		filled := 0
+		for _, m := range t.Messages {
+			if fillEmptyContent(m) {
+				filled++
+			}
+		}
+		env.Report.Add(name, "content_fixed", filled)
+		var n int
+		t.Messages, n = mergeAssistants(t.Messages)
+		env.Report.Add(name, "assistants_merged", n)
+		t.Messages, n = mergeUsers(t.Messages)
+		env.Report.Add(name, "users_merged", n)
+		for _, m := range t.Messages {
+			if !hasRole(m) {
+				continue
+			}
+			if m.Role() == transcript.RoleAssistant {
+				ts, ok := stampMs(env, m)
+				t.Messages = append([]*transcript.Message{bootstrapTurn(ts, ok)}, t.Messages...)
+				env.Report.Add(name, "bootstrap", 1)
+			}
+			break
+		}
+		return nil
+	}}
+}
+
+// isEmptyText reports whether b is a text block with blank or non-string text.
+func isEmptyText(b *transcript.Block) bool {
+	if b.Type() != transcript.BlockText {
+		return false
+	}
+	s, ok := b.Text()
+	return !ok || transcript.IsBlank(s)
+}
+
+// fillEmptyContent removes empty text blocks from a user, tool-result or
+// assistant content and fills a content left empty; it reports whether m
+// changed.
+func fillEmptyContent(m *transcript.Message) bool {
+	var filler string
+	switch m.Role() {
+	case transcript.RoleUser, transcript.RoleToolResult:
+		filler = emptyContentOmitted
+	case transcript.RoleAssistant:
+		filler = streamErrorFallbackText
+	default:
+		return false
+	}
+	if s, ok := m.ContentString(); ok {
+		if !transcript.IsBlank(s) {
+			return false
+		}
+		m.SetBlocks([]*transcript.Block{transcript.TextBlock(filler)})
+		return true
+	}
+	blocks, ok := m.Blocks()
+	if !ok {
+		return false
+	}
+	empty := 0
+	for _, b := range blocks {
+		if isEmptyText(b) {
+			empty++
+		}
+	}
+	if empty == 0 && len(blocks) > 0 {
+		return false
+	}
+	kept := make([]*transcript.Block, 0, len(blocks)-empty+1)
+	for _, b := range blocks {
+		if !isEmptyText(b) {
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		kept = append(kept, transcript.TextBlock(filler))
+	}
+	m.SetBlocks(kept)
+	return true
+}

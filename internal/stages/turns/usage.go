@@ -1,0 +1,116 @@
+package turns
+
+import (
+	"context"
+	"math"
+	"strconv"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// zeroUsage is the zeroed usage snapshot of spec §3.14.
+const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+
+// Usage is spec §3.14 (compaction usage hygiene, always on):
+//   - when the history has a compactionSummary, every assistant whose usage
+//     is an object and that is timestamped at or before the latest
+//     compaction timestamp, or placed before the last compactionSummary
+//     message, gets the zero usage snapshot;
+//   - then every assistant's usage is normalised: a missing or non-object
+//     usage becomes the zero snapshot; missing or non-number token counts
+//     become 0; totalTokens is the given number or the sum of the four
+//     counts; cost is kept and completed the same way (total = given or the
+//     sum) when at least one of its five fields is a number, and is left out
+//     of the normalised usage otherwise. Other members of usage are kept in
+//     their places; a usage that already has these values is not touched.
+func Usage() stage.Stage {
+	const name = "usage"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		boundary, hasBoundary := latestCompaction(t.Messages)
+		lastSummary := lastIndexOfRole(t.Messages, transcript.RoleCompactionSummary)
+		zeroed, normalised := 0, 0
+		for i, m := range t.Messages {
+			if m.Role() != transcript.RoleAssistant {
+				continue
+			}
+			raw, has := m.Get("usage")
+			usage, err := transcript.ParseObject(raw)
+			if !has || err != nil {
+				m.Set("usage", []byte(zeroUsage))
+				normalised++
+				continue
+			}
+			if lastSummary >= 0 {
+				ts, ok := m.Timestamp()
+				if i < lastSummary || (hasBoundary && ok && ts <= boundary) {
+					if string(raw) != zeroUsage {
+						m.Set("usage", []byte(zeroUsage))
+						zeroed++
+					}
+					continue
+				}
+			}
+			if normaliseUsage(&usage) {
+				m.Set("usage", usage.AppendJSON(nil))
+				normalised++
+			}
+		}
+		env.Report.Add(name, "zeroed", zeroed)
+		env.Report.Add(name, "normalised", normalised)
+		return nil
+	}}
+}
+
+// normaliseUsage completes u in place and reports whether it changed.
+func normaliseUsage(u *transcript.Object) bool {
+	changed := completeCounts(u, []string{"input", "output", "cacheRead", "cacheWrite"}, "totalTokens")
+	raw, has := u.Get("cost")
+	cost, err := transcript.ParseObject(raw)
+	if !has || err != nil {
+		return changed
+	}
+	finite := false
+	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite", "total"} {
+		if _, ok := cost.Number(k); ok {
+			finite = true
+		}
+	}
+	if !finite {
+		return u.Delete("cost") || changed
+	}
+	if completeCounts(&cost, []string{"input", "output", "cacheRead", "cacheWrite"}, "total") {
+		u.Set("cost", cost.AppendJSON(nil))
+		changed = true
+	}
+	return changed
+}
+
+// completeCounts sets each of parts that is not a number to 0, and total to
+// the sum of parts when it is not a number. It reports whether it changed o.
+func completeCounts(o *transcript.Object, parts []string, total string) bool {
+	changed := false
+	sum := 0.0
+	for _, k := range parts {
+		v, ok := o.Number(k)
+		if !ok {
+			changed = o.Set(k, []byte("0")) || changed
+		}
+		sum += v
+	}
+	if _, ok := o.Number(total); !ok {
+		changed = o.Set(total, formatNumber(sum)) || changed
+	}
+	return changed
+}
+
+// formatNumber writes a sum as a JSON number (integers without a fraction).
+func formatNumber(f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return []byte("0")
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.AppendInt(nil, int64(f), 10)
+	}
+	return strconv.AppendFloat(nil, f, 'g', -1, 64)
+}
