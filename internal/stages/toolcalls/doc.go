@@ -1,0 +1,41 @@
+// Package toolcalls holds the hygiene rules that look at tool calls and
+// tool-result ids (spec §3.5, §3.6, §3.10):
+//
+//   - ToolCallInputs ("tool_call_inputs", §3.5, §4 step 9): drops malformed
+//     calls (no input/arguments, no id in any id member, an invalid or
+//     disallowed name, a partialJson scratch buffer except on a finalised
+//     OpenAI Responses call, which only loses the buffer), trims names,
+//     removes assistants emptied by drops and non-object entries, and keeps
+//     immutable signed-thinking turns byte-identical or drops them whole.
+//   - ToolCallIDs ("tool_call_ids", §3.6, §4 step 11) and
+//     ToolCallIDsInImagePass ("tool_call_ids_early", §4 step 3): strict and
+//     strict9 id sanitising with the occurrence-aware resolver, native
+//     toolu_ and Kimi ids, the OpenAI duplicate style, the newer result-id
+//     rule and preserved replay-safe signed turns; when ids are not
+//     sanitised, only the ids the target rejects are rewritten.
+//   - StripDetails ("strip_details", §3.10, §4 step 13): removes "details"
+//     from tool results.
+//
+// Choices the spec leaves open (each rule's doc comment has the details):
+//
+//   - An empty allowed_tool_names list means no list (a job cannot tell an
+//     empty list from an absent one).
+//   - A blank id counts as missing for input validation.
+//   - A signed turn must carry its ids in "id" to be replayed as it is; the
+//     displacement check of §3.5 looks at any displaced result of the span.
+//   - Every id ToolCallIDs emits is accepted by the target (policy.IDLimits),
+//     including ids OpenClaw keeps as they are; a signed turn with an id the
+//     target rejects is not replay-safe.
+//   - Ids are matched trimmed, as pairing repair does, and a result always
+//     receives the id of the call pairing would pair it with by raw id, so
+//     id rewriting never re-pairs a result (OpenClaw's plain FIFO can). An
+//     ambiguous displaced result stays unpaired.
+//   - An orphan result whose id is already valid for the mode keeps it, so
+//     the rule is idempotent; no clock is read (hash fallbacks instead).
+//   - The OpenAI duplicate style re-hashes repeats of call_ ids only; other
+//     ids follow the strict rules.
+//
+// None of these rules creates a tool result. A call dropped by
+// ToolCallInputs leaves its results behind as orphans, which pairing repair
+// (a later rule) removes.
+package toolcalls

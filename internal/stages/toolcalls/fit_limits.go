@@ -1,0 +1,117 @@
+package toolcalls
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// fitLimits rewrites only the ids the target rejects, for a policy that does
+// not sanitise ids but whose target limits them (the OpenAI Responses row:
+// ids off, 64 characters at most; a passthrough Chat Completions row: 40;
+// an Anthropic-wire row without id sanitising: the Anthropic pattern).
+//
+// Ids are grouped by their trimmed value, the way pairing repair compares
+// them. A group is rewritten when any of its call ids or result id members is
+// rejected; all its members then get one new id: the trimmed value itself
+// when the target accepts it, otherwise fitID. New ids are kept apart from
+// every other group, so the rewrite pairs exactly what was paired before.
+func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	lim := env.Policy.IDLimits
+	bad := map[string]bool{} // trimmed id → rejected somewhere
+	var order []string       // trimmed ids in order of first appearance
+	see := func(raw string) {
+		k := strings.TrimSpace(raw)
+		if k == "" {
+			return
+		}
+		rejected, seen := bad[k]
+		if !seen {
+			order = append(order, k)
+		}
+		bad[k] = rejected || !lim.Valid(raw)
+	}
+	for i, m := range t.Messages {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		forEachID(m, func(raw string, _ func(string)) { see(raw) })
+	}
+	used := make(map[string]struct{}, len(order))
+	anyBad := false
+	for _, k := range order {
+		if bad[k] {
+			anyBad = true
+		} else {
+			used[k] = struct{}{}
+		}
+	}
+	if !anyBad {
+		return nil
+	}
+	newID := map[string]string{}
+	for _, k := range order {
+		if !bad[k] {
+			continue
+		}
+		id := k
+		if _, taken := used[k]; taken || !lim.Valid(k) {
+			fitted, ok := fitID(k, lim, used)
+			if !ok {
+				return errNoAcceptedID(k, lim)
+			}
+			id = fitted
+		}
+		used[id] = struct{}{}
+		newID[k] = id
+	}
+	calls, results := 0, 0
+	for _, m := range t.Messages {
+		forEachID(m, func(raw string, set func(string)) {
+			id, ok := newID[strings.TrimSpace(raw)]
+			if !ok || id == raw {
+				return
+			}
+			set(id)
+			if m.Role() == transcript.RoleAssistant {
+				calls++
+			} else {
+				results++
+			}
+		})
+	}
+	env.Report.Add(idsStage, "calls_rewritten", calls)
+	env.Report.Add(idsStage, "results_rewritten", results)
+	return nil
+}
+
+// forEachID calls fn with every tool-call id of an assistant (the "id" of
+// toolCall/toolUse/functionCall blocks) and every non-blank id member of a
+// tool result, with a setter that replaces that id.
+func forEachID(m *transcript.Message, fn func(raw string, set func(string))) {
+	if !m.IsObject() {
+		return
+	}
+	switch m.Role() {
+	case transcript.RoleAssistant:
+		blocks, _ := m.Blocks()
+		for _, b := range blocks {
+			if !b.IsToolCall() {
+				continue
+			}
+			if raw, ok := b.CallID(); ok {
+				fn(raw, func(id string) { b.SetString("id", id) })
+			}
+		}
+	case transcript.RoleToolResult:
+		for _, k := range transcript.ResultIDFields {
+			if s, ok := m.String(k); ok && !transcript.IsBlank(s) {
+				fn(s, func(id string) { m.SetString(k, id) })
+			}
+		}
+	}
+}

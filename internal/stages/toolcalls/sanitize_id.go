@@ -1,0 +1,179 @@
+package toolcalls
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+)
+
+// Fixed ids and lengths of spec §3.6.
+const (
+	strictMaxLen        = 40 // Azure's tool-call id limit
+	strict9Len          = 9
+	strictDefaultID     = "defaulttoolid"
+	strictSanitizedID   = "sanitizedtoolid"
+	strict9DefaultID    = "defaultid"
+	strictHashPrefixLen = 32
+	strictHashLen       = 8
+	maxSuffixAttempt    = 999
+)
+
+// sha256Hex returns the lower-case hex SHA-256 of s.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// alnum returns s with every byte outside [A-Za-z0-9] removed.
+func alnum(s string) string {
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) {
+			b := make([]byte, 0, len(s))
+			for j := 0; j < len(s); j++ {
+				if isAlnum(s[j]) {
+					b = append(b, s[j])
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// isKimiNativeID reports whether id matches ^functions\.[A-Za-z0-9_-]+:\d+$,
+// the native id form of Kimi models (for example functions.read:0).
+func isKimiNativeID(id string) bool {
+	const prefix = "functions."
+	if len(id) <= len(prefix) || id[:len(prefix)] != prefix {
+		return false
+	}
+	rest := id[len(prefix):]
+	colon := -1
+	for i := len(rest) - 1; i >= 0; i-- {
+		if rest[i] == ':' {
+			colon = i
+			break
+		}
+	}
+	if colon <= 0 || colon == len(rest)-1 {
+		return false
+	}
+	for i := 0; i < colon; i++ {
+		if c := rest[i]; !isAlnum(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	for i := colon + 1; i < len(rest); i++ {
+		if c := rest[i]; c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitizer computes the base id of spec §3.6 for one policy. keepKimi is set
+// when native Kimi ids are kept in strict mode, which this package allows only
+// when the target accepts them (IDLimits).
+type sanitizer struct {
+	mode     policy.IDMode
+	keepKimi bool
+}
+
+// sanitize is the spec's sanitizeId(id, mode). The empty id gives the mode's
+// default id.
+func (s sanitizer) sanitize(id string) string {
+	if s.mode == policy.IDModeStrict9 {
+		if id == "" {
+			return strict9DefaultID
+		}
+		a := alnum(id)
+		switch {
+		case len(a) >= strict9Len:
+			return a[:strict9Len]
+		case len(a) > 0:
+			return sha256Hex(a)[:strict9Len]
+		}
+		return sha256Hex("sanitized")[:strict9Len]
+	}
+	if id == "" {
+		return strictDefaultID
+	}
+	if s.keepKimi && isKimiNativeID(id) {
+		return id
+	}
+	if a := alnum(id); a != "" {
+		return a
+	}
+	return strictSanitizedID
+}
+
+// makeUnique is the spec's makeUnique(seed, used, mode): the sanitised seed
+// when it is free, else hashed variants. OpenClaw's last resort is a
+// timestamp; a rule here has no clock, so the hashed variants simply go on
+// (attempt 1000, 1001, …) until one is free, which terminates because the
+// set of used ids is finite.
+func (s sanitizer) makeUnique(seed string, used map[string]struct{}) string {
+	if s.mode == policy.IDModeStrict9 {
+		base := s.sanitize(seed)
+		if _, taken := used[base]; len(base) == strict9Len && !taken {
+			return base
+		}
+		for i := 0; ; i++ {
+			c := sha256Hex(seed + ":" + strconv.Itoa(i))[:strict9Len]
+			if _, taken := used[c]; !taken {
+				return c
+			}
+		}
+	}
+	base := truncate(s.sanitize(seed), strictMaxLen)
+	if _, taken := used[base]; !taken {
+		return base
+	}
+	candidate := truncate(truncate(base, strictHashPrefixLen)+sha256Hex(seed)[:strictHashLen], strictMaxLen)
+	if _, taken := used[candidate]; !taken {
+		return candidate
+	}
+	for n := 2; n <= maxSuffixAttempt; n++ {
+		sfx := "x" + strconv.Itoa(n)
+		c := truncate(candidate, strictMaxLen-len(sfx)) + sfx
+		if _, taken := used[c]; !taken {
+			return c
+		}
+	}
+	for n := maxSuffixAttempt + 1; ; n++ {
+		c := truncate(base, strictHashPrefixLen) + sha256Hex(seed + ":" + strconv.Itoa(n))[:strictHashLen]
+		if _, taken := used[c]; !taken {
+			return c
+		}
+	}
+}
+
+// validInMode reports whether id is already what the mode produces for a
+// fresh id: [A-Za-z0-9]{1,40} in strict (or a kept Kimi id), exactly nine
+// alphanumerics in strict9.
+func (s sanitizer) validInMode(id string) bool {
+	if id == "" {
+		return false
+	}
+	if s.mode == policy.IDModeStrict9 {
+		return len(id) == strict9Len && alnum(id) == id
+	}
+	if s.keepKimi && isKimiNativeID(id) {
+		return len(id) <= strictMaxLen
+	}
+	return len(id) <= strictMaxLen && alnum(id) == id
+}
+
+// truncate cuts s to at most n bytes.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

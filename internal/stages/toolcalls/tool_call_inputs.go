@@ -1,0 +1,204 @@
+package toolcalls
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// inputsStage is the report key and metric label of ToolCallInputs.
+const inputsStage = "tool_call_inputs"
+
+// ctxCheckEvery is how many messages a rule walks between context checks.
+const ctxCheckEvery = 4096
+
+// ToolCallInputs returns the tool-call input validation rule (spec §3.5,
+// newer build; always on).
+//
+// A tool call of any spelling (toolCall, toolUse, functionCall and the
+// snake-case aliases) is dropped when it has neither input nor arguments,
+// has no non-blank id in any of the id members, has an invalid name, has a
+// name outside the job's allowed_tool_names (case-insensitive; an empty list
+// means no list), or still carries a partialJson scratch buffer. A finalised
+// OpenAI Responses call only loses its partialJson. A name with surrounding
+// white space is trimmed. An assistant left with no blocks by these drops is
+// removed, and so are null and other non-object entries.
+//
+// When the policy replays provider-owned signed thinking, an assistant with
+// thinking and tool calls is never edited: it is kept byte-identical when it
+// is replay-safe (see signedTurnSafe) and dropped whole otherwise.
+//
+// The rule only drops calls. It never creates a tool result: pairing repair
+// later removes the results of dropped calls as orphans.
+func ToolCallInputs() stage.Stage {
+	return stage.Stage{Name: inputsStage, Apply: applyToolCallInputs}
+}
+
+// inputsRun is the state of one pass of ToolCallInputs.
+type inputsRun struct {
+	msgs      []*transcript.Message
+	allow     allowList
+	immutable bool
+	// preserved holds the call ids of the signed turns kept so far.
+	preserved map[string]struct{}
+	// earlier holds the trimmed call ids of every assistant seen so far.
+	earlier map[string]struct{}
+	report  *stage.Report
+}
+
+func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	r := &inputsRun{
+		msgs:      t.Messages,
+		allow:     newAllowList(t.Options.AllowedToolNames),
+		immutable: env.Policy.AllowProviderOwnedThinkingReplay(),
+		preserved: map[string]struct{}{},
+		earlier:   map[string]struct{}{},
+		report:    env.Report,
+	}
+	var out []*transcript.Message // nil until the first message is removed
+	for i, m := range t.Messages {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		keep := r.message(i, m)
+		if !keep && out == nil {
+			out = make([]*transcript.Message, i, len(t.Messages))
+			copy(out, t.Messages[:i])
+		}
+		if keep && out != nil {
+			out = append(out, m)
+		}
+	}
+	if out != nil {
+		t.Messages = out
+	}
+	return nil
+}
+
+// message validates one entry and reports whether it stays.
+func (r *inputsRun) message(i int, m *transcript.Message) bool {
+	if !m.IsObject() {
+		r.report.Add(inputsStage, "non_objects_removed", 1)
+		return false
+	}
+	if m.Role() != transcript.RoleAssistant {
+		return true
+	}
+	blocks, ok := m.Blocks()
+	if !ok {
+		return true
+	}
+	defer r.remember(blocks)
+	if r.immutable && isSignedToolTurn(blocks) {
+		if r.signedTurnSafe(i, blocks) {
+			for _, b := range blocks {
+				if b.IsAnyToolCall() {
+					r.preserved[trimmedID(b)] = struct{}{}
+				}
+			}
+			return true
+		}
+		r.report.Add(inputsStage, "signed_turns_dropped", 1)
+		r.report.Add(inputsStage, "dropped_calls", countCalls(blocks))
+		r.report.Add(inputsStage, "messages_removed", 1)
+		return false
+	}
+	return r.mutable(m, blocks)
+}
+
+// mutable validates the calls of an ordinary assistant, dropping and
+// trimming in place, and reports whether the message stays.
+func (r *inputsRun) mutable(m *transcript.Message, blocks []*transcript.Block) bool {
+	var kept []*transcript.Block // nil until the first block is dropped
+	dropped := 0
+	for j, b := range blocks {
+		keep := true
+		if b.IsAnyToolCall() {
+			keep = r.fixCall(m, b)
+		}
+		if !keep {
+			dropped++
+			if kept == nil {
+				kept = append(make([]*transcript.Block, 0, len(blocks)), blocks[:j]...)
+			}
+			continue
+		}
+		if kept != nil {
+			kept = append(kept, b)
+		}
+	}
+	if dropped == 0 {
+		return true
+	}
+	r.report.Add(inputsStage, "dropped_calls", dropped)
+	if len(kept) == 0 {
+		r.report.Add(inputsStage, "messages_removed", 1)
+		return false
+	}
+	m.SetBlocks(kept)
+	return true
+}
+
+// fixCall checks one call of a mutable assistant. It reports false when the
+// call must be dropped; otherwise it trims the name and removes the
+// partialJson of a finalised Responses call.
+func (r *inputsRun) fixCall(m *transcript.Message, b *transcript.Block) bool {
+	if !hasInput(b) || !hasAnyCallID(b) {
+		return false
+	}
+	name, ok := callName(b)
+	trimmed := strings.TrimSpace(name)
+	if !ok || !validToolName(trimmed) || !r.allow.allows(trimmed) {
+		return false
+	}
+	if hasPartialJSON(b) {
+		if !finalisedResponsesCall(m, b) {
+			return false
+		}
+		b.Delete("partialJson")
+		r.report.Add(inputsStage, "partial_json_removed", 1)
+	}
+	if trimmed != name {
+		b.SetString("name", trimmed)
+		r.report.Add(inputsStage, "trimmed_names", 1)
+	}
+	return true
+}
+
+// remember records the call ids of an assistant for the displacement check
+// of later signed turns.
+func (r *inputsRun) remember(blocks []*transcript.Block) {
+	for _, b := range blocks {
+		if b.IsAnyToolCall() {
+			if id := trimmedID(b); id != "" {
+				r.earlier[id] = struct{}{}
+			}
+		}
+	}
+}
+
+// countCalls counts the tool calls of any spelling among blocks.
+func countCalls(blocks []*transcript.Block) int {
+	n := 0
+	for _, b := range blocks {
+		if b.IsAnyToolCall() {
+			n++
+		}
+	}
+	return n
+}
+
+// isSignedToolTurn reports whether an assistant has at least one thinking or
+// redacted_thinking block and at least one tool call.
+func isSignedToolTurn(blocks []*transcript.Block) bool {
+	thinking, call := false, false
+	for _, b := range blocks {
+		thinking = thinking || b.IsThinking()
+		call = call || b.IsAnyToolCall()
+	}
+	return thinking && call
+}
