@@ -1,0 +1,175 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// Dead-letter codes of design §2 that the processor produces besides the
+// decode codes of package transcript.
+const (
+	CodeDecompressionFailed = "decompression_failed"
+	CodeInternalError       = "internal_error"
+	CodeOutputTooLarge      = "output_too_large"
+)
+
+// StageDecode names the step before the stages in an Outcome.
+const StageDecode = "decode"
+
+// Outcome is what one job became: a ready payload, or a dead letter with a
+// code, a sentence and the stage that refused it.
+type Outcome struct {
+	Ready   bool
+	Payload []byte // the ready payload (uncompressed JSON) when Ready
+	Code    string // dead-letter code when !Ready
+	Error   string // one sentence naming the field or message index
+	Stage   string // the failing stage, or "decode"
+	Tenant  string // the job's tenant when it was decoded
+	JobID   string // the job's id when it was decoded
+	Report  *stage.Report
+}
+
+// Deps are what the processor runs besides the configuration.
+type Deps struct {
+	// Stages is the rule chain, normally stages.Default(...).
+	Stages []stage.Stage
+	// Observe, when set, is told how long each stage took.
+	Observe func(stage string, d time.Duration)
+}
+
+// Processor turns one job record into its Outcome: bounded decompression,
+// decode, policy resolution, the stage chain, and the ready payload. It is
+// safe for concurrent use and holds no per-job state, so the same record
+// always gives the same bytes.
+type Processor struct {
+	cfg  config.Config
+	deps Deps
+}
+
+// NewProcessor returns a processor for the given configuration.
+func NewProcessor(cfg config.Config, deps Deps) *Processor {
+	return &Processor{cfg: cfg, deps: deps}
+}
+
+// Process runs one job. Its error is only ever the context's: bad input and
+// bugs in a stage (panics included) become dead-letter outcomes.
+func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
+	if max := p.cfg.Limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
+		return Outcome{Code: string(transcript.CodePayloadTooLarge), Stage: StageDecode,
+			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
+	}
+	value, err := compression.Decode(rec.Value, rec.Headers, p.cfg.Limits.MaxJobBytes)
+	if err != nil {
+		return decompressionOutcome(err), nil
+	}
+	t, err := transcript.DecodeJob(value, transcript.Limits{
+		MaxBytes:    int(p.cfg.Limits.MaxJobBytes),
+		MaxMessages: p.cfg.Limits.MaxMessages,
+		MaxDepth:    p.cfg.Limits.MaxDepth,
+	})
+	if err != nil {
+		return Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error(), Stage: StageDecode}, nil
+	}
+	return p.Run(ctx, t)
+}
+
+// Run runs the stage chain over a decoded transcript and encodes the ready
+// payload. It is the part of Process shared with `worker sanitize` and
+// `worker replay`, which decode their input themselves.
+func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
+	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
+	if err := ValidateOptions(t.Options); err != nil {
+		out.Code, out.Error, out.Stage = string(transcript.CodeInvalidJob), err.Error(), StageDecode
+		return out, nil
+	}
+	env := &stage.Env{
+		Policy:   policy.Resolve(policy.Target(t.Target)),
+		Settings: EffectiveSettings(p.cfg, t),
+		Report:   stage.NewReport(),
+	}
+	if t.Repair != nil {
+		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
+	}
+	in := t.Messages
+	for _, s := range p.deps.Stages {
+		if err := ctx.Err(); err != nil {
+			return Outcome{}, err
+		}
+		start := time.Now()
+		err := applyStage(ctx, s, t, env)
+		if p.deps.Observe != nil {
+			p.deps.Observe(s.Name, time.Since(start))
+		}
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+				return Outcome{}, ctxErr
+			}
+			out.Code, out.Error, out.Stage = CodeInternalError, err.Error(), s.Name
+			return out, nil
+		}
+	}
+	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
+	env.Report.BytesIn = t.InputBytes
+	env.Report.BytesOut = len(t.MessagesJSON())
+	report, err := transcript.Marshal(env.Report)
+	if err != nil {
+		out.Code, out.Error, out.Stage = CodeInternalError, fmt.Sprintf("encoding the report: %v", err), "encode"
+		return out, nil
+	}
+	out.Ready, out.Report = true, env.Report
+	out.Payload = t.EncodePayload(make([]byte, 0, env.Report.BytesOut+len(report)+512), report)
+	return out, nil
+}
+
+// applyStage runs one stage and turns a panic into an error that names it.
+func applyStage(ctx context.Context, s stage.Stage, t *transcript.Transcript, env *stage.Env) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
+		}
+	}()
+	return s.Apply(ctx, t, env)
+}
+
+// firstFrames keeps the first n lines of a stack trace, enough to locate a
+// bug without flooding a dead-letter header.
+func firstFrames(stack []byte, n int) []byte {
+	lines := bytes.SplitN(stack, []byte{'\n'}, n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return bytes.Join(lines, []byte{'\n'})
+}
+
+// messagesChanged reports whether the output list differs from the input:
+// other entries, or an entry that a rule edited.
+func messagesChanged(in, out []*transcript.Message) bool {
+	if len(in) != len(out) {
+		return true
+	}
+	for i := range in {
+		if in[i] != out[i] || out[i].Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+func decompressionOutcome(err error) Outcome {
+	code := CodeDecompressionFailed
+	if errors.Is(err, compression.ErrTooLarge) {
+		code = string(transcript.CodePayloadTooLarge)
+	}
+	return Outcome{Code: code, Error: err.Error(), Stage: StageDecode}
+}
