@@ -1,0 +1,126 @@
+// Package metrics names every Prometheus metric of the worker in one place.
+// All names start with hygiene_ and every label has a bounded set of values
+// (an outcome, a dead-letter code, a stage name). Metrics are registered on
+// an injected prometheus.Registerer, never on the global default registry,
+// so tests and several workers in one process do not collide.
+//
+// Counters and gauges the runner moves itself are fields of Metrics; values
+// owned by another component (the Kafka reader's lag, the image processor's
+// counters) are read at scrape time through the collectors RegisterSource and
+// RegisterImages add.
+package metrics
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Namespace prefixes every metric name.
+const Namespace = "hygiene"
+
+// Job outcomes, the values of the outcome label of hygiene_jobs_total.
+const (
+	OutcomeReady      = "ready"
+	OutcomeDeadLetter = "dead_letter"
+)
+
+// Metrics holds the metrics the pipeline runner moves.
+type Metrics struct {
+	// Jobs counts finished jobs by outcome (ready, dead_letter).
+	Jobs *prometheus.CounterVec
+	// DLQRecords counts dead-letter records by code.
+	DLQRecords *prometheus.CounterVec
+	// JobDuration observes seconds from read to ack.
+	JobDuration prometheus.Histogram
+	// StageDuration observes seconds spent in each pipeline stage.
+	StageDuration *prometheus.HistogramVec
+	// PoolRunning, PoolWaiting and PoolCapacity describe the job pool:
+	// jobs on a worker, jobs read and waiting for one, and its size.
+	PoolRunning, PoolWaiting, PoolCapacity prometheus.Gauge
+	// InflightBytes and InflightJobs are the jobs read but not yet acked.
+	InflightBytes, InflightJobs prometheus.Gauge
+	// SinkRetries counts writes to the ready or dead-letter topic retried
+	// after a transient error.
+	SinkRetries prometheus.Counter
+	// BytesIn counts record bytes read; BytesOut counts ready and
+	// dead-letter bytes written (before compression).
+	BytesIn, BytesOut prometheus.Counter
+
+	reg prometheus.Registerer
+}
+
+// durationBuckets spans 100µs to about 100s.
+var durationBuckets = prometheus.ExponentialBuckets(0.0001, 4, 11)
+
+// New creates the runner's metrics and registers them on reg.
+func New(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		reg: reg,
+		Jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "jobs_total",
+			Help: "Jobs finished, by outcome (ready or dead_letter).",
+		}, []string{"outcome"}),
+		DLQRecords: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "dlq_records_total",
+			Help: "Records written to the dead-letter topic, by error code.",
+		}, []string{"code"}),
+		JobDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "job_duration_seconds",
+			Help:    "Time from reading a job to acknowledging it.",
+			Buckets: durationBuckets,
+		}),
+		StageDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "stage_duration_seconds",
+			Help:    "Time spent in one pipeline stage of one job.",
+			Buckets: durationBuckets,
+		}, []string{"stage"}),
+		PoolRunning: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "pool_running",
+			Help: "Jobs running on a pool worker now.",
+		}),
+		PoolWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "pool_waiting",
+			Help: "Jobs read and waiting for a pool worker now.",
+		}),
+		PoolCapacity: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "pool_capacity",
+			Help: "Size of the job pool.",
+		}),
+		InflightBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "inflight_bytes",
+			Help: "Bytes of jobs read and not yet acknowledged.",
+		}),
+		InflightJobs: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "inflight_jobs",
+			Help: "Jobs read and not yet acknowledged.",
+		}),
+		SinkRetries: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "sink_retries_total",
+			Help: "Writes to the ready or dead-letter topic retried after a transient error.",
+		}),
+		BytesIn: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "bytes_in_total",
+			Help: "Bytes of job records read (key, value and headers).",
+		}),
+		BytesOut: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "bytes_out_total",
+			Help: "Bytes of ready and dead-letter records written, before compression.",
+		}),
+	}
+	for _, c := range []prometheus.Collector{
+		m.Jobs, m.DLQRecords, m.JobDuration, m.StageDuration, m.PoolRunning, m.PoolWaiting,
+		m.PoolCapacity, m.InflightBytes, m.InflightJobs, m.SinkRetries, m.BytesIn, m.BytesOut,
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("metrics: registering a collector: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// ObserveStage records d for stage; it is the pipeline's stage observer.
+func (m *Metrics) ObserveStage(stage string, d time.Duration) {
+	m.StageDuration.WithLabelValues(stage).Observe(d.Seconds())
+}

@@ -1,0 +1,72 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+func TestMetricsLintAndNames(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RegisterSource(func() SourceStats { return SourceStats{Lag: 7, Partitions: 2, CommitErrors: 1} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RegisterImages(func() ImageStats { return ImageStats{Resized: 3, CacheHits: 5} }); err != nil {
+		t.Fatal(err)
+	}
+	m.Jobs.WithLabelValues(OutcomeReady).Inc()
+	m.DLQRecords.WithLabelValues("invalid_json").Inc()
+	m.ObserveStage("decode", time.Millisecond)
+	m.JobDuration.Observe(0.01)
+
+	problems, err := testutil.GatherAndLint(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+
+	want := `
+# HELP hygiene_consumer_lag Messages between the consumer position and the end of its partitions, from the reader's stats.
+# TYPE hygiene_consumer_lag gauge
+hygiene_consumer_lag 7
+# HELP hygiene_image_cache_hits_total Image results served from the cache.
+# TYPE hygiene_image_cache_hits_total counter
+hygiene_image_cache_hits_total 5
+# HELP hygiene_jobs_total Jobs finished, by outcome (ready or dead_letter).
+# TYPE hygiene_jobs_total counter
+hygiene_jobs_total{outcome="ready"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"hygiene_consumer_lag", "hygiene_image_cache_hits_total", "hygiene_jobs_total"); err != nil {
+		t.Fatal(err)
+	}
+
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if !strings.HasPrefix(f.GetName(), Namespace+"_") {
+			t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), Namespace)
+		}
+	}
+}
+
+func TestRegisterTwiceFails(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if _, err := New(reg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(reg); err == nil {
+		t.Fatal("a second New on the same registry succeeded")
+	}
+}
