@@ -1,0 +1,63 @@
+package pairing
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// ToolResultPairingName is the report key and metric label of ToolResultPairing.
+const ToolResultPairingName = "tool_result_pairing"
+
+// ToolResultPairing is the tool-result pairing repair of spec §3.7 (§4 step
+// 12): for every target outside the OpenAI Responses family, when the policy
+// has RepairToolUseResultPairing, each assistant turn with tool calls is
+// followed by exactly one result per call, in call order, and no result is
+// left without its call.
+//
+// It implements the current, occurrence-based algorithm with the "drop"
+// policy for failed turns: results are claimed per frame (FIFO per id), a
+// duplicate is dropped unless it is a real result replacing a synthetic one,
+// a result outside its call's frame moves back only to a single candidate,
+// and a turn that stopped with error or aborted is removed with its results.
+// Missing results get a synthetic error result whose text is
+// Settings.MissingToolResultText, or DefaultMissingToolResultText when that
+// is blank (a blank text block is rejected by Anthropic and Bedrock). Its
+// timestamp is Settings.NowMs when the job sent a clock, else the owning
+// assistant's timestamp, else it has none.
+//
+// Choices: ids are matched trimmed, and a matched result is emitted as it
+// was (its id is not rewritten: the provider projection trims ids). A call
+// whose id is only white space can be answered only by an id-less result.
+// A null entry inside a frame is dropped (spec); other non-object entries
+// stay in their frame's remainder. Counts go to the report under the stage
+// name: synthetic, moved, orphan, duplicate, synthetic_replaced,
+// failed_turn, failed_turn_result, renamed, adopted, null_dropped.
+func ToolResultPairing() stage.Stage {
+	return stage.Stage{Name: ToolResultPairingName, Apply: applyToolResultPairing}
+}
+
+func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	if env.Policy.IsResponsesAPI() || !env.Policy.RepairToolUseResultPairing {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	text := env.Settings.MissingToolResultText
+	if strings.TrimSpace(text) == "" {
+		text = DefaultMissingToolResultText
+	}
+	runRepair(t, env, ToolResultPairingName, text)
+	return nil
+}
+
+// runRepair runs the drop-policy repair over t with the given synthetic
+// text and reports under name.
+func runRepair(t *transcript.Transcript, env *stage.Env, name, text string) {
+	out, c := repair(t.Messages, repairOptions{text: text, failed: dropFailed, nowMs: env.Settings.NowMs, hasNow: env.Settings.HasNow})
+	t.Messages = out
+	c.report(env.Report, name)
+}
