@@ -1,0 +1,73 @@
+package media
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"testing"
+)
+
+// picture draws a deterministic w×h test image: diagonal colour bands with
+// a checker of fine detail, so it neither compresses to nothing nor is pure
+// noise.
+func picture(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			v := uint8((x + 2*y) * 255 / (w + 2*h))
+			c := color.RGBA{R: v, G: 255 - v, B: uint8(x * 7 % 256), A: 255}
+			if (x/3+y/3)%5 == 0 {
+				c.B = uint8(y * 13 % 256)
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	return img
+}
+
+func pngBytes(tb testing.TB, w, h int) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, picture(w, h)); err != nil {
+		tb.Fatalf("encode PNG: %v", err)
+	}
+	return b.Bytes()
+}
+
+func jpegBytes(tb testing.TB, w, h, quality int) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, picture(w, h), &jpeg.Options{Quality: quality}); err != nil {
+		tb.Fatalf("encode JPEG: %v", err)
+	}
+	return b.Bytes()
+}
+
+func gifBytes(tb testing.TB, w, h int) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := gif.Encode(&b, picture(w, h), nil); err != nil {
+		tb.Fatalf("encode GIF: %v", err)
+	}
+	return b.Bytes()
+}
+
+func b64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
+
+// decodeImage decodes a base64 image and returns its format and size.
+func decodeImage(tb testing.TB, data string) (format string, w, h int) {
+	tb.Helper()
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		tb.Fatalf("output is not standard base64: %v", err)
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		tb.Fatalf("output image does not decode: %v", err)
+	}
+	return format, cfg.Width, cfg.Height
+}

@@ -1,0 +1,218 @@
+package media
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/hygiene-dev/hygiene/internal/images"
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// imageLabel is the label of spec §3.3's omission texts on this path.
+const imageLabel = "session:history"
+
+// Images returns the stage "images": the image part of spec §3.3 (steps
+// 1-6) for every image block in the array content of user, toolResult and
+// assistant messages, through p (which must not be nil).
+//
+// An image block is a block of type "image" whose data is a string. The
+// spec also asks for a string mimeType; a block without one is processed
+// too (its sniffed type is written), because a provider rejects an image
+// without a media type. Each block ends up as one of:
+//   - unchanged: byte-identical, except that a mimeType that differs from
+//     the sniffed type is corrected;
+//   - rewritten: new data (canonical base64, or the resized image) and
+//     mimeType, every other member kept;
+//   - omitted: {type:text, text:<omission text>};
+//   - stale: {type:text, text:StaleImageMarker}.
+//
+// Provider limits beyond OpenClaw, for the Anthropic family only: when
+// Settings.Images.MaxImagesPerRequest > 0 and the request carries more
+// image blocks, the oldest ones beyond it become stale; then, when more than
+// ManyImagesThreshold images remain, the side limit is
+// min(MaxDimensionPx, ManyImagesMaxDimensionPx). The images counted are the
+// image blocks left after the staling, before processing (an image omitted
+// later still counts), so
+// the smaller limit applies whenever the provider could see that many, and a
+// second run, which can only see fewer, keeps every image the first one
+// kept.
+//
+// The images of one job go to p concurrently, at most GOMAXPROCS at a time
+// (p's own pool bounds the decoding across jobs; this bounds the copies one
+// job holds at once); results are written back in block order.
+func Images(p *images.Processor) stage.Stage {
+	return stage.Stage{Name: "images", Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		return applyImages(ctx, p, t, env)
+	}}
+}
+
+// imageRef is one image block of the transcript and what became of it.
+type imageRef struct {
+	msg, block int
+	data       []byte // JSON-unescaped base64; aliases the input when it had no escapes
+	mime       string
+	hasMime    bool
+	stale      bool
+	res        images.Result
+}
+
+func applyImages(ctx context.Context, p *images.Processor, t *transcript.Transcript, env *stage.Env) error {
+	refs := collectImages(t.Messages)
+	if len(refs) == 0 {
+		return nil
+	}
+	live := refs
+	if limit := env.Settings.Images.MaxImagesPerRequest; limit > 0 && env.Policy.IsAnthropicFamily() && len(refs) > limit {
+		for i := range refs[:len(refs)-limit] {
+			refs[i].stale = true
+		}
+		live = refs[len(refs)-limit:]
+	}
+	lim := imageLimits(env.Settings.Images, env.Policy, len(live))
+	err := fanOut(ctx, len(live), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
+		r := &live[i]
+		res, err := p.Process(ctx, images.Request{Tenant: t.Tenant, Data: r.data, MimeType: r.mime, Label: imageLabel, Limits: lim})
+		r.res = res
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeImages(t.Messages, refs, env.Report)
+	return nil
+}
+
+// imageLimits returns the limits of every image of a request carrying
+// count images.
+func imageLimits(s stage.ImageSettings, p policy.Policy, count int) images.Limits {
+	side := s.MaxDimensionPx
+	if side <= 0 {
+		side = images.DefaultMaxDimensionPx
+	}
+	if p.IsAnthropicFamily() && count > s.ManyImagesThreshold && s.ManyImagesMaxDimensionPx > 0 {
+		side = min(side, s.ManyImagesMaxDimensionPx)
+	}
+	return images.Limits{
+		MaxDimensionPx: side,
+		MaxBytes:       s.MaxBytes,
+		MaxInputPixels: s.MaxInputPixels,
+		MaxBase64Bytes: s.MaxBase64Bytes,
+		MaxFrames:      s.MaxFrames,
+	}
+}
+
+// collectImages lists the image blocks of user, toolResult and assistant
+// array content, in message and block order.
+func collectImages(msgs []*transcript.Message) []imageRef {
+	var refs []imageRef
+	for mi, m := range msgs {
+		switch m.Role() {
+		case transcript.RoleUser, transcript.RoleToolResult, transcript.RoleAssistant:
+		default:
+			continue
+		}
+		blocks, ok := m.Blocks()
+		if !ok {
+			continue
+		}
+		for bi, b := range blocks {
+			if b.Type() != transcript.BlockImage {
+				continue
+			}
+			raw, _ := b.Get("data")
+			data, ok := transcript.UnquoteBytes(raw)
+			if !ok {
+				continue
+			}
+			mime, hasMime := b.String("mimeType")
+			refs = append(refs, imageRef{msg: mi, block: bi, data: data, mime: mime, hasMime: hasMime})
+		}
+	}
+	return refs
+}
+
+// imageCounts is what writeImages changed.
+type imageCounts struct {
+	resized, canonical, mimeFixed, omitted, stale int
+	bytesIn, bytesOut                             int64
+}
+
+// writeImages applies the results in block order: data and mimeType are set
+// on the block itself; omitted and stale blocks are replaced in a new
+// block slice of their message.
+func writeImages(msgs []*transcript.Message, refs []imageRef, r *stage.Report) {
+	var c imageCounts
+	for i := 0; i < len(refs); {
+		j := i
+		for j < len(refs) && refs[j].msg == refs[i].msg {
+			j++
+		}
+		writeMessageImages(msgs[refs[i].msg], refs[i:j], &c)
+		i = j
+	}
+	r.Images.Resized += c.resized
+	r.Images.Omitted += c.omitted
+	r.Images.Stale += c.stale
+	r.Images.BytesIn += c.bytesIn
+	r.Images.BytesOut += c.bytesOut
+	r.Add("images", "resized", c.resized)
+	r.Add("images", "canonicalized", c.canonical)
+	r.Add("images", "mime_fixed", c.mimeFixed)
+	r.Add("images", "omitted", c.omitted)
+	r.Add("images", "stale", c.stale)
+}
+
+// writeMessageImages applies the results of one message's images.
+func writeMessageImages(m *transcript.Message, refs []imageRef, c *imageCounts) {
+	blocks, _ := m.Blocks()
+	var out []*transcript.Block
+	replace := func(at int, b *transcript.Block) {
+		if out == nil {
+			out = append([]*transcript.Block(nil), blocks...)
+		}
+		out[at] = b
+	}
+	for _, ref := range refs {
+		b := blocks[ref.block]
+		c.bytesIn += int64(len(ref.data))
+		if ref.stale {
+			replace(ref.block, transcript.TextBlock(StaleImageMarker))
+			c.stale++
+			continue
+		}
+		res := ref.res
+		c.bytesOut += int64(res.BytesOut)
+		switch res.Outcome {
+		case images.Omitted:
+			replace(ref.block, transcript.TextBlock(res.Text))
+			c.omitted++
+		case images.Rewritten:
+			b.Set("data", quoteBase64(res.Data))
+			b.SetString("mimeType", res.MimeType)
+			if res.Resized {
+				c.resized++
+			} else {
+				c.canonical++
+			}
+		case images.Unchanged:
+			if res.MimeType != "" && (!ref.hasMime || res.MimeType != ref.mime) {
+				b.SetString("mimeType", res.MimeType)
+				c.mimeFixed++
+			}
+		}
+	}
+	if out != nil {
+		m.SetBlocks(out)
+	}
+}
+
+// quoteBase64 encodes base64 text as a JSON string; its alphabet needs no
+// escaping.
+func quoteBase64(data []byte) []byte {
+	out := make([]byte, 0, len(data)+2)
+	out = append(out, '"')
+	out = append(out, data...)
+	return append(out, '"')
+}

@@ -1,0 +1,218 @@
+package media
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// Defaults of spec §3.18, used where a setting is out of its range.
+const (
+	pruningModeCacheTTL         = "cache-ttl"
+	defaultSoftTrimRatio        = 0.3
+	defaultHardClearRatio       = 0.5
+	defaultHardClearPlaceholder = "[Old tool result content cleared]"
+)
+
+// Pruning returns the stage "pruning": spec §3.18's context pruning. It is
+// stateless: the runner keeps the TTL clock, sends it as
+// Settings.Pruning.LastCacheTouchMs with Settings.NowMs, and resets it when
+// Report.Pruning.Ran says the prune changed something.
+//
+// It runs only in mode "cache-ttl", with a context window, and when the TTL
+// gate is open: a last cache touch is known (> 0), the TTL is > 0, the job
+// carries the runner's clock (HasNow; the worker never reads its own), and
+// now - last touch >= TTL. Then, among the tool results from the first user
+// message up to the keepLastAssistants-th assistant from the end, results
+// of prunable tools are soft-trimmed when the estimate is at least
+// softTrimRatio of the window, and hard-cleared oldest first while it is at
+// least hardClearRatio (and at least minPrunableToolChars of them remain).
+// Only tool-result content changes; ids, names, isError and order stay.
+func Pruning() stage.Stage {
+	return stage.Stage{Name: "pruning", Apply: applyPruning}
+}
+
+// pruningConfig is PruningSettings clamped to the spec's ranges.
+type pruningConfig struct {
+	keepLastAssistants int
+	softTrimRatio      float64
+	hardClearRatio     float64
+	minPrunableChars   int64
+	trim               trimSettings
+	hardClear          bool
+	placeholder        string
+	tools              toolFilter
+}
+
+func newPruningConfig(s stage.PruningSettings) pruningConfig {
+	placeholder := strings.TrimFunc(s.HardClearPlaceholder, isJSSpace)
+	if placeholder == "" {
+		placeholder = defaultHardClearPlaceholder
+	}
+	return pruningConfig{
+		keepLastAssistants: max(0, s.KeepLastAssistants),
+		softTrimRatio:      clampRatio(s.SoftTrimRatio, defaultSoftTrimRatio),
+		hardClearRatio:     clampRatio(s.HardClearRatio, defaultHardClearRatio),
+		minPrunableChars:   int64(max(0, s.MinPrunableToolChars)),
+		trim: trimSettings{
+			maxChars:  max(0, s.SoftTrimMaxChars),
+			headChars: max(0, s.SoftTrimHeadChars),
+			tailChars: max(0, s.SoftTrimTailChars),
+		},
+		hardClear:   s.HardClearEnabled,
+		placeholder: placeholder,
+		tools:       newToolFilter(s.ToolsAllow, s.ToolsDeny),
+	}
+}
+
+// clampRatio clamps r to [0,1]; NaN takes the default.
+func clampRatio(r, def float64) float64 {
+	if math.IsNaN(r) {
+		return def
+	}
+	return min(1, max(0, r))
+}
+
+// ttlGateOpen reports whether the cache TTL has passed since the last
+// cache touch, by the runner's clock.
+func ttlGateOpen(s stage.Settings) bool {
+	p := s.Pruning
+	return p.Mode == pruningModeCacheTTL && s.HasNow && p.LastCacheTouchMs > 0 && p.TTLMs > 0 &&
+		s.NowMs-p.LastCacheTouchMs >= p.TTLMs
+}
+
+// prunable is one tool result pruning may change, with its estimate and
+// the content it gets.
+type prunable struct {
+	index   int
+	chars   int64
+	text    string // the new single text; "" with neither flag set: unchanged
+	trimmed bool
+	cleared bool
+}
+
+func applyPruning(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	if !ttlGateOpen(env.Settings) || env.Settings.ContextWindowTokens <= 0 {
+		return nil
+	}
+	cfg := newPruningConfig(env.Settings.Pruning)
+	window := float64(int64(env.Settings.ContextWindowTokens) * charsPerToken)
+	msgs := t.Messages
+	cutoff, ok := assistantCutoff(msgs, cfg.keepLastAssistants)
+	if !ok {
+		return nil
+	}
+	start := firstUser(msgs)
+	est := newEstimator(env.Policy, msgs)
+	var total int64
+	for i, m := range msgs {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		total += est.message(i, m)
+	}
+	if float64(total)/window < cfg.softTrimRatio {
+		return nil
+	}
+	var results []prunable
+	for i := start; i < cutoff; i++ {
+		m := msgs[i]
+		if m.Role() != transcript.RoleToolResult {
+			continue
+		}
+		name, _ := m.String("toolName")
+		if !cfg.tools.prunable(name) {
+			continue
+		}
+		p := prunable{index: i, chars: est.message(i, m)}
+		if text, ok := softTrim(m, cfg.trim); ok {
+			after := weightedLen(text)
+			total += after - p.chars
+			p.chars, p.text, p.trimmed = after, text, true
+		}
+		results = append(results, p)
+	}
+	if cfg.hardClear && float64(total)/window >= cfg.hardClearRatio {
+		var sum int64
+		for _, p := range results {
+			sum += p.chars
+		}
+		if sum >= cfg.minPrunableChars {
+			after := weightedLen(cfg.placeholder)
+			for k := range results {
+				if float64(total)/window < cfg.hardClearRatio {
+					break
+				}
+				p := &results[k]
+				total += after - p.chars
+				p.chars, p.text, p.cleared = after, cfg.placeholder, true
+			}
+		}
+	}
+	writePruned(msgs, results, env.Report)
+	return nil
+}
+
+// writePruned gives each changed tool result its single text block and
+// reports what changed; a result whose content already is that block is
+// not a change.
+func writePruned(msgs []*transcript.Message, results []prunable, r *stage.Report) {
+	trimmed, cleared := 0, 0
+	for _, p := range results {
+		if !p.trimmed && !p.cleared {
+			continue
+		}
+		m := msgs[p.index]
+		content := transcript.TextBlock(p.text).AppendJSON([]byte{'['})
+		content = append(content, ']')
+		if old, _ := m.Get("content"); string(old) == string(content) {
+			continue
+		}
+		m.Set("content", content)
+		if p.cleared {
+			cleared++
+		} else {
+			trimmed++
+		}
+	}
+	r.Pruning.SoftTrimmed += trimmed
+	r.Pruning.HardCleared += cleared
+	if trimmed+cleared > 0 {
+		r.Pruning.Ran = true
+	}
+	r.Add("pruning", "soft_trimmed", trimmed)
+	r.Add("pruning", "hard_cleared", cleared)
+}
+
+// assistantCutoff returns the index of the keep-th assistant from the end
+// (len(msgs) when keep is 0); ok is false when there are fewer assistants.
+func assistantCutoff(msgs []*transcript.Message, keep int) (int, bool) {
+	if keep <= 0 {
+		return len(msgs), true
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role() == transcript.RoleAssistant {
+			keep--
+			if keep == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// firstUser returns the index of the first user message, or len(msgs):
+// everything before it is protected.
+func firstUser(msgs []*transcript.Message) int {
+	for i, m := range msgs {
+		if m.Role() == transcript.RoleUser {
+			return i
+		}
+	}
+	return len(msgs)
+}

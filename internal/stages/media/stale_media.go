@@ -1,0 +1,168 @@
+package media
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// Exact markers of spec §3.19.
+const (
+	// StaleImageMarker replaces an image the model has already seen.
+	StaleImageMarker = "[image data removed - already processed by model]"
+	// StaleMediaRefMarker replaces a text reference to media the model has
+	// already seen.
+	StaleMediaRefMarker = "[media reference removed - already processed by model]"
+)
+
+// keptCompletedTurns is how many of the latest completed turns stay
+// byte-identical (spec §3.19 step 2).
+const keptCompletedTurns = 3
+
+// jsSpace is JavaScript's \s (ECMAScript WhiteSpace and LineTerminator),
+// which is wider than RE2's ASCII-only \s.
+const jsSpace = `\t\n\x0B\f\r \x{00A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`
+
+// mediaRefPatterns are spec §3.19's three patterns, applied in this order.
+// The case-insensitive ones spell their letters as ASCII classes, because
+// RE2's (?i) also folds U+017F and U+212A onto s and k, which JavaScript's
+// non-Unicode /i does not.
+var mediaRefPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`\[[Mm][Ee][Dd][Ii][Aa] [Aa][Tt][Tt][Aa][Cc][Hh][Ee][Dd](?:[` + jsSpace + `]+[0-9]+/[0-9]+)?:[` + jsSpace + `]*[^\]]+\]`),
+	regexp.MustCompile(`\[[Ii][Mm][Aa][Gg][Ee]:[` + jsSpace + `]*[Ss][Oo][Uu][Rr][Cc][Ee]:[` + jsSpace + `]*[^\]]+\]`),
+	regexp.MustCompile(`\bmedia://inbound/[^\]` + jsSpace + `/\\]+`),
+}
+
+// StaleMedia returns the stage "stale_media": spec §3.19, always on. The
+// last three completed turns (and the turn in progress) stay byte-identical;
+// in the user and toolResult messages before them, image blocks become the
+// StaleImageMarker text block and media references in text become the
+// StaleMediaRefMarker. It is idempotent: the markers match no pattern.
+func StaleMedia() stage.Stage {
+	return stage.Stage{Name: "stale_media", Apply: applyStaleMedia}
+}
+
+func applyStaleMedia(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	pruneBefore := staleBoundary(t.Messages)
+	images, refs := 0, 0
+	for i := 0; i < pruneBefore; i++ {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		m := t.Messages[i]
+		if role := m.Role(); role != transcript.RoleUser && role != transcript.RoleToolResult {
+			continue
+		}
+		ni, nr := scrubStaleMedia(m)
+		images += ni
+		refs += nr
+	}
+	env.Report.Add("stale_media", "images", images)
+	env.Report.Add("stale_media", "media_refs", refs)
+	env.Report.Images.Stale += images
+	return nil
+}
+
+// staleBoundary returns the index before which media is stale: the start
+// of the third-from-last completed turn, or 0 when there are at most three.
+// A user message starts a turn; a toolResult starts one only when no turn
+// has started yet; a turn is completed once an assistant follows its start
+// (several assistants of one tool loop complete it once).
+func staleBoundary(msgs []*transcript.Message) int {
+	var completed []int
+	start, open := -1, false
+	for i, m := range msgs {
+		switch m.Role() {
+		case transcript.RoleUser:
+			start, open = i, true
+		case transcript.RoleToolResult:
+			if start < 0 {
+				start, open = i, true
+			}
+		case transcript.RoleAssistant:
+			if open {
+				completed = append(completed, start)
+				open = false
+			}
+		}
+	}
+	if len(completed) <= keptCompletedTurns {
+		return 0
+	}
+	return completed[len(completed)-keptCompletedTurns]
+}
+
+// scrubStaleMedia replaces the stale images and media references of one
+// user or toolResult message and returns how many of each it replaced. A
+// message with nothing to replace is left untouched.
+func scrubStaleMedia(m *transcript.Message) (images, refs int) {
+	if s, ok := m.ContentString(); ok {
+		if out, n := scrubMediaRefs(s); n > 0 {
+			m.SetContentString(out)
+			refs += n
+		}
+		return images, refs
+	}
+	blocks, ok := m.Blocks()
+	if !ok {
+		return 0, 0
+	}
+	var out []*transcript.Block
+	for i, b := range blocks {
+		switch b.Type() {
+		case transcript.BlockImage:
+			if out == nil {
+				out = append(make([]*transcript.Block, 0, len(blocks)), blocks[:i]...)
+			}
+			out = append(out, transcript.TextBlock(StaleImageMarker))
+			images++
+			continue
+		case transcript.BlockText:
+			if text, ok := b.Text(); ok {
+				if scrubbed, n := scrubMediaRefs(text); n > 0 {
+					b.SetString("text", scrubbed)
+					refs += n
+				}
+			}
+		}
+		if out != nil {
+			out = append(out, b)
+		}
+	}
+	if out != nil {
+		m.SetBlocks(out)
+	}
+	return images, refs
+}
+
+// scrubMediaRefs applies the three patterns in order and returns the text
+// and the number of references replaced.
+func scrubMediaRefs(s string) (string, int) {
+	if !strings.Contains(s, "[") && !strings.Contains(s, "media://inbound/") {
+		return s, 0 // every pattern needs one of these
+	}
+	n := 0
+	for _, re := range mediaRefPatterns {
+		locs := re.FindAllStringIndex(s, -1)
+		if len(locs) == 0 {
+			continue
+		}
+		n += len(locs)
+		var b strings.Builder
+		b.Grow(len(s) + len(locs)*len(StaleMediaRefMarker))
+		prev := 0
+		for _, loc := range locs {
+			b.WriteString(s[prev:loc[0]])
+			b.WriteString(StaleMediaRefMarker)
+			prev = loc[1]
+		}
+		b.WriteString(s[prev:])
+		s = b.String()
+	}
+	return s, n
+}
