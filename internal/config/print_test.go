@@ -1,0 +1,84 @@
+package config
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Print's output loads back to the same config (secrets aside).
+func TestPrintRoundTrip(t *testing.T) {
+	share := 0.25
+	px := 640
+	mode := PruningCacheTTL
+	allow := []string{"exec*"}
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"defaults", func(*Config) {}},
+		{"everything set", func(c *Config) {
+			c.Kafka.Brokers = []string{"a:9092", "b:9092"}
+			c.Kafka.TLS = TLSConfig{Enabled: true, CAFile: "/tls/ca.crt"}
+			c.Pruning.Mode = PruningCacheTTL
+			c.Pruning.Tools.Deny = []string{"read"}
+			c.Hygiene.MissingToolResultText = "no: result\n\"quoted\""
+			c.Tenants["acme"] = TenantOverride{
+				Images:    &ImagesOverride{MaxDimensionPx: &px},
+				Pruning:   &PruningOverride{Mode: &mode, Tools: &ToolsOverride{Allow: &allow}},
+				PoolShare: &share,
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := Default()
+			tt.mutate(&want)
+			var buf bytes.Buffer
+			if err := Print(&buf, want); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "printed.yaml")
+			if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Load(path, nil)
+			if err != nil {
+				t.Fatalf("printed config does not load: %v\n%s", err, buf.String())
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round trip changed the config:\n%s\ngot  %+v\nwant %+v", buf.String(), got, want)
+			}
+		})
+	}
+}
+
+func TestPrintRedactsSecrets(t *testing.T) {
+	tests := []struct {
+		password, want string
+	}{
+		{"hunter2-secret", "password: " + Redacted},
+		{"", `password: ""`},
+	}
+	for _, tt := range tests {
+		cfg := Default()
+		cfg.Kafka.SASL = SASLConfig{Mechanism: SASLPlain, Username: "svc", Password: tt.password}
+		var buf bytes.Buffer
+		if err := Print(&buf, cfg); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if tt.password != "" && strings.Contains(out, tt.password) {
+			t.Errorf("Print leaked the password:\n%s", out)
+		}
+		if !strings.Contains(out, tt.want) {
+			t.Errorf("Print output lacks %q:\n%s", tt.want, out)
+		}
+		if cfg.Kafka.SASL.Password != tt.password {
+			t.Errorf("Print changed its argument's password to %q", cfg.Kafka.SASL.Password)
+		}
+	}
+}

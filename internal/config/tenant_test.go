@@ -1,0 +1,91 @@
+package config
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestForTenant(t *testing.T) {
+	file := `
+pipeline:
+  tenant_max_share: 0.5
+pruning:
+  tools:
+    allow: ["exec*"]
+    deny: ["read"]
+tenants:
+  acme:
+    images: {max_dimension_px: 800, max_images_per_request: 50}
+    pruning:
+      mode: cache-ttl
+      ttl: 10m
+      soft_trim: {head_chars: 100}
+      hard_clear: {enabled: false}
+      tools: {deny: []}
+    pool_share: 0.25
+  beta:
+    pool_share: 1
+  gamma: {}
+`
+	cfg, err := Load(writeFile(t, file), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+
+	acmeImages := def.Images
+	acmeImages.MaxDimensionPx = 800
+	acmeImages.MaxImagesPerRequest = 50
+	acmePruning := def.Pruning
+	acmePruning.Mode = PruningCacheTTL
+	acmePruning.TTL = 10 * time.Minute
+	acmePruning.SoftTrim.HeadChars = 100
+	acmePruning.HardClear.Enabled = false
+	acmePruning.Tools = ToolsConfig{Allow: []string{"exec*"}, Deny: []string{}}
+
+	globalPruning := def.Pruning
+	globalPruning.Tools = ToolsConfig{Allow: []string{"exec*"}, Deny: []string{"read"}}
+
+	tests := []struct {
+		tenant      string
+		wantImages  ImagesConfig
+		wantPruning PruningConfig
+		wantShare   float64
+	}{
+		{"acme", acmeImages, acmePruning, 0.25},
+		{"beta", def.Images, globalPruning, 1},
+		{"gamma", def.Images, globalPruning, 0.5},
+		{"unknown", def.Images, globalPruning, 0.5},
+		{"ACME", def.Images, globalPruning, 0.5}, // tenant names are case-sensitive
+	}
+	for _, tt := range tests {
+		t.Run(tt.tenant, func(t *testing.T) {
+			images, pruning, share := cfg.ForTenant(tt.tenant)
+			if !reflect.DeepEqual(images, tt.wantImages) {
+				t.Errorf("images = %+v, want %+v", images, tt.wantImages)
+			}
+			if !reflect.DeepEqual(pruning, tt.wantPruning) {
+				t.Errorf("pruning = %+v, want %+v", pruning, tt.wantPruning)
+			}
+			if share != tt.wantShare {
+				t.Errorf("share = %v, want %v", share, tt.wantShare)
+			}
+		})
+	}
+}
+
+// A caller that changes the lists it got must not change the config.
+func TestForTenantReturnsCopies(t *testing.T) {
+	cfg := Default()
+	cfg.Pruning.Tools.Deny = []string{"read"}
+	deny := []string{"bash"}
+	cfg.Tenants["acme"] = TenantOverride{Pruning: &PruningOverride{Tools: &ToolsOverride{Deny: &deny}}}
+	for _, name := range []string{"acme", "other"} {
+		_, p, _ := cfg.ForTenant(name)
+		p.Tools.Deny[0] = "changed"
+	}
+	if cfg.Pruning.Tools.Deny[0] != "read" || deny[0] != "bash" {
+		t.Fatalf("ForTenant shares its lists with the config: %v %v", cfg.Pruning.Tools.Deny, deny)
+	}
+}
