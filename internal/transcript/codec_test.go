@@ -179,3 +179,22 @@ func TestFromMessagesAndUnquote(t *testing.T) {
 		t.Fatal("not byte-identical")
 	}
 }
+
+func TestEncodeJobRoundTrips(t *testing.T) {
+	file := "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"custom\",\"customType\":\"model-snapshot\",\"data\":{\"provider\":\"p\"}}\n{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n"
+	tr, err := DecodeSession([]byte(file), Target{Provider: "anthropic", API: "anthropic-messages", Model: "m"}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Tenant = "offline"
+	back, err := DecodeJob(tr.EncodeJob(nil), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.SessionID != "s" || back.Tenant != "offline" || back.Target != tr.Target || string(back.MessagesJSON()) != `[{"role":"user","content":"hi"}]` {
+		t.Fatalf("round trip: %+v", back)
+	}
+	if len(back.CustomEntries) != 1 || back.CustomEntries[0].CustomType != "model-snapshot" {
+		t.Fatalf("custom entries: %+v", back.CustomEntries)
+	}
+}

@@ -404,3 +404,31 @@ func (t *Transcript) MessagesJSON() []byte {
 	}
 	return append(dst, ']')
 }
+
+// EncodeJob appends the transcript as a job (design §2), the form `worker
+// replay --to-kafka` produces from a session file. Messages are written as
+// their bytes; options are not carried (the consuming workers apply their
+// defaults).
+func (t *Transcript) EncodeJob(dst []byte) []byte {
+	dst = append(dst, `{"job_id":`...)
+	dst = AppendString(dst, t.JobID)
+	dst = append(dst, `,"tenant":`...)
+	dst = AppendString(dst, t.Tenant)
+	dst = append(dst, `,"session_id":`...)
+	dst = AppendString(dst, t.SessionID)
+	dst = append(dst, `,"target":`...)
+	dst = t.Target.appendJSON(dst)
+	if len(t.CustomEntries) > 0 {
+		dst = append(dst, `,"custom_entries":[`...)
+		for i, e := range t.CustomEntries {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = e.appendJSON(dst)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"messages":`...)
+	dst = append(dst, t.MessagesJSON()...)
+	return append(dst, '}')
+}
