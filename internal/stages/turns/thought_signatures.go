@@ -17,7 +17,10 @@ import (
 // starting with "msg_" (a Claude message id, not a Gemini signature). With
 // AllowBase64Only it deletes a thought_signature that is not strict base64,
 // and a present non-string one; IncludeCamelCase applies the same test to
-// thoughtSignature.
+// thoughtSignature. Choice: with options a "msg_" value is deleted as well,
+// although "msg_abc" passes §3.9's base64url test (its 7 characters decode
+// and re-encode exactly); V28 wants it gone, and a Claude message id is
+// never a Gemini signature.
 func ThoughtSignatures() stage.Stage {
 	const name = "thought_signatures"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
@@ -58,11 +61,13 @@ func stripThoughtSignature(b *transcript.Block, opts *policy.ThoughtSignatureOpt
 		if !b.Has(k) {
 			continue
 		}
+		s, isString := b.String(k)
+		msgID := isString && strings.HasPrefix(s, "msg_")
 		if opts.AllowBase64Only {
-			if s, ok := b.String(k); ok && isStrictBase64(s) {
+			if isString && !msgID && isStrictBase64(s) {
 				continue
 			}
-		} else if s, ok := b.String(k); !ok || !strings.HasPrefix(s, "msg_") {
+		} else if !msgID {
 			continue
 		}
 		if b.Delete(k) {

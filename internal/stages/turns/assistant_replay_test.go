@@ -1,0 +1,132 @@
+package turns
+
+import (
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+)
+
+// Usage values of the vectors: u is non-zero, z is zero.
+const (
+	u = `{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15}`
+	z = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0}`
+)
+
+const sentinel = `[{"type":"text","text":"[assistant turn failed before producing content]"}]`
+
+func TestAssistantReplay(t *testing.T) {
+	bedrock := stagetest.Case{Target: bedrockTarget}
+	cases := []ruleCase{
+		{
+			name: "V40 silent reply removed",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}],"stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"q"},{"role":"user","content":"r"}]`,
+		},
+		{
+			name: "V40 reasoning-only length turn removed",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"…"}],"stopReason":"length","usage":` + u + `}]`,
+			want: `[{"role":"user","content":"q"}]`,
+		},
+		{
+			name: "V40 empty length turn kept",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[],"stopReason":"length","usage":` + u + `}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[],"stopReason":"length","usage":` + u + `}]`,
+		},
+		{
+			name: "V40 length turn with visible text kept",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"…"},{"type":"text","text":"partial"}],"stopReason":"length","usage":` + u + `}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"…"},{"type":"text","text":"partial"}],"stopReason":"length","usage":` + u + `}]`,
+		},
+		{
+			name: "length turn with reasoning and blank text removed; with a tool call kept",
+			in:   `[{"role":"assistant","content":[{"type":"thinking","thinking":"a"},{"type":"text","text":" "}],"stopReason":"length"},{"role":"assistant","content":[{"type":"thinking","thinking":"a"},{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"length","usage":` + u + `},{"role":"user","content":"q"}]`,
+			want: `[{"role":"assistant","content":[{"type":"thinking","thinking":"a"},{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"length","usage":` + u + `},{"role":"user","content":"q"}]`,
+		},
+		{
+			name: "NO_REPLY removed with only reasoning left drops the turn",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"sig"},{"type":"text","text":" NO_REPLY "}],"stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"q"},{"role":"user","content":"r"}]`,
+		},
+		{
+			name: "blank text removed, reasoning kept on a stop turn",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"  "}],"stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"}],"stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+		},
+		{
+			name: "assistant string content: silent and blank dropped, text wrapped",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":"NO_REPLY","stopReason":"stop"},{"role":"assistant","content":"  ","stopReason":"stop"},{"role":"assistant","content":"hello","stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"hello"}],"stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+		},
+		{
+			name: "object content wrapped; null content becomes [] and gets the sentinel on error",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":{"type":"text","text":"hi"},"stopReason":"stop","usage":` + u + `},{"role":"assistant","content":null,"stopReason":"error"},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"hi"}],"stopReason":"stop","usage":` + u + `},{"role":"assistant","content":` + sentinel + `,"stopReason":"error"},{"role":"user","content":"r"}]`,
+		},
+		{
+			name: "user blank string dropped, blank text blocks removed, emptied array dropped",
+			in:   `[{"role":"user","content":"  "},{"role":"user","content":[{"type":"text","text":""},{"type":"text","text":"a"}]},{"role":"user","content":[{"type":"text","text":" \n"}]},{"role":"user","content":[]}]`,
+			want: `[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"user","content":[]}]`,
+		},
+		{
+			name: "transcript-only assistants dropped",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"mirror"}],"provider":"openclaw","model":"delivery-mirror"},{"role":"assistant","content":[{"type":"text","text":"inj"}],"provider":"openclaw","model":"gateway-injected"},{"role":"assistant","content":[{"type":"text","text":"real"}],"provider":"openclaw","model":"other","stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"real"}],"provider":"openclaw","model":"other","stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`,
+		},
+		{
+			name: "V41 Bedrock empty error turn gets the sentinel",
+			c:    bedrock,
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"error"},{"role":"user","content":"b"}]`,
+			want: `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"error"},{"role":"user","content":"b"}]`,
+		},
+		{
+			name: "V41 trailing empty error turn trimmed",
+			c:    bedrock,
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"error"}]`,
+			want: `[{"role":"user","content":"a"}]`,
+		},
+		{
+			name: "V41 zero-usage empty stop treated the same way",
+			c:    bedrock,
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"stop","usage":` + z + `},{"role":"user","content":"b"},{"role":"assistant","content":[],"stopReason":"stop","usage":` + z + `}]`,
+			want: `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop","usage":` + z + `},{"role":"user","content":"b"}]`,
+		},
+		{
+			name: "V41 empty stop with non-zero usage kept as-is",
+			c:    bedrock,
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"stop","usage":` + u + `}]`,
+			want: `[{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"stop","usage":` + u + `}]`,
+		},
+		{
+			name: "§3.16 blank-only error text turn dropped",
+			c:    bedrock,
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"text","text":"  "}],"stopReason":"error"},{"role":"user","content":"b"}]`,
+			want: `[{"role":"user","content":"a"},{"role":"user","content":"b"}]`,
+		},
+		{
+			name: "trailing sentinel turns popped; a real reply equal to the sentinel stays",
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop","usage":` + u + `},{"role":"user","content":"b"},{"role":"assistant","content":` + sentinel + `,"stopReason":"error","usage":` + u + `},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop"}]`,
+			want: `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop","usage":` + u + `},{"role":"user","content":"b"}]`,
+		},
+		{
+			name: "a real reply equal to the sentinel at the end is kept",
+			in:   `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop","usage":` + u + `}]`,
+			want: `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop","usage":` + u + `}]`,
+		},
+		{
+			name: "other roles and non-objects pass through",
+			in:   `[null,"x",{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":""}]},{"role":"custom","content":""}]`,
+			want: `[null,"x",{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":""}]},{"role":"custom","content":""}]`,
+		},
+	}
+	runCases(t, cases, AssistantReplay())
+}
+
+func FuzzAssistantReplay(f *testing.F) {
+	fuzzStage(f, []string{
+		`[{"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}],"stopReason":"stop"}]`,
+		`[{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"error"},{"role":"user","content":"b"}]`,
+		`[{"role":"assistant","content":[{"type":"thinking","thinking":"x"},{"type":"text","text":" "}],"stopReason":"length"}]`,
+		`[{"role":"assistant","content":{"type":"text","text":"x"}},{"role":"assistant","content":7,"stopReason":"stop","usage":{"input":0}}]`,
+		`[{"role":"user","content":[{"type":"text","text":" "}]},{"role":"assistant","content":"NO_REPLY"}]`,
+	}, AssistantReplay())
+}

@@ -1,0 +1,78 @@
+package turns
+
+import (
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+func snap(data string) transcript.CustomEntry {
+	return transcript.CustomEntry{CustomType: "model-snapshot", Data: []byte(data)}
+}
+
+func TestModelSnapshotRead(t *testing.T) {
+	same := snap(`{"timestamp":1,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`)
+	for _, tc := range []struct {
+		name    string
+		entries []transcript.CustomEntry
+		target  policy.Target
+		want    bool
+	}{
+		{"no prior snapshot: not changed", nil, anthropicTarget, false},
+		{"same model", []transcript.CustomEntry{same}, anthropicTarget, false},
+		{"provider spelled differently resolves the same", []transcript.CustomEntry{same}, policy.Target{Provider: " Anthropic ", API: "anthropic-messages", Model: "claude-opus-4-6"}, false},
+		{"newest snapshot decides", []transcript.CustomEntry{same, {CustomType: "other"}, snap(`{"provider":"openai","modelApi":"openai-responses","modelId":"gpt-5"}`)}, anthropicTarget, true},
+		{"model id differs", []transcript.CustomEntry{snap(`{"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-sonnet-4"}`)}, anthropicTarget, true},
+		{"null compares as empty", []transcript.CustomEntry{snap(`{"provider":"vllm","modelApi":null,"modelId":"m"}`)}, policy.Target{Provider: "vllm", Model: "m"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := stagetest.Case{Target: tc.target, CustomEntries: tc.entries, ModelChanged: !tc.want}.Apply(t, `[]`, ModelSnapshotRead())
+			if res.Env.ModelChanged != tc.want {
+				t.Errorf("ModelChanged = %v, want %v", res.Env.ModelChanged, tc.want)
+			}
+		})
+	}
+}
+
+func TestModelSnapshot(t *testing.T) {
+	msgs := `[{"role":"user","content":"q","timestamp":100},{"role":"assistant","content":[],"timestamp":300},{"role":"user","content":"r","timestamp":"1970-01-01T00:00:00.200Z"}]`
+	for _, tc := range []struct {
+		name    string
+		c       stagetest.Case
+		msgs    string
+		want    string // the appended entry's data; "" for none
+		appends int
+	}{
+		{"first snapshot, stamped with now_ms", stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{NowMs: 42, HasNow: true}}, msgs,
+			`{"timestamp":42,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`, 1},
+		{"without now_ms, the newest message timestamp", stagetest.Case{Target: anthropicTarget}, msgs,
+			`{"timestamp":300,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`, 1},
+		{"no timestamp anywhere: left out", stagetest.Case{Target: vllmTarget}, `[]`,
+			`{"provider":"vllm","modelApi":"openai-completions","modelId":"meta-llama/Llama-3.3-70B-Instruct"}`, 1},
+		{"same model as the prior snapshot: nothing", stagetest.Case{Target: anthropicTarget, CustomEntries: []transcript.CustomEntry{snap(`{"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`)}}, msgs, "", 0},
+		{"changed model: appended", stagetest.Case{Target: anthropicTarget, CustomEntries: []transcript.CustomEntry{snap(`{"provider":"openai","modelApi":"openai-responses","modelId":"gpt-5"}`)}}, msgs,
+			`{"timestamp":300,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := tc.c.Apply(t, tc.msgs, ModelSnapshot(), ModelSnapshot())
+			if n := len(res.Transcript.AppendEntries); n != tc.appends {
+				t.Fatalf("appended %d entries, want %d", n, tc.appends)
+			}
+			if tc.appends == 1 {
+				e := res.Transcript.AppendEntries[0]
+				if e.CustomType != "model-snapshot" {
+					t.Errorf("custom type %q", e.CustomType)
+				}
+				stagetest.Equal(t, e.Data, tc.want)
+			}
+			stagetest.Equal(t, res.JSON, tc.msgs)
+		})
+	}
+}
+
+func FuzzModelSnapshot(f *testing.F) {
+	fuzzStage(f, []string{`[{"role":"user","content":"q","timestamp":100}]`}, ModelSnapshot())
+}

@@ -1,0 +1,53 @@
+package turns
+
+import (
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+)
+
+func TestProviderTurns(t *testing.T) {
+	bedrock := stagetest.Case{Target: bedrockTarget}
+	google := stagetest.Case{Target: googleTarget, Settings: stage.Settings{NowMs: 7, HasNow: true}}
+	cases := []ruleCase{
+		{
+			name:   "Bedrock: blank and text-less text blocks removed, empty contents filled",
+			c:      bedrock,
+			in:     `[{"role":"user","content":[{"type":"text","text":" "},{"type":"text"}]},{"role":"assistant","content":[],"stopReason":"aborted"},{"role":"toolResult","toolCallId":"c","content":""},{"role":"user","content":"ok"},{"role":"assistant","content":[{"type":"text","text":""},{"type":"text","text":"fine"}]}]`,
+			want:   `[{"role":"user","content":[{"type":"text","text":"[empty content omitted]"}]},{"role":"assistant","content":` + sentinel + `,"stopReason":"aborted"},{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":"[empty content omitted]"}]},{"role":"user","content":"ok"},{"role":"assistant","content":[{"type":"text","text":"fine"}]}]`,
+			report: map[string]int{"content_fixed": 4},
+		},
+		{
+			name: "Gemini: assistant first gets the bootstrap turn, consecutive turns merged",
+			c:    google,
+			in:   `[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]},{"role":"user","content":"q"},{"role":"user","content":"r"}]`,
+			want: `[{"role":"user","content":"(session bootstrap)","timestamp":7},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},{"role":"user","content":[{"type":"text","text":"q"},{"type":"text","text":"r"}]}]`,
+		},
+		{
+			name: "tool results are the user side: nothing to do",
+			c:    bedrock,
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"r"}]},{"role":"user","content":"more"},{"role":"assistant","content":[{"type":"text","text":"done"}]}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"r"}]},{"role":"user","content":"more"},{"role":"assistant","content":[{"type":"text","text":"done"}]}]`,
+		},
+		{
+			name: "role-less entries before the first assistant: bootstrap goes first",
+			in:   `[null,{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}]`,
+			want: `[{"role":"user","content":"(session bootstrap)","timestamp":3},null,{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}]`,
+		},
+		{
+			name: "OpenAI Responses is not a strict target: unchanged",
+			c:    stagetest.Case{Target: openaiTarget},
+			in:   `[{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
+			want: `[{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
+		},
+	}
+	runCases(t, cases, ProviderTurns())
+}
+
+func FuzzProviderTurns(f *testing.F) {
+	fuzzStage(f, []string{
+		`[{"role":"assistant","content":[]},{"role":"assistant","content":" "},{"role":"user","content":[{"type":"text"}]},{"role":"user","content":""}]`,
+		`[null,{"role":"toolResult","content":[]},{"role":"assistant","content":[{"type":"text","text":"a"}]}]`,
+	}, ProviderTurns())
+}
