@@ -43,7 +43,7 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 		}
 		spawn = spawn || spawnWithAttachments(b)
 	}
-	results, displaced := r.span(i)
+	results, displaced, end := r.span(i)
 	if spawn {
 		for id := range ids {
 			if _, ok := results[id]; !ok {
@@ -58,15 +58,18 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 			}
 		}
 	}
+	if end != nil {
+		r.spanEnds = append(r.spanEnds, end)
+	}
 	return true
 }
 
 // span walks the messages after the assistant at i up to the next assistant
-// and returns the trimmed ids of the tool results there, and whether one of
-// them is displaced. Spans of different assistants do not overlap, so the
+// and returns the trimmed ids of the tool results there, whether one of
+// them is displaced, and the assistant that ends the span (nil at the end). Spans of different assistants do not overlap, so the
 // walks stay linear over the history. Non-object entries are skipped (this
 // rule removes them).
-func (r *inputsRun) span(i int) (map[string]struct{}, bool) {
+func (r *inputsRun) span(i int) (map[string]struct{}, bool, *transcript.Message) {
 	results := map[string]struct{}{}
 	displaced, other := false, false
 	for _, m := range r.msgs[i+1:] {
@@ -75,7 +78,7 @@ func (r *inputsRun) span(i int) (map[string]struct{}, bool) {
 		}
 		switch m.Role() {
 		case transcript.RoleAssistant:
-			return results, displaced
+			return results, displaced, m
 		case transcript.RoleToolResult:
 			if id, ok := m.ResultID(); ok {
 				results[id] = struct{}{}
@@ -85,5 +88,5 @@ func (r *inputsRun) span(i int) (map[string]struct{}, bool) {
 			other = true
 		}
 	}
-	return results, displaced
+	return results, displaced, nil
 }

@@ -45,38 +45,73 @@ type inputsRun struct {
 	preserved map[string]struct{}
 	// earlier holds the trimmed call ids of every assistant seen so far.
 	earlier map[string]struct{}
-	report  *stage.Report
+	// spanEnds holds the assistant that ends the span of each kept signed turn.
+	spanEnds []*transcript.Message
+	report   *stage.Report
 }
 
 func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	r := &inputsRun{
-		msgs:      t.Messages,
-		allow:     newAllowList(t.Options.AllowedToolNames),
-		immutable: env.Policy.AllowProviderOwnedThinkingReplay(),
-		preserved: map[string]struct{}{},
-		earlier:   map[string]struct{}{},
-		report:    env.Report,
+	for {
+		r := &inputsRun{
+			msgs:      t.Messages,
+			allow:     newAllowList(t.Options.AllowedToolNames),
+			immutable: env.Policy.AllowProviderOwnedThinkingReplay(),
+			preserved: map[string]struct{}{},
+			earlier:   map[string]struct{}{},
+			report:    env.Report,
+		}
+		out, err := r.pass(ctx)
+		if err != nil || out == nil {
+			return err
+		}
+		t.Messages = out
+		if !r.spanGrew(out) {
+			return nil
+		}
 	}
+}
+
+// pass validates every entry once and returns the kept entries, or nil when
+// every entry stays.
+func (r *inputsRun) pass(ctx context.Context) ([]*transcript.Message, error) {
 	var out []*transcript.Message // nil until the first message is removed
-	for i, m := range t.Messages {
+	for i, m := range r.msgs {
 		if i%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		keep := r.message(i, m)
 		if !keep && out == nil {
-			out = make([]*transcript.Message, i, len(t.Messages))
-			copy(out, t.Messages[:i])
+			out = make([]*transcript.Message, i, len(r.msgs))
+			copy(out, r.msgs[:i])
 		}
 		if keep && out != nil {
 			out = append(out, m)
 		}
 	}
-	if out != nil {
-		t.Messages = out
+	return out, nil
+}
+
+// spanGrew reports whether an assistant that ended the span of a kept signed
+// turn was removed. The turn's span then reaches further in the output, which
+// can change its displacement check, so the rule runs again over its own
+// output until that no longer happens (the rule is idempotent). This is rare:
+// most passes remove no assistant that ends a signed turn's span.
+func (r *inputsRun) spanGrew(out []*transcript.Message) bool {
+	if len(r.spanEnds) == 0 {
+		return false
 	}
-	return nil
+	kept := make(map[*transcript.Message]struct{}, len(out))
+	for _, m := range out {
+		kept[m] = struct{}{}
+	}
+	for _, end := range r.spanEnds {
+		if _, ok := kept[end]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // message validates one entry and reports whether it stays.
