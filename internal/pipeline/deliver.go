@@ -1,0 +1,139 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// Dead-letter record headers (design §2).
+const (
+	HeaderErrorCode = "hygiene-error-code"
+	HeaderError     = "hygiene-error"
+	HeaderStage     = "hygiene-stage"
+	HeaderSource    = "hygiene-source"
+)
+
+// StageRunner names the runner itself in a dead letter: a panic outside any
+// stage, or an output the ready topic refused.
+const StageRunner = "runner"
+
+// handle is the pool task of one job: process, write the outcome durably,
+// then acknowledge. A transient write error is retried with backoff until it
+// succeeds or the work context ends (then the job is acknowledged with the
+// error and delivered again); the job is never acknowledged before its
+// output is written.
+func (r *Runner) handle(j *job) {
+	r.updateGauges()
+	out, err := r.process(j.rec)
+	if err != nil {
+		r.abandon(j, err)
+		r.updateGauges()
+		return
+	}
+	written, err := r.deliver(j.rec, &out)
+	if err != nil {
+		r.log.Warn("the job's output was not written; it will be delivered again", "source", j.rec.SourceRef(), "err", err)
+		r.abandon(j, err)
+		r.updateGauges()
+		return
+	}
+	r.ackQuietly(j.rec, j.ack, nil)
+	r.bud.release(1, j.size)
+	m := r.deps.Metrics
+	m.JobDuration.Observe(time.Since(j.start).Seconds())
+	m.BytesOut.Add(float64(written))
+	if out.Ready {
+		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
+	} else {
+		m.Jobs.WithLabelValues(metrics.OutcomeDeadLetter).Inc()
+		m.DLQRecords.WithLabelValues(out.Code).Inc()
+		r.log.Info("dead letter", "source", j.rec.SourceRef(), "code", out.Code, "stage", out.Stage, "error", out.Error)
+	}
+	r.updateGauges()
+	if r.deps.OnDone != nil {
+		r.deps.OnDone(Done{Record: j.rec, Outcome: out, Written: written})
+	}
+}
+
+// process runs the processor, turning a panic into an internal_error
+// outcome so that one bad job cannot take the worker down.
+func (r *Runner) process(rec transport.Record) (out Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("the processor panicked", "source", rec.SourceRef(), "panic", p, "stack", string(debug.Stack()))
+			out, err = Outcome{Code: CodeInternalError, Stage: StageRunner,
+				Error: fmt.Sprintf("the job processor panicked: %v", p)}, nil
+		}
+	}()
+	return r.deps.Processor.Process(r.work, rec)
+}
+
+// deliver writes out to the ready topic, or the record to the dead-letter
+// topic, and returns the value bytes written. A ready payload the sink
+// refuses as too large becomes an output_too_large dead letter (out is
+// updated to say so).
+func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
+	if out.Ready {
+		payload := transport.Record{Key: rec.Key, Value: out.Payload}
+		err := r.write(r.deps.Ready, payload)
+		if err == nil {
+			return len(out.Payload), nil
+		}
+		if !errors.Is(err, transport.ErrRecordTooLarge) {
+			return 0, err
+		}
+		*out = Outcome{Code: CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
+			Error: fmt.Sprintf("the ready payload of %d bytes is larger than the ready topic accepts: %v", len(out.Payload), err)}
+	}
+	dl := DeadLetter(rec, *out)
+	err := r.write(r.deps.DLQ, dl)
+	if errors.Is(err, transport.ErrRecordTooLarge) {
+		// The original is kept byte for byte when it fits; when even the
+		// dead-letter topic refuses it, the headers still say what happened.
+		dl.Value = nil
+		dl.Headers[1].Value = fmt.Appendf(dl.Headers[1].Value, " (the original value of %d bytes was too large for the dead-letter topic and is not included)", len(rec.Value))
+		err = r.write(r.deps.DLQ, dl)
+	}
+	return len(dl.Value), err
+}
+
+// DeadLetter builds the dead-letter record of rec: its key, its value byte
+// for byte and its headers, plus the hygiene-error-code, hygiene-error,
+// hygiene-stage and hygiene-source headers.
+func DeadLetter(rec transport.Record, out Outcome) transport.Record {
+	headers := make([]transport.Header, 0, 4+len(rec.Headers))
+	headers = append(headers,
+		transport.Header{Key: HeaderErrorCode, Value: []byte(out.Code)},
+		transport.Header{Key: HeaderError, Value: []byte(out.Error)},
+		transport.Header{Key: HeaderStage, Value: []byte(out.Stage)},
+		transport.Header{Key: HeaderSource, Value: []byte(rec.SourceRef())},
+	)
+	headers = append(headers, rec.Headers...)
+	return transport.Record{Key: rec.Key, Value: rec.Value, Headers: headers}
+}
+
+// write writes rec, retrying transient errors with exponential backoff until
+// the work context ends. ErrRecordTooLarge and ErrClosed are returned at once.
+func (r *Runner) write(sink transport.Sink, rec transport.Record) error {
+	backoff := r.cfg.RetryInitialBackoff
+	for {
+		err := sink.Write(r.work, rec)
+		if err == nil || errors.Is(err, transport.ErrRecordTooLarge) || errors.Is(err, transport.ErrClosed) {
+			return err
+		}
+		if r.work.Err() != nil {
+			return fmt.Errorf("pipeline: writing the output of key %q: %w (the shutdown ended the retries)", rec.Key, err)
+		}
+		r.deps.Metrics.SinkRetries.Inc()
+		r.log.Warn("writing an output failed; retrying", "key", string(rec.Key), "err", err, "backoff", backoff)
+		if err := sleep(r.work, backoff); err != nil {
+			return fmt.Errorf("pipeline: writing the output of key %q: %w (the shutdown ended the retries)", rec.Key, err)
+		}
+		backoff = min(2*backoff, r.cfg.RetryMaxBackoff)
+	}
+}

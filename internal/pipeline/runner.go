@@ -1,0 +1,308 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// JobProcessor turns one job record into its Outcome. *Processor is the real
+// one; tests use fakes, and a no-op one measures the runner's ceiling. Its
+// error is only ever the context's.
+type JobProcessor interface {
+	Process(ctx context.Context, rec transport.Record) (Outcome, error)
+}
+
+// RunnerConfig bounds a Runner.
+type RunnerConfig struct {
+	// Workers is the size of the job pool.
+	Workers int
+	// MaxInflightJobs and MaxInflightBytes cap the jobs read but not yet
+	// acknowledged, counted in records and in record bytes.
+	MaxInflightJobs  int
+	MaxInflightBytes int64
+	// TenantShare returns the largest share (0 < share <= 1) of the pool the
+	// named tenant may hold; its cap is max(1, floor(share x Workers)).
+	// Nil gives every tenant the whole pool.
+	TenantShare func(tenant string) float64
+	// RetryInitialBackoff and RetryMaxBackoff time the retries of a write
+	// that failed with a transient error (doubling, capped).
+	RetryInitialBackoff, RetryMaxBackoff time.Duration
+	// ShutdownTimeout bounds the drain after Run's context ends.
+	ShutdownTimeout time.Duration
+}
+
+// RunnerConfigFrom derives the runner's bounds from the worker configuration
+// on a machine with the given number of cores.
+func RunnerConfigFrom(cfg config.Config, cores int) RunnerConfig {
+	return RunnerConfig{
+		Workers:             cfg.Pipeline.PoolSize(cores),
+		MaxInflightJobs:     cfg.Pipeline.MaxInflightJobs,
+		MaxInflightBytes:    cfg.Pipeline.MaxInflightBytes,
+		TenantShare:         func(tenant string) float64 { _, _, share := cfg.ForTenant(tenant); return share },
+		RetryInitialBackoff: cfg.Pipeline.RetryInitialBackoff,
+		RetryMaxBackoff:     cfg.Pipeline.RetryMaxBackoff,
+		ShutdownTimeout:     cfg.Pipeline.ShutdownTimeout,
+	}
+}
+
+func (c RunnerConfig) validate() error {
+	switch {
+	case c.Workers <= 0:
+		return fmt.Errorf("pipeline: the job pool needs at least one worker, got %d", c.Workers)
+	case c.MaxInflightJobs <= 0:
+		return fmt.Errorf("pipeline: the in-flight job cap must be positive, got %d", c.MaxInflightJobs)
+	case c.MaxInflightBytes <= 0:
+		return fmt.Errorf("pipeline: the in-flight byte cap must be positive, got %d", c.MaxInflightBytes)
+	case c.RetryInitialBackoff <= 0 || c.RetryMaxBackoff < c.RetryInitialBackoff:
+		return fmt.Errorf("pipeline: retry backoff must be positive and its maximum (%s) at least its start (%s)", c.RetryMaxBackoff, c.RetryInitialBackoff)
+	case c.ShutdownTimeout <= 0:
+		return fmt.Errorf("pipeline: the shutdown timeout must be positive, got %s", c.ShutdownTimeout)
+	}
+	return nil
+}
+
+// RunnerDeps are the parts a Runner connects.
+type RunnerDeps struct {
+	Source    transport.Source
+	Ready     transport.Sink // ready payloads
+	DLQ       transport.Sink // dead letters
+	Processor JobProcessor
+	Metrics   *metrics.Metrics
+	Logger    *slog.Logger
+	// OnDone, when set, is called once per job after it was acknowledged
+	// with a nil error (its output is durable).
+	OnDone func(Done)
+}
+
+// Done describes one finished job.
+type Done struct {
+	Record  transport.Record
+	Outcome Outcome
+	// Written is the number of value bytes written to the ready or
+	// dead-letter topic (before compression).
+	Written int
+}
+
+// Runner moves jobs from a Source through a JobProcessor to the ready and
+// dead-letter Sinks: the dispatcher keeps each key in offset order and runs
+// keys in parallel on a bounded pool, the in-flight budget bounds jobs and
+// bytes read but not acknowledged, and every output is durable before its
+// input is acknowledged.
+type Runner struct {
+	cfg  RunnerConfig
+	deps RunnerDeps
+	bud  *budget
+	sch  *scheduler
+	log  *slog.Logger
+
+	// work is the context of processing and writing; it outlives Run's
+	// context by the shutdown drain.
+	work       context.Context
+	cancelWork context.CancelFunc
+	runOnce    sync.Once
+}
+
+// NewRunner checks cfg and starts the pool. Run starts the work; a Runner
+// is run once.
+func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if deps.Source == nil || deps.Ready == nil || deps.DLQ == nil || deps.Processor == nil || deps.Metrics == nil {
+		return nil, errors.New("pipeline: a runner needs a source, a ready sink, a dead-letter sink, a processor and metrics")
+	}
+	r := &Runner{cfg: cfg, deps: deps, bud: newBudget(cfg.MaxInflightJobs, cfg.MaxInflightBytes), log: deps.Logger}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	r.work, r.cancelWork = context.WithCancel(context.Background())
+	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.handle)
+	if err != nil {
+		return nil, err
+	}
+	r.sch = sch
+	deps.Metrics.PoolCapacity.Set(float64(cfg.Workers))
+	return r, nil
+}
+
+// tenantCap is the number of pool workers tenant may hold.
+func (r *Runner) tenantCap(tenant string) int {
+	if r.cfg.TenantShare == nil {
+		return r.cfg.Workers
+	}
+	share := r.cfg.TenantShare(tenant)
+	return max(1, min(r.cfg.Workers, int(share*float64(r.cfg.Workers))))
+}
+
+// Healthy reports whether the pool and its dispatcher are up.
+func (r *Runner) Healthy() bool { return r.sch.healthy() }
+
+// Run reads and processes jobs until ctx ends or a finite Source reports the
+// end of its input. Then it drains: it stops reading, lets every job already
+// read finish (output written, input acknowledged) within
+// RunnerConfig.ShutdownTimeout, acknowledges unfinished ones with an error
+// (so they are delivered again) once that time is up, and releases the pool.
+// It does not close the Source or the Sinks: the caller does that next (the
+// Source's Close commits and leaves the group). Run returns nil after a
+// drain that finished every job, or an error naming what did not finish.
+func (r *Runner) Run(ctx context.Context) error {
+	err := errors.New("pipeline: a Runner runs once")
+	r.runOnce.Do(func() { err = r.run(ctx) })
+	return err
+}
+
+func (r *Runner) run(ctx context.Context) error {
+	readErr := r.readLoop(ctx)
+	r.log.Info("draining: reading stopped, finishing the jobs in flight", "reason", readErr, "timeout", r.cfg.ShutdownTimeout)
+	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
+	defer cancel()
+	drainErr := r.bud.drained(drainCtx)
+	if drainErr != nil {
+		jobs, bytes := r.bud.inUse()
+		r.log.Warn("the shutdown timeout ended the drain; unfinished jobs will be delivered again", "jobs", jobs, "bytes", bytes)
+	}
+	r.cancelWork()
+	for _, j := range r.sch.drainQueued() {
+		r.abandon(j, context.Canceled)
+	}
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
+	defer cancelStop()
+	stopErr := r.sch.stop(stopCtx)
+	r.updateGauges()
+	if drainErr != nil {
+		return fmt.Errorf("pipeline: draining the jobs in flight: %w", drainErr)
+	}
+	if stopErr != nil {
+		return fmt.Errorf("pipeline: releasing the job pool: %w", stopErr)
+	}
+	if readErr != nil && !isStop(readErr) {
+		return readErr
+	}
+	return nil
+}
+
+// isStop reports whether err is a normal end of reading.
+func isStop(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, transport.ErrEndOfInput) || errors.Is(err, transport.ErrClosed)
+}
+
+// readLoop reads, budgets and dispatches until ctx ends or the Source stops.
+// Transient read errors are retried with backoff.
+func (r *Runner) readLoop(ctx context.Context) error {
+	backoff := r.cfg.RetryInitialBackoff
+	for {
+		if err := r.bud.acquireJob(ctx); err != nil {
+			return err
+		}
+		rec, ack, err := r.deps.Source.Read(ctx)
+		if err != nil {
+			r.bud.release(1, 0)
+			if ctx.Err() != nil || isStop(err) {
+				return err
+			}
+			r.log.Warn("reading a job failed; retrying", "err", err, "backoff", backoff)
+			if err := sleep(ctx, backoff); err != nil {
+				return err
+			}
+			backoff = min(2*backoff, r.cfg.RetryMaxBackoff)
+			continue
+		}
+		backoff = r.cfg.RetryInitialBackoff
+		size := int64(rec.Size())
+		if err := r.bud.acquireBytes(ctx, size); err != nil {
+			r.bud.release(1, 0)
+			r.ackQuietly(rec, ack, err)
+			return err
+		}
+		r.deps.Metrics.BytesIn.Add(float64(size))
+		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key)}
+		r.sch.dispatch(j)
+		r.updateGauges()
+	}
+}
+
+// job is one record between Read and its ack.
+type job struct {
+	rec    transport.Record
+	ack    transport.AckFunc
+	size   int64
+	start  time.Time
+	key    string
+	tenant string
+}
+
+// dispatchKey is the ordering key of rec: its key, or, for a keyless record
+// (which has no order to keep), its own position.
+func dispatchKey(rec transport.Record) string {
+	if len(rec.Key) == 0 {
+		return "\x00" + rec.SourceRef()
+	}
+	return string(rec.Key)
+}
+
+// tenantOfKey reads the tenant from a record key "tenant/session_id"
+// without decoding the value; a key without '/' is all tenant.
+func tenantOfKey(key []byte) string {
+	s := string(key)
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// updateGauges publishes the pool and budget levels.
+func (r *Runner) updateGauges() {
+	running, waiting := r.sch.counts()
+	jobs, bytes := r.bud.inUse()
+	m := r.deps.Metrics
+	m.PoolRunning.Set(float64(running))
+	m.PoolWaiting.Set(float64(waiting))
+	m.InflightJobs.Set(float64(jobs))
+	m.InflightBytes.Set(float64(bytes))
+}
+
+// abandon acknowledges j with err (it is not done and will be delivered
+// again) and frees its budget.
+func (r *Runner) abandon(j *job, err error) {
+	r.ackQuietly(j.rec, j.ack, err)
+	r.bud.release(1, j.size)
+}
+
+// ackQuietly acknowledges rec, logging an ack that fails.
+func (r *Runner) ackQuietly(rec transport.Record, ack transport.AckFunc, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if ackErr := ack(ctx, err); ackErr != nil {
+		r.log.Error("acknowledging a job failed", "source", rec.SourceRef(), "err", ackErr)
+	}
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// timeoutOf is the time left before ctx's deadline (a second without one).
+func timeoutOf(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(time.Until(d), time.Millisecond)
+	}
+	return time.Second
+}
