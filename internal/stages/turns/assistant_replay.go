@@ -62,11 +62,7 @@ func AssistantReplay() stage.Stage {
 		if out != nil {
 			t.Messages = out
 		}
-		trimmed := 0
-		for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1]) {
-			t.Messages = t.Messages[:len(t.Messages)-1]
-			trimmed++
-		}
+		trimmed := trimTrailingFailures(t)
 		env.Report.Add(name, "dropped", dropped)
 		env.Report.Add(name, "normalised", normalised)
 		env.Report.Add(name, "sentinel", sentinels)
@@ -164,13 +160,12 @@ func isSilentOrBlank(s string) bool {
 	return s == "" || s == silentReplyToken
 }
 
-// withoutSilentText removes the blocks whose string text is blank or the
-// silent reply; removedSilent counts the silent replies among removed.
+// withoutSilentText removes the blocks isSilentBlock reports; removedSilent counts the silent replies among removed.
 func withoutSilentText(blocks []*transcript.Block) (kept []*transcript.Block, removedSilent, removed int) {
 	for _, b := range blocks {
-		if s, ok := b.Text(); ok && isSilentOrBlank(s) {
+		if isSilentBlock(b) {
 			removed++
-			if strings.TrimSpace(s) == silentReplyToken {
+			if s, _ := b.Text(); strings.TrimSpace(s) == silentReplyToken {
 				removedSilent++
 			}
 		}
@@ -180,12 +175,20 @@ func withoutSilentText(blocks []*transcript.Block) (kept []*transcript.Block, re
 	}
 	kept = make([]*transcript.Block, 0, len(blocks)-removed)
 	for _, b := range blocks {
-		if s, ok := b.Text(); ok && isSilentOrBlank(s) {
-			continue
+		if !isSilentBlock(b) {
+			kept = append(kept, b)
 		}
-		kept = append(kept, b)
 	}
 	return kept, removedSilent, removed
+}
+
+// isSilentBlock reports whether a block's string text is blank or the
+// silent reply, or b is a text block without text.
+func isSilentBlock(b *transcript.Block) bool {
+	if s, ok := b.Text(); ok {
+		return isSilentOrBlank(s)
+	}
+	return isBlankText(b)
 }
 
 // onlyReasoning reports whether every block is a thinking block or a blank
@@ -229,6 +232,20 @@ func hasZeroUsage(m *transcript.Message) bool {
 // content is checked by the caller).
 func isZeroUsageStop(m *transcript.Message) bool {
 	return m.StopReason() == transcript.StopStop && hasZeroUsage(m)
+}
+
+// trimTrailingFailures pops failed assistant turns from the end of the
+// history (§3.2's trailing trim) and returns how many it popped. Rules that
+// drop or fill messages later in the chain call it again, so that the
+// chain stays idempotent and no history ends in a failed turn, which
+// providers reject as an assistant prefill.
+func trimTrailingFailures(t *transcript.Transcript) int {
+	n := 0
+	for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1]) {
+		t.Messages = t.Messages[:len(t.Messages)-1]
+		n++
+	}
+	return n
 }
 
 // isTrailingFailure reports whether a last message must be popped (§3.2

@@ -20,7 +20,8 @@ import (
 //     "[video omitted: corrupted base64 payload]" when the payload is not
 //     base64 (an empty payload included).
 //
-// A non-blank image block counts as content.
+// A non-blank image block counts as content. When a drop leaves a failed
+// turn at the end, §3.2's trailing trim is applied again.
 func BlankBlocks() stage.Stage {
 	const name = "blank_blocks"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
@@ -61,10 +62,13 @@ func BlankBlocks() stage.Stage {
 				out = append(out, m)
 			}
 		}
+		trimmed := 0
 		if out != nil {
 			t.Messages = out
+			trimmed = trimTrailingFailures(t)
 		}
 		env.Report.Add(name, "blank_text_removed", removed)
+		env.Report.Add(name, "trailing_trimmed", trimmed)
 		env.Report.Add(name, "placeholder", placeholders)
 		env.Report.Add(name, "dropped", dropped)
 		env.Report.Add(name, "video_fixed", videos)

@@ -5,13 +5,15 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// isBlankText reports whether b is a text block whose text is a blank string.
+// isBlankText reports whether b is a text block whose text is blank. A text
+// block without a string text counts as blank: no provider accepts it, and
+// treating it alike in every rule keeps the chain idempotent.
 func isBlankText(b *transcript.Block) bool {
 	if b.Type() != transcript.BlockText {
 		return false
 	}
 	s, ok := b.Text()
-	return ok && transcript.IsBlank(s)
+	return !ok || transcript.IsBlank(s)
 }
 
 // withoutBlankText returns blocks without its blank text blocks, and how

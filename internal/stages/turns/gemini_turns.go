@@ -21,7 +21,7 @@ func GeminiTurns() stage.Stage {
 			return nil
 		}
 		var n int
-		t.Messages, n = mergeAssistants(t.Messages)
+		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
 		env.Report.Add(name, "merged", n)
 		return nil
 	}}

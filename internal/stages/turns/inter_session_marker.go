@@ -13,7 +13,9 @@ import (
 // the exact marker (header with its details and isUser=false, then the
 // explanation line) on top of its text. String content is annotated; array
 // content has its first string text block annotated, or gets a new leading
-// text block when it has none. Text that already starts with the marker is
+// text block when it has none. Choice: a blank text block does not count
+// (annotate would leave it unchanged and the next rule removes it, so the
+// marker would land on another block in a second pass). Text that already starts with the marker is
 // left alone, and a stale, buried or older short marker is moved to the top
 // and rewritten in the current form. Provenance strings are trimmed; blank
 // ones count as absent.
@@ -85,7 +87,7 @@ func annotateMessage(m *transcript.Message, prefix string) bool {
 		if b.Type() != transcript.BlockText {
 			continue
 		}
-		if s, ok := b.Text(); ok {
+		if s, ok := b.Text(); ok && !transcript.IsBlank(s) {
 			if out := annotate(s, prefix); out != s {
 				b.SetString("text", out)
 				return true

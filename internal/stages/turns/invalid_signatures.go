@@ -16,7 +16,8 @@ import (
 //
 // The latest assistant with array content is preserved when the job's
 // preserve_latest_assistant_thinking option says so, or, without the
-// option, when it is the last message or the assistant of the current tool
+// option, when it is the last message (entries without a role, which no
+// provider receives, do not count) or the assistant of the current tool
 // turn (it has a tool call, a tool result follows it, no user message comes
 // after it and no other assistant sits between it and the preceding user).
 func InvalidSignatures() stage.Stage {
@@ -30,7 +31,7 @@ func InvalidSignatures() stage.Stage {
 		if o := t.Options.PreserveLatestAssistantThinking; o != nil {
 			preserve = *o
 		} else if latest >= 0 {
-			preserve = latest == len(t.Messages)-1 || latest == currentTurnToolCall(t.Messages)
+			preserve = latest == lastWithRole(t.Messages) || latest == currentTurnToolCall(t.Messages)
 		}
 		unsigned := func(b *transcript.Block) bool { return !hasReplayableSignature(b) }
 		n := 0
@@ -53,6 +54,16 @@ func latestArrayAssistant(msgs []*transcript.Message) int {
 			if _, ok := msgs[i].Blocks(); ok {
 				return i
 			}
+		}
+	}
+	return -1
+}
+
+// lastWithRole returns the index of the last message that has a role, or -1.
+func lastWithRole(msgs []*transcript.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if hasRole(msgs[i]) {
+			return i
 		}
 	}
 	return -1

@@ -1,6 +1,9 @@
 package turns
 
-import "github.com/hygiene-dev/hygiene/internal/transcript"
+import (
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 // mergeContent returns the blocks a message contributes to a merge: its
 // array content, or one text block for a non-blank string content. Choice
@@ -25,9 +28,16 @@ var mergeFromLater = []string{"usage", "stopReason", "errorMessage"}
 // first message (spec §3.12.1): contents are concatenated, the first
 // message's members are kept except usage, stopReason and errorMessage,
 // which a later message that has them overwrites. Entries without a role
-// pass through and do not break a run. It returns the new list and how many
-// messages were merged away; the list itself when none was.
-func mergeAssistants(msgs []*transcript.Message) ([]*transcript.Message, int) {
+// pass through and do not break a run. Choice: the timestamp travels with
+// the usage (a later message that brings its usage brings its timestamp, or
+// its lack of one), so that the compaction rules, which judge a usage by its
+// turn's time, judge the merged turn as they judged the turn the usage came
+// from. A merged turn that is not an error
+// turn, though some of its parts came from one, gets §3.9's thought-signature
+// cleanup on its blocks (error turns skip it), as the turn it became would
+// have. It returns the new list and how many messages were merged away; the
+// list itself when none was.
+func mergeAssistants(msgs []*transcript.Message, p policy.Policy) ([]*transcript.Message, int) {
 	if !hasAdjacent(msgs, transcript.RoleAssistant) {
 		return msgs, 0
 	}
@@ -35,11 +45,17 @@ func mergeAssistants(msgs []*transcript.Message) ([]*transcript.Message, int) {
 	var head *transcript.Message
 	var content []*transcript.Block
 	merged, runLen := 0, 0
+	hadError := false
 	flush := func() {
 		if head != nil && runLen > 1 {
+			if hadError && head.StopReason() != transcript.StopError && !p.PreserveSignatures {
+				for _, b := range content {
+					stripThoughtSignature(b, p.SanitizeThoughtSignatures)
+				}
+			}
 			head.SetBlocks(content)
 		}
-		head, content, runLen = nil, nil, 0
+		head, content, runLen, hadError = nil, nil, 0, false
 	}
 	for _, m := range msgs {
 		switch m.Role() {
@@ -48,10 +64,18 @@ func mergeAssistants(msgs []*transcript.Message) ([]*transcript.Message, int) {
 			continue
 		case transcript.RoleAssistant:
 			if head != nil {
+				hadError = hadError || m.StopReason() == transcript.StopError
 				content = append(content, mergeContent(m)...)
 				for _, k := range mergeFromLater {
 					if v, ok := m.Get(k); ok {
 						head.Set(k, v)
+					}
+				}
+				if m.Has("usage") {
+					if ts, ok := m.Get("timestamp"); ok {
+						head.Set("timestamp", ts)
+					} else {
+						head.Delete("timestamp")
 					}
 				}
 				runLen++
@@ -59,7 +83,7 @@ func mergeAssistants(msgs []*transcript.Message) ([]*transcript.Message, int) {
 				continue
 			}
 			flush()
-			head, runLen = m, 1
+			head, runLen, hadError = m, 1, m.StopReason() == transcript.StopError
 			content = append([]*transcript.Block(nil), mergeContent(m)...)
 		default:
 			flush()
@@ -73,7 +97,11 @@ func mergeAssistants(msgs []*transcript.Message) ([]*transcript.Message, int) {
 // mergeUsers merges every run of consecutive user messages (spec §3.12.2):
 // the merged message takes the last message's members, its content is all
 // the run's contents in order, and its timestamp is the last one's, else the
-// latest earlier one's. It stands where the run's first message stood;
+// latest earlier one's. Choice: the merged message keeps a provenance only
+// when every message of the run has the same one; otherwise the run mixes
+// origins, each inter-session part already carries its marker in its own
+// text, and a kept provenance would mark the other parts on a second pass.
+// It stands where the run's first message stood;
 // entries without a role pass through and do not break a run. It returns the
 // new list and how many messages were merged away.
 func mergeUsers(msgs []*transcript.Message) ([]*transcript.Message, int) {
@@ -97,6 +125,9 @@ func mergeUsers(msgs []*transcript.Message) ([]*transcript.Message, int) {
 			last.SetBlocks(content)
 			if ts != nil && last.IsNull("timestamp") {
 				last.Set("timestamp", ts)
+			}
+			if !sameProvenance(run) {
+				last.Delete("provenance")
 			}
 			out[slot] = last
 			merged += len(run) - 1
@@ -139,4 +170,17 @@ func hasAdjacent(msgs []*transcript.Message, role string) bool {
 		prev = r
 	}
 	return false
+}
+
+// sameProvenance reports whether every message of run has the same
+// provenance member (absent counts as one value).
+func sameProvenance(run []*transcript.Message) bool {
+	first, had := run[0].Get("provenance")
+	for _, m := range run[1:] {
+		p, has := m.Get("provenance")
+		if has != had || string(p) != string(first) {
+			return false
+		}
+	}
+	return true
 }

@@ -30,6 +30,8 @@ import (
 //     results and the other non-assistant roles (summaries, custom) are on
 //     the user side: the transports send them in user turns, so a user
 //     message after tool results continues the same user turn.
+//   - No trailing failed turn: a filled empty turn at the end is popped by
+//     §3.2's trailing trim (the prefill rejection of spec §6).
 //   - The first turn is the user's (Anthropic, Bedrock, Gemini, strict
 //     OpenAI-compatible): a history that starts with an assistant gets the
 //     exact "(session bootstrap)" user turn of §3.11 in front, stamped like
@@ -54,10 +56,11 @@ func ProviderTurns() stage.Stage {
 		}
 		env.Report.Add(name, "content_fixed", filled)
 		var n int
-		t.Messages, n = mergeAssistants(t.Messages)
+		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
 		env.Report.Add(name, "assistants_merged", n)
 		t.Messages, n = mergeUsers(t.Messages)
 		env.Report.Add(name, "users_merged", n)
+		env.Report.Add(name, "trailing_trimmed", trimTrailingFailures(t))
 		for _, m := range t.Messages {
 			if !hasRole(m) {
 				continue
@@ -71,15 +74,6 @@ func ProviderTurns() stage.Stage {
 		}
 		return nil
 	}}
-}
-
-// isEmptyText reports whether b is a text block with blank or non-string text.
-func isEmptyText(b *transcript.Block) bool {
-	if b.Type() != transcript.BlockText {
-		return false
-	}
-	s, ok := b.Text()
-	return !ok || transcript.IsBlank(s)
 }
 
 // fillEmptyContent removes empty text blocks from a user, tool-result or
@@ -108,7 +102,7 @@ func fillEmptyContent(m *transcript.Message) bool {
 	}
 	empty := 0
 	for _, b := range blocks {
-		if isEmptyText(b) {
+		if isBlankText(b) {
 			empty++
 		}
 	}
@@ -117,7 +111,7 @@ func fillEmptyContent(m *transcript.Message) bool {
 	}
 	kept := make([]*transcript.Block, 0, len(blocks)-empty+1)
 	for _, b := range blocks {
-		if !isEmptyText(b) {
+		if !isBlankText(b) {
 			kept = append(kept, b)
 		}
 	}
