@@ -1,0 +1,73 @@
+// Package health serves the worker's operational HTTP endpoints: /metrics
+// (Prometheus text from an injected Gatherer), /healthz (the process is
+// alive and its pool is up) and /readyz (it holds partitions and can work).
+// A check is a func returning nil when fine or an error whose sentence is
+// the response body, so a probe's failure says why.
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Check returns nil when healthy, else an error naming what is wrong.
+type Check func() error
+
+// Handler returns the mux serving /metrics from g, /healthz from live and
+// /readyz from ready.
+func Handler(g prometheus.Gatherer, live, ready Check) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.Handle("GET /healthz", probe(live))
+	mux.Handle("GET /readyz", probe(ready))
+	return mux
+}
+
+func probe(check Check) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := check(); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, err)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+}
+
+// Server is a running HTTP server for Handler.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan error
+}
+
+// Listen serves h on addr ("127.0.0.1:0" picks a free port).
+func Listen(addr string, h http.Handler) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("health: listening on %s for /metrics, /healthz and /readyz: %w", addr, err)
+	}
+	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln, done: make(chan error, 1)}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops the server, letting requests in progress finish until ctx ends.
+func (s *Server) Close(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+		err = serveErr
+	}
+	return err
+}
