@@ -110,7 +110,8 @@ func DefaultLimits() Limits {
 	return Limits{MaxBytes: 64 << 20, MaxMessages: 1_000_000, MaxDepth: 256}
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults fills every zero field of l with its DefaultLimits value.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = d.MaxBytes
@@ -129,7 +130,7 @@ func (l Limits) withDefaults() Limits {
 // members are an error (the job schema is ours; a misspelt "mesages" must not
 // pass silently), while unknown members inside messages are preserved.
 func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}

@@ -28,7 +28,7 @@ import (
 // JobID and SessionID are the header's id; Tenant is left empty for the
 // caller to set.
 func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(CodePayloadTooLarge, "", "session file is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
