@@ -135,6 +135,9 @@ func (s sanitizer) makeUnique(seed string, used map[string]struct{}) string {
 	if _, taken := used[base]; !taken {
 		return base
 	}
+	// A kept Kimi id that is taken continues as an ordinary strict id, so
+	// the hashed variant is alphanumeric and a second run keeps it.
+	base = truncate((sanitizer{mode: s.mode}).sanitize(seed), strictMaxLen)
 	candidate := truncate(truncate(base, strictHashPrefixLen)+sha256Hex(seed)[:strictHashLen], strictMaxLen)
 	if _, taken := used[candidate]; !taken {
 		return candidate
