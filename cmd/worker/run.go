@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/embedded"
+	"github.com/hygiene-dev/hygiene/internal/health"
+	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
+)
+
+const runUsage = `usage: worker run [--config FILE] [--produce DIR] [--noop]
+
+Consumes jobs from Kafka and writes ready payloads and dead letters until
+SIGTERM or SIGINT, then drains within pipeline.shutdown_timeout. With no
+kafka.brokers configured it starts an embedded in-memory broker on
+kafka.embedded_listen that any Kafka client can produce to.
+
+flags:
+`
+
+// runOptions are the flags of `worker run` besides the configuration.
+type runOptions struct {
+	// produceDir, when set, is the demo: produce DIR/*.json, print one line
+	// per outcome, exit when all are done.
+	produceDir string
+	// noop replaces the pipeline with pipeline.NoOp (a throughput ceiling).
+	noop   bool
+	stdout io.Writer
+}
+
+// runCommand runs `worker run`; args are the words after "run".
+func runCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("worker run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	cfgPath := fs.String("config", "", "YAML configuration `file` (default: built-in defaults, then HYGIENE_* variables)")
+	produce := fs.String("produce", "", "demo: produce every `DIR`/*.json job, print one line per ready or dead-letter record, exit when all are done")
+	noop := fs.Bool("noop", false, "pass every record through unchanged instead of running the pipeline (measures the runner and broker ceiling)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "worker run: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	cfg, err := config.Load(*cfgPath, os.Environ())
+	if err != nil {
+		fmt.Fprintf(stderr, "worker run: %s\n", firstLine(err.Error()))
+		return exitUsage
+	}
+	opts := runOptions{produceDir: *produce, noop: *noop, stdout: stdout}
+	var demo *demo
+	if opts.produceDir != "" {
+		if demo, err = loadDemo(opts.produceDir); err != nil {
+			fmt.Fprintf(stderr, "worker run: %s\n", firstLine(err.Error()))
+			return exitUsage
+		}
+	}
+	log := newLogger(cfg.Log, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := runWorker(ctx, cfg, opts, demo, log); err != nil {
+		log.Error("the worker stopped with an error", "err", err)
+		fmt.Fprintf(stderr, "worker run: %s\n", firstLine(err.Error()))
+		return exitRuntime
+	}
+	return exitOK
+}
+
+// newLogger returns the structured logger of cfg on w.
+func newLogger(cfg config.LogConfig, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.Level)) // Validate already checked it
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// runWorker wires the worker and runs it until ctx ends (or, with a demo,
+// until every demo job is done), then shuts down in order: drain the
+// pipeline, flush the sinks, commit and leave the group, stop serving
+// metrics, stop the embedded broker.
+func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *demo, log *slog.Logger) error {
+	brokers := cfg.Kafka.Brokers
+	topics := []string{cfg.Kafka.JobsTopic, cfg.Kafka.ReadyTopic, cfg.Kafka.DLQTopic}
+	if len(brokers) == 0 {
+		b, err := embedded.Start(embedded.Config{
+			Addr: cfg.Kafka.EmbeddedListen, Topics: topics, Partitions: cfg.Kafka.EmbeddedPartitions,
+			MaxMessageBytes: int(max(cfg.Kafka.MaxMessageBytes+1024, 1_048_588)),
+		})
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		brokers = []string{b.Addr()}
+		log.Info("no kafka.brokers configured: started the embedded Kafka broker; its data lives in memory only and is lost when the worker stops",
+			"addr", b.Addr(), "topics", topics, "partitions", cfg.Kafka.EmbeddedPartitions)
+	}
+	kcfg := kafkaConfig(cfg.Kafka, brokers)
+	ensureCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	err := kcfg.EnsureTopics(ensureCtx, topics, cfg.Kafka.EmbeddedPartitions)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("making sure the topics %v exist on %v: %w", topics, brokers, err)
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, err := metrics.New(reg)
+	if err != nil {
+		return err
+	}
+	var proc pipeline.JobProcessor = pipeline.NoOp
+	if opts.noop {
+		log.Warn("--noop: records pass through unchanged; the pipeline does not run")
+	} else {
+		p, imgs, closeImages, err := newProcessor(cfg, m.ObserveStage)
+		if err != nil {
+			return err
+		}
+		defer closeImages()
+		proc = p
+		if err := m.RegisterImages(func() metrics.ImageStats {
+			s := imgs.Stats()
+			return metrics.ImageStats{Resized: s.Resized, Omitted: s.Omitted, CacheHits: s.CacheHits, CacheMisses: s.CacheMisses}
+		}); err != nil {
+			return err
+		}
+	}
+
+	var closing atomic.Bool
+	src, err := kafka.NewSource(kafka.SourceConfig{
+		Config: kcfg, Topic: cfg.Kafka.JobsTopic, GroupID: cfg.Kafka.GroupID,
+		MaxInFlightPerPartition: cfg.Kafka.MaxInflightPerPartition, CommitInterval: cfg.Kafka.CommitInterval,
+		MaxBytes:    int(max(cfg.Limits.MaxCompressedBytes, 1<<20)),
+		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
+			// Closing the reader makes its fetches fail; that is not news.
+			level := slog.LevelWarn
+			if closing.Load() {
+				level = slog.LevelDebug
+			}
+			log.Log(context.Background(), level, "kafka reader: "+fmt.Sprintf(msg, args...))
+		}),
+	})
+	if err != nil {
+		return err
+	}
+	if err := m.RegisterSource(func() metrics.SourceStats {
+		s := src.Stats()
+		return metrics.SourceStats{Lag: s.Reader.Lag, Partitions: len(s.Partitions), CommitErrors: s.CommitErrors}
+	}); err != nil {
+		_ = src.Close(context.Background())
+		return err
+	}
+	ready, err := newSink(cfg.Kafka, kcfg, cfg.Kafka.ReadyTopic)
+	if err != nil {
+		_ = src.Close(context.Background())
+		return err
+	}
+	dlq, err := newSink(cfg.Kafka, kcfg, cfg.Kafka.DLQTopic)
+	if err != nil {
+		_ = src.Close(context.Background())
+		_ = ready.Close(context.Background())
+		return err
+	}
+
+	// The drain gets four fifths of the shutdown deadline; committing and
+	// leaving the group get the rest.
+	rcfg := pipeline.RunnerConfigFrom(cfg, runtime.NumCPU())
+	rcfg.ShutdownTimeout = cfg.Pipeline.ShutdownTimeout * 4 / 5
+	deps := pipeline.RunnerDeps{Source: src, Ready: ready, DLQ: dlq, Processor: proc, Metrics: m, Logger: log}
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	if demo != nil {
+		deps.OnDone = demo.observer(opts.stdout, cancelRun)
+	}
+	runner, err := pipeline.NewRunner(rcfg, deps)
+	if err != nil {
+		_ = src.Close(context.Background())
+		_ = ready.Close(context.Background())
+		_ = dlq.Close(context.Background())
+		return err
+	}
+
+	srv, err := health.Listen(cfg.Metrics.Listen, health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic)))
+	if err != nil {
+		cancelRun()
+		_ = runner.Run(runCtx)
+		_ = src.Close(context.Background())
+		return err
+	}
+	log.Info("worker started", "brokers", brokers, "group", cfg.Kafka.GroupID, "jobs_topic", cfg.Kafka.JobsTopic,
+		"pool", rcfg.Workers, "metrics", "http://"+srv.Addr()+"/metrics")
+
+	if demo != nil {
+		if err := demo.produce(ctx, kcfg, cfg.Kafka); err != nil {
+			cancelRun()
+			_ = runner.Run(runCtx)
+			_ = src.Close(context.Background())
+			_ = srv.Close(context.Background())
+			return err
+		}
+		log.Info("demo: produced the example jobs; waiting for their outcomes", "jobs", len(demo.files), "dir", opts.produceDir)
+	}
+
+	runErr := runner.Run(runCtx)
+	closing.Store(true)
+	log.Info("pipeline drained; flushing, committing and leaving the group")
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), max(cfg.Pipeline.ShutdownTimeout/5, time.Second))
+	defer cancelClose()
+	errs := []error{runErr}
+	errs = append(errs, ready.Close(closeCtx), dlq.Close(closeCtx), src.Close(closeCtx), srv.Close(closeCtx))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	log.Info("worker stopped cleanly")
+	return nil
+}
+
+// kafkaConfig is the connection of cfg to brokers.
+func kafkaConfig(cfg config.KafkaConfig, brokers []string) kafka.Config {
+	return kafka.Config{
+		Brokers: brokers,
+		TLS: kafka.TLSConfig{Enabled: cfg.TLS.Enabled, CAFile: cfg.TLS.CAFile, CertFile: cfg.TLS.CertFile,
+			KeyFile: cfg.TLS.KeyFile, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify},
+		SASL: kafka.SASLConfig{Mechanism: cfg.SASL.Mechanism, Username: cfg.SASL.Username, Password: cfg.SASL.Password},
+	}
+}
+
+// newSink opens the Sink of one output topic.
+func newSink(cfg config.KafkaConfig, kcfg kafka.Config, topic string) (*kafka.Sink, error) {
+	return kafka.NewSink(kafka.SinkConfig{
+		Config: kcfg, Topic: topic, MaxMessageBytes: int(cfg.MaxMessageBytes), CompressAbove: int(cfg.CompressAboveBytes),
+		BatchSize: cfg.WriterBatchSize, BatchTimeout: cfg.WriterBatchTimeout,
+	})
+}
+
+// liveCheck fails once the pool or its dispatcher stopped.
+func liveCheck(r *pipeline.Runner) health.Check {
+	return func() error {
+		if !r.Healthy() {
+			return errors.New("the job pool is not running")
+		}
+		return nil
+	}
+}
+
+// readyCheck passes while the pool runs and partitions are assigned.
+func readyCheck(r *pipeline.Runner, src *kafka.Source, topic string) health.Check {
+	return func() error {
+		switch {
+		case !r.Healthy():
+			return errors.New("the job pool is not running")
+		case !src.Ready():
+			return fmt.Errorf("the consumer group has no stable assignment of %s yet", topic)
+		case len(src.Partitions()) == 0:
+			return fmt.Errorf("no partition of %s is assigned to this worker", topic)
+		}
+		return nil
+	}
+}
