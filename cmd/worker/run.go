@@ -155,7 +155,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	src, err := kafka.NewSource(kafka.SourceConfig{
 		Config: kcfg, Topic: cfg.Kafka.JobsTopic, GroupID: cfg.Kafka.GroupID,
 		MaxInFlightPerPartition: cfg.Kafka.MaxInflightPerPartition, CommitInterval: cfg.Kafka.CommitInterval,
-		MaxBytes:    int(max(cfg.Limits.MaxCompressedBytes, 1<<20)),
+		MaxBytes: int(max(cfg.Limits.MaxCompressedBytes, 1<<20)),
 		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
 			// Closing the reader makes its fetches fail; that is not news.
 			level := slog.LevelWarn
