@@ -15,7 +15,7 @@ import (
 // realBrokers returns the Apache Kafka bootstrap addresses from
 // HYGIENE_KAFKA_BROKERS. Unset, the test is skipped locally and fails in CI
 // (CI=true), where scripts/kafka.sh must have started a broker.
-func realBrokers(t *testing.T) []string {
+func realBrokers(t testing.TB) []string {
 	t.Helper()
 	v := strings.TrimSpace(os.Getenv("HYGIENE_KAFKA_BROKERS"))
 	if v == "" {
@@ -28,7 +28,7 @@ func realBrokers(t *testing.T) []string {
 }
 
 // startEmbedded starts a kfake broker on a free loopback port for t.
-func startEmbedded(t *testing.T) []string {
+func startEmbedded(t testing.TB) []string {
 	t.Helper()
 	b, err := embedded.Start(embedded.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
