@@ -32,18 +32,16 @@ func (r *Runner) handle(j *job) {
 	out, err := r.process(j.rec)
 	if err != nil {
 		r.abandon(j, err)
-		r.updateGauges()
 		return
 	}
 	written, err := r.deliver(j.rec, &out)
 	if err != nil {
 		r.log.Warn("the job's output was not written; it will be delivered again", "source", j.rec.SourceRef(), "err", err)
 		r.abandon(j, err)
-		r.updateGauges()
 		return
 	}
 	r.ackQuietly(j.rec, j.ack, nil)
-	r.bud.release(1, j.size)
+	r.release(j)
 	m := r.deps.Metrics
 	m.JobDuration.Observe(time.Since(j.start).Seconds())
 	m.BytesOut.Add(float64(written))
@@ -54,7 +52,6 @@ func (r *Runner) handle(j *job) {
 		m.DLQRecords.WithLabelValues(out.Code).Inc()
 		r.log.Info("dead letter", "source", j.rec.SourceRef(), "code", out.Code, "stage", out.Stage, "error", out.Error)
 	}
-	r.updateGauges()
 	if r.deps.OnDone != nil {
 		r.deps.OnDone(Done{Record: j.rec, Outcome: out, Written: written})
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
@@ -109,6 +110,11 @@ type Runner struct {
 	work       context.Context
 	cancelWork context.CancelFunc
 	runOnce    sync.Once
+
+	// inflight counts jobs read and not yet acknowledged (the budget also
+	// holds the slot the reader reserves before each Read).
+	inflight atomic.Int64
+	gaugeMu  sync.Mutex // makes each read-and-publish of the gauges atomic
 }
 
 // NewRunner checks cfg and starts the pool. Run starts the work; a Runner
@@ -125,7 +131,7 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.work, r.cancelWork = context.WithCancel(context.Background())
-	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.handle)
+	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.handle, r.updateGauges)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +231,7 @@ func (r *Runner) readLoop(ctx context.Context) error {
 			return err
 		}
 		r.deps.Metrics.BytesIn.Add(float64(size))
+		r.inflight.Add(1)
 		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key)}
 		r.sch.dispatch(j)
 		r.updateGauges()
@@ -262,12 +269,14 @@ func tenantOfKey(key []byte) string {
 
 // updateGauges publishes the pool and budget levels.
 func (r *Runner) updateGauges() {
+	r.gaugeMu.Lock()
+	defer r.gaugeMu.Unlock()
 	running, waiting := r.sch.counts()
-	jobs, bytes := r.bud.inUse()
+	_, bytes := r.bud.inUse()
 	m := r.deps.Metrics
 	m.PoolRunning.Set(float64(running))
 	m.PoolWaiting.Set(float64(waiting))
-	m.InflightJobs.Set(float64(jobs))
+	m.InflightJobs.Set(float64(r.inflight.Load()))
 	m.InflightBytes.Set(float64(bytes))
 }
 
@@ -275,6 +284,12 @@ func (r *Runner) updateGauges() {
 // again) and frees its budget.
 func (r *Runner) abandon(j *job, err error) {
 	r.ackQuietly(j.rec, j.ack, err)
+	r.release(j)
+}
+
+// release frees j's budget once it is acknowledged.
+func (r *Runner) release(j *job) {
+	r.inflight.Add(-1)
 	r.bud.release(1, j.size)
 }
 

@@ -62,6 +62,19 @@ func TestRunnerKeepsKeyOrderAndRunsKeysInParallel(t *testing.T) {
 	if !g.committedAll(t, total) {
 		t.Errorf("committed %v, want every one of %d jobs", g.b.Committed(jobsTopic, group), total)
 	}
+	for _, c := range []struct {
+		name string
+		got  float64
+	}{
+		{"hygiene_pool_running", testutil.ToFloat64(g.m.PoolRunning)},
+		{"hygiene_pool_waiting", testutil.ToFloat64(g.m.PoolWaiting)},
+		{"hygiene_inflight_jobs", testutil.ToFloat64(g.m.InflightJobs)},
+		{"hygiene_inflight_bytes", testutil.ToFloat64(g.m.InflightBytes)},
+	} {
+		if c.got != 0 {
+			t.Errorf("%s = %v after every job was acknowledged, want 0", c.name, c.got)
+		}
+	}
 	if got := testutil.ToFloat64(g.m.Jobs.WithLabelValues("ready")); got != float64(total) {
 		t.Errorf("hygiene_jobs_total{outcome=ready} = %v, want %d", got, total)
 	}

@@ -22,6 +22,7 @@ type scheduler struct {
 	capacity  int
 	tenantCap func(tenant string) int
 	run       func(j *job) // the task body; it must not panic
+	changed   func()       // called after a job finished, outside the lock
 
 	mu       sync.Mutex
 	running  int
@@ -51,13 +52,13 @@ type tenantQueue struct {
 	queued   bool // present in scheduler.turns
 }
 
-func newScheduler(workers int, tenantCap func(string) int, run func(*job)) (*scheduler, error) {
+func newScheduler(workers int, tenantCap func(string) int, run func(*job), changed func()) (*scheduler, error) {
 	pool, err := ants.NewPool(workers)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: creating the job pool of %d workers: %w", workers, err)
 	}
 	s := &scheduler{
-		pool: pool, capacity: workers, tenantCap: tenantCap, run: run,
+		pool: pool, capacity: workers, tenantCap: tenantCap, run: run, changed: changed,
 		keys: map[string]*keyQueue{}, tenants: map[string]*tenantQueue{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
@@ -172,6 +173,7 @@ func (s *scheduler) execute(j *job, kq *keyQueue) {
 	s.finish(kq)
 	s.mu.Unlock()
 	s.poke()
+	s.changed()
 }
 
 func (s *scheduler) poke() {
