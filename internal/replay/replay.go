@@ -129,11 +129,15 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 					}
 					continue
 				}
-				if err := cp.Record(f, res.code); err != nil {
-					mu.Lock()
-					firstErr = cmpErr(firstErr, err)
-					mu.Unlock()
-					continue
+				if res.code == "ready" {
+					// Only delivered sessions are finished: a failed one is
+					// tried (and reported) again by a resumed run.
+					if err := cp.Record(f, res.code); err != nil {
+						mu.Lock()
+						firstErr = cmpErr(firstErr, err)
+						mu.Unlock()
+						continue
+					}
 				}
 				mu.Lock()
 				finished++
@@ -321,7 +325,10 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(data)
+	werr := tmp.Chmod(0o644)
+	if werr == nil {
+		_, werr = tmp.Write(data)
+	}
 	if werr == nil {
 		werr = tmp.Sync()
 	}

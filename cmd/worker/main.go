@@ -1,0 +1,86 @@
+// Command worker is the hygiene service: it repairs LLM agent transcripts so
+// they can be replayed to any model provider.
+//
+//	worker run      [--config FILE]                   consume jobs from Kafka (an embedded broker when none is configured)
+//	worker replay   DIR|FILE... [flags]               repair archived OpenClaw session files offline
+//	worker sanitize [FILE|-] [--target P/API/MODEL]   one job (or session file) to a ready payload on stdout
+//	worker config   print [--config FILE] | validate FILE
+//	worker version
+//
+// Exit codes: 0 done, 1 runtime failure, 2 bad input or usage, each failure
+// with a one-line reason on stderr. main is the only place that exits.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+const usage = `usage: worker <command> [arguments]
+
+commands:
+  run       consume jobs from Kafka and write ready payloads and dead letters
+  replay    repair archived OpenClaw session files (.jsonl, .jsonl.zst) offline
+  sanitize  repair one job or session file and print the ready payload
+  config    print the effective configuration, or validate a file
+  version   print the build version
+
+Run 'worker <command> --help' for a command's flags.
+`
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return runCommand(rest, stdout, stderr)
+	case "replay":
+		return replayCommand(rest, stdout, stderr)
+	case "sanitize":
+		return sanitizeCommand(rest, stdin, stdout, stderr)
+	case "config":
+		return config.RunCommand(rest, stdout, stderr, os.Environ())
+	case "version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "worker: unknown command %q\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+// version is the module version and VCS revision the binary was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "hygiene worker (unknown build)"
+	}
+	v := "hygiene worker " + info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+	}
+	return v
+}

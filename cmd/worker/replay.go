@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/replay"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+const replayHelp = `usage: worker replay DIR|FILE... [--target P/API/MODEL] [--out DIR | --to-kafka] [--resume] [--concurrency N]
+
+Repairs archived OpenClaw session files offline. Directories are walked for
+.jsonl and .jsonl.zst files. Each session is read the way the runtime's
+session-file repair reads it (malformed lines are dropped and counted in the
+report; the files are never modified), sanitized by the same pipeline as
+'worker run', and written as one ready payload per session:
+OUT/<relative path>.ready.json, atomically (temp file + rename).
+
+Without --target, each session's target is taken from its last assistant turn
+(its provider, api and model); a session with no such turn is reported as
+no_target. With --to-kafka the sessions are not processed here: each becomes a
+job on the jobs topic of the configured brokers (kafka.brokers or
+HYGIENE_KAFKA_BROKERS) for the Kafka workers.
+
+Progress goes to stderr (a live bar on a terminal, plain lines otherwise), and
+a summary at the end: sessions, repaired lines, failures by code. A checkpoint
+records every finished session; after an interruption (Ctrl-C is safe) run
+again with --resume to skip them. A file that cannot be read, decompressed or
+parsed is named in the summary and makes the exit status 2; the other
+sessions are still processed. Exit 1 on a runtime failure (a write failed).
+
+Flags:
+`
+
+func replayCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	target := fs.String("target", "", "sanitize every session for `PROVIDER/API/MODEL` instead of its own last assistant's target")
+	out := fs.String("out", "replay-out", "write ready payloads under `DIR`")
+	toKafka := fs.Bool("to-kafka", false, "produce each session as a job to the configured jobs topic instead of processing it here")
+	resume := fs.Bool("resume", false, "skip sessions the checkpoint records as finished (same path, size and mtime)")
+	concurrency := fs.Int("concurrency", runtime.NumCPU(), "sessions processed at once")
+	checkpoint := fs.String("checkpoint", "", "checkpoint `FILE` (default OUT/.hygiene-replay-checkpoint.jsonl, or ./.hygiene-replay-checkpoint.jsonl with --to-kafka)")
+	tenant := fs.String("tenant", "offline", "tenant written into every payload or job")
+	configPath := fs.String("config", "", "worker configuration `FILE` (limits, images, pruning, kafka)")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), replayHelp); fs.PrintDefaults() }
+	if err := fs.Parse(interleaved(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "worker replay: "+format+"\n", a...)
+		return code
+	}
+	if fs.NArg() == 0 {
+		return fail(exitUsage, "name at least one session directory or file (see --help)")
+	}
+	if *concurrency < 1 {
+		return fail(exitUsage, "--concurrency must be at least 1, got %d", *concurrency)
+	}
+	cfg, err := config.Load(*configPath, os.Environ())
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	opts := replay.Options{
+		Inputs: fs.Args(), Tenant: *tenant, Concurrency: *concurrency, Resume: *resume,
+		Limits: limitsOf(cfg), Progress: stderr, Terminal: isTerminal(stderr),
+	}
+	if *target != "" {
+		tg, err := policy.ParseTarget(*target)
+		if err != nil {
+			return fail(exitUsage, "--target: %v", err)
+		}
+		t := transcript.Target(tg)
+		opts.Target = &t
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if *toKafka {
+		if len(cfg.Kafka.Brokers) == 0 {
+			return fail(exitUsage, "--to-kafka needs brokers: set kafka.brokers in --config or HYGIENE_KAFKA_BROKERS")
+		}
+		sink, err := newSink(cfg.Kafka, kafkaConfig(cfg.Kafka, cfg.Kafka.Brokers), cfg.Kafka.JobsTopic)
+		if err != nil {
+			return fail(exitRuntime, "%v", err)
+		}
+		defer sink.Close(context.Background())
+		opts.Output = jobOutput{sink: sink}
+		opts.CheckpointPath = pick(*checkpoint, ".hygiene-replay-checkpoint.jsonl")
+	} else {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fail(exitRuntime, "%v", err)
+		}
+		proc, _, closeImages, err := newProcessor(cfg, nil)
+		if err != nil {
+			return fail(exitRuntime, "%v", err)
+		}
+		defer closeImages()
+		opts.Process = proc.Run
+		opts.Output = replay.DirOutput{Dir: *out}
+		opts.CheckpointPath = pick(*checkpoint, filepath.Join(*out, ".hygiene-replay-checkpoint.jsonl"))
+	}
+
+	sum, err := replay.Run(ctx, opts)
+	printSummary(stdout, sum, *toKafka, *out)
+	switch {
+	case err != nil:
+		return fail(exitRuntime, "%v", err)
+	case sum.Interrupted:
+		fmt.Fprintf(stderr, "worker replay: interrupted with %d sessions left; run again with --resume to continue\n", sum.Remaining)
+		return exitRuntime
+	case len(sum.Failures) > 0:
+		return fail(exitUsage, "%d of %d sessions failed (listed above)", len(sum.Failures), sum.Found-sum.Skipped)
+	}
+	return exitOK
+}
+
+func pick(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
+}
+
+// jobOutput produces each session as a job record, keyed tenant/session_id
+// as the workers expect.
+type jobOutput struct{ sink transport.Sink }
+
+func (o jobOutput) Deliver(ctx context.Context, _ replay.SessionFile, t *transcript.Transcript, _ pipeline.Outcome) error {
+	return o.sink.Write(ctx, transport.Record{Key: []byte(t.Tenant + "/" + t.SessionID), Value: t.EncodeJob(nil)})
+}
+
+func printSummary(w io.Writer, s replay.Summary, toKafka bool, out string) {
+	where := "ready payloads in " + out
+	if toKafka {
+		where = "jobs produced to Kafka"
+	}
+	fmt.Fprintf(w, "replay: %d sessions found, %d skipped (already done), %d delivered (%s), %d changed by hygiene\n",
+		s.Found, s.Skipped, s.Delivered, where, s.Changed)
+	fmt.Fprintf(w, "replay: %d malformed lines dropped in %d sessions; %.1f MB read in %s\n",
+		s.RepairedLines, s.RepairedFiles, float64(s.BytesIn)/1e6, s.Elapsed.Round(1e6))
+	if len(s.Failures) > 0 {
+		fmt.Fprintf(w, "replay: failures by code: %v\n", s.DeadLetters)
+		for _, f := range s.Failures {
+			fmt.Fprintf(w, "  %s: %s: %s\n", f.Path, f.Code, f.Reason)
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/replay"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+const sanitizeHelp = `usage: worker sanitize [FILE|-] [--target PROVIDER/API/MODEL] [--config FILE]
+
+Reads one job (JSON; see README, "Job format") from FILE or standard input ("-" or no FILE)
+and writes its ready payload to standard output: the sanitized messages (every
+message no rule touched byte-identical to the input) and a report of what each
+rule changed. A zstd-compressed file is accepted.
+
+The input may also be an OpenClaw session file (JSONL, recognised by its
+session header line): it is repaired in memory as the runtime does (malformed
+lines dropped and counted in the report; the file is never modified) and
+sanitized for --target PROVIDER/API/MODEL (e.g.
+anthropic/anthropic-messages/claude-opus-4-6), or, without --target, for the
+target of its last assistant turn.
+
+Exit status: 0 on success; 2 with a one-line reason on stderr when the input
+is not a valid job or session (the reason is the dead-letter code and
+sentence the worker would give it); 1 on a runtime failure.
+
+Flags:
+`
+
+func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sanitize", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	target := fs.String("target", "", "read an OpenClaw session file (JSONL) and sanitize it for `PROVIDER/API/MODEL`")
+	configPath := fs.String("config", "", "worker configuration `FILE` (default: built-in defaults and HYGIENE_* variables)")
+	fs.Usage = func() { fmt.Fprint(fs.Output(), sanitizeHelp); fs.PrintDefaults() }
+	if err := fs.Parse(interleaved(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "worker sanitize: one input at a time, got %d\n", fs.NArg())
+		return exitUsage
+	}
+	cfg, err := config.Load(*configPath, os.Environ())
+	if err != nil {
+		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
+		return exitUsage
+	}
+	input, err := readInput(fs.Arg(0), stdin, cfg.Limits.MaxJobBytes)
+	if err != nil {
+		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	proc, _, closeProc, err := newProcessor(cfg, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
+		return exitRuntime
+	}
+	defer closeProc()
+
+	var out pipeline.Outcome
+	if *target == "" && !looksLikeSession(input) {
+		out, err = proc.Process(ctx, recordOf(input))
+	} else {
+		out, err = sanitizeSession(ctx, proc, cfg, input, *target)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
+		return exitRuntime
+	}
+	if !out.Ready {
+		fmt.Fprintf(stderr, "worker sanitize: %s: %s\n", out.Code, firstLine(out.Error))
+		return exitUsage
+	}
+	if _, err := stdout.Write(append(out.Payload, '\n')); err != nil {
+		fmt.Fprintf(stderr, "worker sanitize: writing the payload: %v\n", err)
+		return exitRuntime
+	}
+	return exitOK
+}
+
+// sanitizeSession decodes a JSONL session for the --target (or, without
+// one, for its last assistant turn's target, as replay does) and runs it.
+func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, targetFlag string) (pipeline.Outcome, error) {
+	tg := transcript.Target{Provider: "unset"}
+	if targetFlag != "" {
+		parsed, err := policy.ParseTarget(targetFlag)
+		if err != nil {
+			return pipeline.Outcome{Code: string(transcript.CodeInvalidTarget), Error: "--target: " + err.Error()}, nil
+		}
+		tg = transcript.Target(parsed)
+	}
+	t, err := transcript.DecodeSession(input, tg, limitsOf(cfg))
+	if err != nil {
+		return pipeline.Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error()}, nil
+	}
+	if targetFlag == "" {
+		last, ok := replay.LastAssistantTarget(t)
+		if !ok {
+			return pipeline.Outcome{Code: string(transcript.CodeInvalidTarget), Error: "session file: no assistant turn names a provider or api; pass --target PROVIDER/API/MODEL"}, nil
+		}
+		t.SetTarget(last)
+	}
+	t.Tenant = "local"
+	return proc.Run(ctx, t)
+}
+
+// looksLikeSession reports whether input starts with a session-file header
+// line ({"type":"session",...}), so a session given without --target is not
+// mistaken for a broken job.
+func looksLikeSession(input []byte) bool {
+	line := input
+	if i := bytes.IndexByte(input, '\n'); i >= 0 {
+		line = input[:i]
+	}
+	obj, err := transcript.ParseObject(bytes.TrimSpace(line))
+	if err != nil {
+		return false
+	}
+	typ, _ := obj.String("type")
+	return typ == "session"
+}

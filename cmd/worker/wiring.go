@@ -1,0 +1,114 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/images"
+	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/stages"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// newProcessor wires the job processor every command shares: libvips
+// started once, the image pool and cache sized from cfg, and the default
+// rule chain. observe (may be nil) is told each stage's duration. The
+// returned func releases the image pool.
+func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
+	images.Startup()
+	imgs, err := images.NewProcessor(images.Config{
+		Workers:         cfg.Images.Workers,
+		MaxDecodedBytes: cfg.Images.MaxDecodedBytes,
+		CacheBytes:      cfg.Images.CacheBytes,
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)
+	}
+	proc := pipeline.NewProcessor(cfg, pipeline.Deps{Stages: stages.Default(imgs), Observe: observe})
+	return proc, imgs, imgs.Close, nil
+}
+
+// limitsOf is the decode limits of cfg.
+func limitsOf(cfg config.Config) transcript.Limits {
+	return transcript.Limits{MaxBytes: int(cfg.Limits.MaxJobBytes), MaxMessages: cfg.Limits.MaxMessages, MaxDepth: cfg.Limits.MaxDepth}
+}
+
+// recordOf wraps input bytes as a record, as if read from the jobs topic.
+func recordOf(value []byte) transport.Record {
+	return transport.Record{Value: value, Topic: "stdin", Offset: -1}
+}
+
+// readInput reads a file ("" or "-" for stdin), at most maxBytes after zstd
+// decompression (a .zst file or zstd magic is decompressed).
+func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
+	var r io.Reader = stdin
+	name := "standard input"
+	if path != "" && path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r, name = f, path
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if int64(len(data)) > maxBytes && !compression.IsZstd(data, nil) {
+		return nil, fmt.Errorf("%s is larger than limits.max_job_bytes (%d)", name, maxBytes)
+	}
+	if compression.IsZstd(data, nil) {
+		if data, err = compression.Decode(data, nil, maxBytes); err != nil {
+			return nil, fmt.Errorf("decompressing %s: %w", name, err)
+		}
+	}
+	return data, nil
+}
+
+// interleaved reorders args so that flags may follow positional arguments
+// ("worker sanitize job.json --target x" works as users expect).
+func interleaved(fs *flag.FlagSet, args []string) []string {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return append(flags, positional...)
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// firstLine keeps the first line of a message (stack traces stay in logs).
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

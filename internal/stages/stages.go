@@ -1,0 +1,64 @@
+// Package stages is the hygiene pipeline as a list: Default returns every
+// rule in the order of spec §4 (sanitizeSessionHistory, current build),
+// followed by turn validation (§3.12), the per-request context transforms
+// (pruning §3.18, stale media §3.19) and the provider-acceptance pass that
+// goes beyond OpenClaw. Reading Default shows the whole pipeline. Each rule
+// guards itself on the job's policy, so the list never changes per job.
+//
+// The rules live in four packages, one file per rule:
+//   - turns: provenance marker, assistant replay, blank blocks, thinking
+//     signatures and reasoning removal, usage, model snapshot, Google
+//     bootstrap, Gemini and Anthropic turn validation, provider turn shape;
+//   - toolcalls: tool-call input validation, id sanitisation, details strip;
+//   - pairing: tool-result pairing and the OpenAI Responses family rules;
+//   - media: images (libvips), context pruning, stale media cleanup.
+package stages
+
+import (
+	"github.com/hygiene-dev/hygiene/internal/images"
+	"github.com/hygiene-dev/hygiene/internal/stages/media"
+	"github.com/hygiene-dev/hygiene/internal/stages/pairing"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/toolcalls"
+	"github.com/hygiene-dev/hygiene/internal/stages/turns"
+)
+
+// Default returns the rule chain. Image work goes to imgs, whose pool is
+// separate from the job pool.
+func Default(imgs *images.Processor) []stage.Stage {
+	return []stage.Stage{
+		turns.ModelSnapshotRead(),  // §4 step 0: prior model snapshot, modelChanged
+		turns.InterSessionMarker(), // step 1, §3.1
+		turns.AssistantReplay(),    // step 2, §3.2 (and §3.16 Bedrock empty turns)
+		// step 3, §3.3: the image pass (thought signatures §3.9, blank
+		// blocks, images, and tool-call ids where the policy allows here)
+		turns.ThoughtSignatures(),
+		media.Images(imgs),
+		turns.BlankBlocks(),
+		toolcalls.ToolCallIDsInImagePass(),
+		turns.ReplayInvalidSignatures(),   // step 4, §3.4.1
+		turns.CompactionStaleSignatures(), // step 5, §3.4.2
+		turns.InvalidSignatures(),         // step 6, §3.4.3
+		turns.DropReasoningFromHistory(),  // step 7, §3.8.4
+		turns.DropThinkingBlocks(),        // step 8, §3.8.1
+		toolcalls.ToolCallInputs(),        // step 9, §3.5
+		// step 10, Responses family: pairing (aborted), orphan reasoning,
+		// id normalisation, fc_ downgrade
+		pairing.ResponsesPairing(),
+		pairing.OrphanReasoning(),
+		pairing.ResponsesIDs(),
+		pairing.FunctionCallDowngrade(),
+		toolcalls.ToolCallIDs(),      // step 11, §3.6
+		pairing.ToolResultPairing(),  // step 12, §3.7
+		toolcalls.StripDetails(),     // step 13, §3.10
+		turns.Usage(),                // step 14, §3.14
+		pairing.ResponsesInvariant(), // step 16, §3.15 (pairing again, then the check)
+		turns.ModelSnapshot(),        // step 17, §3.13
+		turns.GoogleBootstrap(),      // steps 15 and 18, §3.11
+		turns.GeminiTurns(),          // §3.12.1
+		turns.AnthropicTurns(),       // §3.12.2
+		media.Pruning(),              // §3.18, per request, behind the TTL gate
+		media.StaleMedia(),           // §3.19
+		turns.ProviderTurns(),        // beyond OpenClaw: the target accepts the shape
+	}
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scripts/test.sh — the whole test suite, from a fresh Debian machine with Go.
+#
+# Installs what the tests need when it is missing (libvips-dev and the tools
+# the tests call, through apt; the Go modules; Java 17 for the broker),
+# starts a real Apache Kafka broker on 127.0.0.1 (scripts/kafka.sh) unless
+# HYGIENE_KAFKA_BROKERS already names one, then runs gofmt, go vet, and
+# go test -race over the module and the Helm chart checks (helm/chartest).
+# Extra arguments go to both go test runs (e.g. -run TestX, -short).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+log() { echo "test.sh: $*" >&2; }
+
+# System packages: libvips for the image stage, libvips-tools (vipsthumbnail)
+# for the image baseline, kcat and zstd for the tools tests, Java for Kafka.
+need=()
+dpkg -s libvips-dev >/dev/null 2>&1 || need+=(libvips-dev)
+command -v vipsthumbnail >/dev/null 2>&1 || need+=(libvips-tools)
+command -v kcat >/dev/null 2>&1 || need+=(kcat)
+command -v zstd >/dev/null 2>&1 || need+=(zstd)
+command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+if ((${#need[@]})); then
+  log "installing ${need[*]}"
+  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+log "downloading Go modules"
+go mod download
+(cd helm/chartest && go mod download)
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [[ -n "$unformatted" ]]; then
+  log "gofmt would change:"; echo "$unformatted" >&2; exit 1
+fi
+go vet ./...
+
+started_kafka=""
+if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
+  log "starting a real Apache Kafka broker (scripts/kafka.sh)"
+  HYGIENE_KAFKA_BROKERS="$(scripts/kafka.sh start)"
+  export HYGIENE_KAFKA_BROKERS
+  started_kafka=1
+  trap 'scripts/kafka.sh stop >/dev/null 2>&1 || true' EXIT
+fi
+log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
+
+go test -race -timeout 45m "$@" ./...
+(cd helm/chartest && go test -timeout 20m "$@" ./...)
+[[ -n "$started_kafka" ]] && log "stopping the broker"
