@@ -9,6 +9,8 @@ import (
 	"image/jpeg"
 	"image/png"
 	"testing"
+
+	"github.com/davidbyttow/govips/v2/vips"
 )
 
 // picture draws a deterministic w×h test image: diagonal colour bands with
@@ -70,4 +72,40 @@ func decodeImage(tb testing.TB, data string) (format string, w, h int) {
 		tb.Fatalf("output image does not decode: %v", err)
 	}
 	return format, cfg.Width, cfg.Height
+}
+
+// largeImage makes a w×h JPEG or PNG (w and h multiples of 10) by drawing
+// a tenth-size picture in Go and enlarging it with libvips: drawing and
+// encoding megapixels in Go is slow under the race detector.
+func largeImage(tb testing.TB, w, h int, format string) []byte {
+	tb.Helper()
+	if w%10 != 0 || h%10 != 0 {
+		tb.Fatalf("largeImage: %dx%d is not a multiple of 10", w, h)
+	}
+	img, err := vips.NewImageFromBuffer(pngBytes(tb, w/10, h/10))
+	if err != nil {
+		tb.Fatalf("load the small picture: %v", err)
+	}
+	defer img.Close()
+	if err := img.Resize(10, vips.KernelLinear); err != nil {
+		tb.Fatalf("enlarge the picture: %v", err)
+	}
+	if img.Width() != w || img.Height() != h {
+		tb.Fatalf("enlarged to %dx%d, want %dx%d", img.Width(), img.Height(), w, h)
+	}
+	var out []byte
+	switch format {
+	case "jpeg":
+		p := vips.NewJpegExportParams()
+		p.Quality = 90
+		out, _, err = img.ExportJpeg(p)
+	case "png":
+		out, _, err = img.ExportPng(vips.NewPngExportParams())
+	default:
+		tb.Fatalf("largeImage: unknown format %q", format)
+	}
+	if err != nil {
+		tb.Fatalf("encode the %s: %v", format, err)
+	}
+	return out
 }

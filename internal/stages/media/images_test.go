@@ -160,7 +160,7 @@ func outputBlock(tb testing.TB, out []byte, m, b int) map[string]any {
 // TestImagesV34Resize is V34: a 3000x2000 PNG becomes a JPEG whose longest
 // side is at most 1200, with the other block fields kept.
 func TestImagesV34Resize(t *testing.T) {
-	data := pngBytes(t, 3000, 2000)
+	data := largeImage(t, 3000, 2000, "png")
 	in := `[{"role":"user","content":[{"type":"image","data":"` + b64(data) + `","mimeType":"image/png","cache_control":{"type":"ephemeral"}}]}]`
 	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor))
 	blk := outputBlock(t, res.JSON, 0, 0)
@@ -231,7 +231,7 @@ func TestImagesManyImages(t *testing.T) {
 // outcome, processed concurrently, and checks each lands in its own block.
 func TestImagesOrderIsDeterministic(t *testing.T) {
 	small := b64(pngBytes(t, 30, 20))
-	big := b64(jpegBytes(t, 1600, 900, 90))
+	big := b64(largeImage(t, 1600, 900, "jpeg"))
 	var blocks []string
 	var want []string
 	for i := range 12 {
@@ -283,7 +283,7 @@ func TestImagesOrderIsDeterministic(t *testing.T) {
 // TestImagesCorruptImageIsOmitted checks that valid base64 of a broken
 // image becomes the omission text with the reason, not a dropped block.
 func TestImagesCorruptImageIsOmitted(t *testing.T) {
-	data := jpegBytes(t, 2000, 1500, 85)
+	data := largeImage(t, 2000, 1500, "jpeg")
 	in := `[{"role":"user","content":[{"type":"image","data":"` + b64(data[:len(data)/2]) + `","mimeType":"image/jpeg"}]}]`
 	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor))
 	blk := outputBlock(t, res.JSON, 0, 0)
@@ -299,7 +299,7 @@ func TestImagesCorruptImageIsOmitted(t *testing.T) {
 // TestImagesCancelled checks that a cancelled job returns the context's
 // error and leaves the transcript as it was.
 func TestImagesCancelled(t *testing.T) {
-	in := `[{"role":"user","content":[{"type":"image","data":"` + b64(jpegBytes(t, 1600, 1200, 85)) + `","mimeType":"image/jpeg"}]}]`
+	in := `[{"role":"user","content":[{"type":"image","data":"` + b64(largeImage(t, 1600, 1200, "jpeg")) + `","mimeType":"image/jpeg"}]}]`
 	tr, err := transcript.FromMessages([]byte(in), transcript.Target(stagetest.Anthropic))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,155 @@
+package media
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+)
+
+const (
+	imgBlock   = `{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}`
+	staleImage = `{"type":"text","text":"[image data removed - already processed by model]"}`
+	asst       = `{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop"}`
+)
+
+func user(content string) string { return `{"role":"user","content":` + content + `}` }
+
+func msgs(m ...string) string { return "[" + strings.Join(m, ",") + "]" }
+
+func TestStaleMedia(t *testing.T) {
+	mediaText := `[{"type":"text","text":"[media attached: /x.png]"}]`
+	mediaGone := `[{"type":"text","text":"[media reference removed - already processed by model]"}]`
+	tests := []struct {
+		name   string
+		in     string
+		want   string // "" means unchanged
+		images int
+		refs   int
+	}{
+		{
+			name:   "V50 four completed turns",
+			in:     msgs(user(`[`+imgBlock+`]`), asst, user(mediaText), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst),
+			want:   msgs(user(`[`+staleImage+`]`), asst, user(mediaText), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst),
+			images: 1,
+		},
+		{
+			name:   "V50 five completed turns",
+			in:     msgs(user(`[`+imgBlock+`]`), asst, user(mediaText), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst, user(`"u5"`), asst),
+			want:   msgs(user(`[`+staleImage+`]`), asst, user(mediaGone), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst, user(`"u5"`), asst),
+			images: 1, refs: 1,
+		},
+		{
+			name: "V51 tool loop counts once",
+			in: msgs(user(`[`+imgBlock+`]`),
+				`{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]}`,
+				`{"role":"toolResult","toolCallId":"c1","content":[`+imgBlock+`]}`,
+				asst, user(`"u2"`), asst, user(`"u3"`), asst),
+		},
+		{
+			name: "in-progress turn and the last three stay",
+			in:   msgs(user(`"[media attached: a]"`), asst, user(`"[media attached: b]"`), asst, user(`"[media attached: c]"`), asst, user(`"[media attached: d]"`), asst, user(`[`+imgBlock+`]`)),
+			want: msgs(user(`"[media reference removed - already processed by model]"`), asst, user(`"[media attached: b]"`), asst, user(`"[media attached: c]"`), asst, user(`"[media attached: d]"`), asst, user(`[`+imgBlock+`]`)),
+			refs: 1,
+		},
+		{
+			name: "tool results and string content before the boundary; assistant images kept",
+			in: msgs(user(`"see media://inbound/abc.png and [Image: source: /tmp/a.jpg]"`),
+				`{"role":"assistant","content":[`+imgBlock+`,{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"error"}`,
+				`{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"[MEDIA ATTACHED 2/3: a.png] x"},`+imgBlock+`],"isError":false}`,
+				asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst),
+			want: msgs(user(`"see [media reference removed - already processed by model] and [media reference removed - already processed by model]"`),
+				`{"role":"assistant","content":[`+imgBlock+`,{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"error"}`,
+				`{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"[media reference removed - already processed by model] x"},`+staleImage+`],"isError":false}`,
+				asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst),
+			images: 1, refs: 3,
+		},
+		{
+			name:   "a leading tool result starts the first turn",
+			in:     msgs(`{"role":"toolResult","toolCallId":"c0","content":[`+imgBlock+`]}`, asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst),
+			want:   msgs(`{"role":"toolResult","toolCallId":"c0","content":[`+staleImage+`]}`, asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst),
+			images: 1,
+		},
+		{
+			name: "three completed turns: unchanged",
+			in:   msgs(user(`[`+imgBlock+`]`), asst, user(`"2"`), asst, user(`"3"`), asst),
+		},
+		{
+			name: "old messages without media keep their bytes",
+			in:   msgs(user(`[ {"type":"text", "text":"[not media] media://outbound/x"} ]`), asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := stagetest.Case{Target: stagetest.Anthropic}
+			res := c.Apply(t, tc.in, StaleMedia())
+			want := tc.want
+			if want == "" {
+				want = tc.in
+				if string(res.JSON) != tc.in {
+					t.Errorf("output %s, want the input bytes", res.JSON)
+				}
+			}
+			stagetest.Equal(t, res.JSON, want)
+			if got := res.Report.Stages["stale_media"]; got["images"] != tc.images || got["media_refs"] != tc.refs {
+				t.Errorf("report %v, want images %d, media_refs %d", got, tc.images, tc.refs)
+			}
+			if res.Report.Images.Stale != tc.images {
+				t.Errorf("Images.Stale %d, want %d", res.Report.Images.Stale, tc.images)
+			}
+			again := c.Apply(t, string(res.JSON), StaleMedia())
+			if string(again.JSON) != string(res.JSON) || len(again.Report.Stages) != 0 {
+				t.Errorf("second run changed something: %s %v", again.JSON, again.Report.Stages)
+			}
+		})
+	}
+}
+
+// TestScrubMediaRefs pins the three patterns down, JavaScript semantics
+// included.
+func TestScrubMediaRefs(t *testing.T) {
+	const gone = StaleMediaRefMarker
+	tests := []struct {
+		in, want string
+		n        int
+	}{
+		{"[media attached: /a.png]", gone, 1},
+		{"[Media Attached 1/2: a.png] and [media attached 2/2:b.png]", gone + " and " + gone, 2},
+		{"[media attached 1/2 : a]", "[media attached 1/2 : a]", 0}, // no space allowed before ':'
+		{"[media attached:]", "[media attached:]", 0},               // needs a non-empty body
+		{"[media attached: a\nb]", gone, 1},                         // the body may span lines
+		{"[media attached:\u00a0a]", gone, 1},                       // JavaScript \s includes NBSP
+		{"[media attached\u3000\u30001/2: a]", gone, 1},
+		{"[image: SOURCE: x.jpg]", gone, 1},
+		{"[Image:source:x]", gone, 1},
+		{"[Image: ſource: x]", "[Image: ſource: x]", 0}, // no Unicode case folding
+		{"[Image: source: ]", gone, 1},                  // \s* gives the space back to the body
+		{"media://inbound/ab_c.png rest", gone + " rest", 1},
+		{"(media://inbound/x/y)", "(" + gone + "/y)", 1},
+		{`media://inbound/a\b`, gone + `\b`, 1},
+		{"[media://inbound/q]", "[" + gone + "]", 1},
+		{"xmedia://inbound/q", "xmedia://inbound/q", 0}, // \b needs a non-word before
+		{"MEDIA://inbound/q", "MEDIA://inbound/q", 0},   // case-sensitive
+		{"media://inbound/", "media://inbound/", 0},
+		{"[media attached: media://inbound/x]", gone, 1}, // patterns in order
+		{"plain text", "plain text", 0},
+	}
+	for _, tc := range tests {
+		got, n := scrubMediaRefs(tc.in)
+		if got != tc.want || n != tc.n {
+			t.Errorf("scrubMediaRefs(%q) = %q, %d; want %q, %d", tc.in, got, n, tc.want, tc.n)
+		}
+	}
+}
+
+func FuzzStaleMedia(f *testing.F) {
+	f.Add([]byte(msgs(user(`[`+imgBlock+`]`), asst, user(`[{"type":"text","text":"[media attached: /x.png]"}]`), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst, user(`"u5"`), asst)))
+	f.Add([]byte(msgs(user(`[`+imgBlock+`]`), `{"role":"assistant","content":[]}`, `{"role":"toolResult","content":[`+imgBlock+`]}`, asst, user(`"u2"`), asst, user(`"u3"`), asst)))
+	f.Add([]byte(msgs(`{"role":"toolResult","content":"media://inbound/a"}`, asst, asst, user(`"[Image: source: a]"`), asst, user(`1`), asst, user(`null`), asst, null())))
+	c := stagetest.Case{Target: stagetest.Anthropic}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c.CheckProperties(t, in, StaleMedia())
+	})
+}
+
+func null() string { return "null" }
