@@ -10,7 +10,7 @@
 #   HYGIENE_KAFKA_PORT             client port (default 19092; the embedded broker defaults to 9092)
 #   HYGIENE_KAFKA_CONTROLLER_PORT  controller port (default client port + 1)
 #   HYGIENE_KAFKA_HEAP             JVM heap (default 512m)
-#   HYGIENE_KAFKA_WAIT_SECONDS     how long start waits for the broker to answer (default 90)
+#   HYGIENE_KAFKA_WAIT_SECONDS     how long start waits for the broker to answer (default 180)
 #   JAVA                           java binary (default: java on PATH; must be Java 17 or newer)
 #
 # start prints the bootstrap address (e.g. 127.0.0.1:19092) on stdout when the broker answers, so
@@ -29,7 +29,7 @@ PIDFILE="$STATE/kafka.pid"
 PORT="${HYGIENE_KAFKA_PORT:-19092}"
 CPORT="${HYGIENE_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
 HEAP="${HYGIENE_KAFKA_HEAP:-512m}"
-WAIT="${HYGIENE_KAFKA_WAIT_SECONDS:-90}"
+WAIT="${HYGIENE_KAFKA_WAIT_SECONDS:-180}"
 JAVA="${JAVA:-java}"
 BOOTSTRAP="127.0.0.1:$PORT"
 
