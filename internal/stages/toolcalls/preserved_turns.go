@@ -83,8 +83,12 @@ func replaySafeIDs(i int, blocks []*transcript.Block, allow allowList, lastReal 
 func hasThinkingAndCall(blocks []*transcript.Block) bool {
 	thinking, call := false, false
 	for _, b := range blocks {
-		thinking = thinking || b.IsThinking()
-		call = call || b.IsToolCall()
+		switch b.Type() { // read once: each read decodes the member
+		case transcript.BlockThinking, transcript.BlockRedactedThinking:
+			thinking = true
+		case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
+			call = true
+		}
 	}
 	return thinking && call
 }
