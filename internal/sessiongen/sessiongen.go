@@ -1,0 +1,373 @@
+// Package sessiongen generates realistic, reproducible agent histories and
+// jobs: user turns, assistant turns with thinking, text and tool calls, tool
+// results and base64 images, with a configurable mix of the damage the
+// hygiene rules repair. The same seed and Config always give the same bytes.
+// It feeds the whole-chain property tests and the bench harness.
+//
+// Every tool result carries a marker in its text that says what the
+// generator meant by it, so tests can check what the rules kept:
+//
+//	"ok:<n>"     the real result of a well-formed call in a turn that did not fail
+//	"late:<n>"   the same, but displaced (after a later user turn)
+//	"dup:<n>"    a second result for a call that already has one
+//	"orphan:<n>" a result whose call does not exist
+//	"fail:<n>"   the result of a call in a failed (error) assistant turn
+//	"bad:<n>"    the result of a malformed call (no arguments or a bad name)
+package sessiongen
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// Damage sets how often each kind of damage occurs (probabilities in [0,1]
+// per opportunity: per tool call, per turn, or per history).
+type Damage struct {
+	MissingResult    float64 // per call: no result at all
+	DisplacedResult  float64 // per call: result comes after the next user turn
+	DuplicateResult  float64 // per call: a second result
+	OrphanResult     float64 // per turn: a result for an unknown call
+	BadID            float64 // per call: id with characters providers reject, or 50+ chars
+	RepeatedID       float64 // per call: reuses an earlier call's id
+	MalformedCall    float64 // per call: no arguments, or an invalid name
+	UnsignedThinking float64 // per thinking block: signature missing or blank
+	BlankText        float64 // per turn: an extra blank text block
+	FailedTurn       float64 // per assistant turn: stopReason error (possibly empty)
+	SilentReply      float64 // per assistant turn: a NO_REPLY turn
+	ConsecutiveUsers float64 // per user turn: a second user turn right after
+	AssistantFirst   float64 // per history: starts with an assistant turn
+	Details          float64 // per result: carries a details object
+}
+
+// Realistic is a damage mix seen in real archives: mostly clean, every
+// defect present now and then.
+func Realistic() Damage {
+	return Damage{MissingResult: 0.03, DisplacedResult: 0.02, DuplicateResult: 0.02, OrphanResult: 0.02,
+		BadID: 0.05, RepeatedID: 0.02, MalformedCall: 0.02, UnsignedThinking: 0.05, BlankText: 0.05,
+		FailedTurn: 0.03, SilentReply: 0.02, ConsecutiveUsers: 0.05, AssistantFirst: 0.1, Details: 0.3}
+}
+
+// Heavy is every defect often: for property tests.
+func Heavy() Damage {
+	return Damage{MissingResult: 0.2, DisplacedResult: 0.15, DuplicateResult: 0.15, OrphanResult: 0.15,
+		BadID: 0.3, RepeatedID: 0.15, MalformedCall: 0.1, UnsignedThinking: 0.3, BlankText: 0.3,
+		FailedTurn: 0.15, SilentReply: 0.1, ConsecutiveUsers: 0.2, AssistantFirst: 0.5, Details: 0.5}
+}
+
+// Config shapes the generated histories.
+type Config struct {
+	Seed            uint64
+	Messages        int     // approximate messages per history
+	ToolCallDensity float64 // chance that an assistant turn calls tools
+	MaxCallsPerTurn int
+	TextChars       int // typical size of a text block
+	ToolResultChars int // typical size of a tool result
+	Images          int // images per history (in user turns and tool results)
+	ImageWidth      int // generated image size (JPEG); 0 = 640
+	ImageHeight     int // 0 = 480
+	Damage          Damage
+	Target          transcript.Target
+	Tenants         int     // distinct tenants in jobs (>= 1)
+	KeySkew         float64 // Zipf exponent over sessions (0 = uniform; > 1 = a few hot keys)
+	Sessions        int     // distinct sessions in jobs (>= 1)
+}
+
+// Generator produces histories and jobs from a Config.
+type Generator struct {
+	cfg   Config
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	n     int // marker counter
+	calls int
+	image []byte // base64 of the generated image (made once)
+}
+
+// New returns a generator; fields of cfg left zero get sensible defaults.
+func New(cfg Config) *Generator {
+	if cfg.Messages <= 0 {
+		cfg.Messages = 40
+	}
+	if cfg.MaxCallsPerTurn <= 0 {
+		cfg.MaxCallsPerTurn = 3
+	}
+	if cfg.TextChars <= 0 {
+		cfg.TextChars = 200
+	}
+	if cfg.ToolResultChars <= 0 {
+		cfg.ToolResultChars = 1000
+	}
+	if cfg.Tenants <= 0 {
+		cfg.Tenants = 1
+	}
+	if cfg.Sessions <= 0 {
+		cfg.Sessions = 1
+	}
+	if cfg.Target == (transcript.Target{}) {
+		cfg.Target = transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	}
+	g := &Generator{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	if cfg.KeySkew > 1 && cfg.Sessions > 1 {
+		g.zipf = rand.NewZipf(g.rng, cfg.KeySkew, 1, uint64(cfg.Sessions-1))
+	}
+	return g
+}
+
+var words = strings.Fields(`the build failed because the linker could not find symbol main in package worker so we
+retry with verbose flags read the log again check the config compare the output with yesterday's run and fix
+the failing test before merging 日本語のテキスト 한국어 텍스트 emoji 😀 quotes "and" back\slashes`)
+
+func (g *Generator) text(n int) string {
+	var sb strings.Builder
+	for sb.Len() < n {
+		sb.WriteString(words[g.rng.IntN(len(words))])
+		sb.WriteByte(' ')
+	}
+	return strings.TrimSpace(sb.String())
+}
+
+func (g *Generator) chance(p float64) bool { return p > 0 && g.rng.Float64() < p }
+
+func (g *Generator) marker(kind string) string {
+	g.n++
+	return fmt.Sprintf("%s:%d", kind, g.n)
+}
+
+// History returns one generated message array (JSON).
+func (g *Generator) History() []byte {
+	var msgs []string
+	add := func(v any) {
+		b, err := transcript.Marshal(v)
+		if err != nil {
+			panic(err) // only plain maps and strings are marshalled
+		}
+		msgs = append(msgs, string(b))
+	}
+	ts := int64(1776000000000)
+	tick := func() int64 { ts += int64(1000 + g.rng.IntN(5000)); return ts }
+	d := g.cfg.Damage
+	imagesLeft := g.cfg.Images
+	var ids []string
+	var pending []string // displaced results waiting for the next user turn
+	if g.chance(d.AssistantFirst) {
+		add(g.assistant([]any{map[string]any{"type": "text", "text": "Hello! " + g.text(40)}}, "stop", tick()))
+	}
+	for len(msgs) < g.cfg.Messages {
+		userContent := []any{map[string]any{"type": "text", "text": g.text(g.cfg.TextChars)}}
+		if imagesLeft > 0 && g.rng.IntN(3) == 0 {
+			userContent = append(userContent, g.imageBlock())
+			imagesLeft--
+		}
+		if g.chance(d.BlankText) {
+			userContent = append(userContent, map[string]any{"type": "text", "text": "  "})
+		}
+		add(map[string]any{"role": "user", "content": userContent, "timestamp": tick()})
+		for _, p := range pending {
+			msgs = append(msgs, p)
+		}
+		pending = nil
+		if g.chance(d.ConsecutiveUsers) {
+			add(map[string]any{"role": "user", "content": g.text(40), "timestamp": tick()})
+		}
+		if g.chance(d.SilentReply) {
+			add(g.assistant([]any{map[string]any{"type": "text", "text": "NO_REPLY"}}, "stop", tick()))
+			continue
+		}
+		// A tool loop: assistant with calls, results, until a final answer.
+		for loops := 0; g.rng.Float64() < g.cfg.ToolCallDensity && loops < 4; loops++ {
+			failed := g.chance(d.FailedTurn)
+			blocks := []any{g.thinking()}
+			if g.chance(d.BlankText) {
+				blocks = append(blocks, map[string]any{"type": "text", "text": ""})
+			}
+			blocks = append(blocks, map[string]any{"type": "text", "text": g.text(g.cfg.TextChars / 2)})
+			type call struct {
+				id, name string
+				ok       bool
+			}
+			var calls []call
+			for range 1 + g.rng.IntN(g.cfg.MaxCallsPerTurn) {
+				id := g.callID(&ids)
+				name := []string{"read", "exec", "edit", "web_search", "screenshot"}[g.rng.IntN(5)]
+				tc := map[string]any{"type": "toolCall", "id": id, "name": name, "arguments": map[string]any{"path": "src/" + g.text(8) + ".go"}}
+				ok := true
+				if g.chance(d.MalformedCall) {
+					ok = false
+					if g.rng.IntN(2) == 0 {
+						delete(tc, "arguments")
+					} else {
+						tc["name"] = "bad name!"
+					}
+				}
+				blocks = append(blocks, tc)
+				calls = append(calls, call{id, name, ok})
+			}
+			stop := "toolUse"
+			if failed {
+				stop = "error"
+			}
+			add(g.assistant(blocks, stop, tick()))
+			for _, c := range calls {
+				kind := "ok"
+				switch {
+				case failed:
+					kind = "fail"
+				case !c.ok:
+					kind = "bad"
+				}
+				if kind == "ok" && g.chance(d.MissingResult) {
+					continue
+				}
+				res := g.result(c.id, c.name, kind, imagesLeft > 0 && c.name == "screenshot", tick())
+				if kind == "ok" && g.chance(d.DisplacedResult) {
+					pending = append(pending, g.result(c.id, c.name, "late", false, tick()))
+					continue
+				}
+				if c.name == "screenshot" && imagesLeft > 0 {
+					imagesLeft--
+				}
+				msgs = append(msgs, res)
+				if g.chance(d.DuplicateResult) {
+					msgs = append(msgs, g.result(c.id, c.name, "dup", false, tick()))
+				}
+			}
+			if g.chance(d.OrphanResult) {
+				msgs = append(msgs, g.result(fmt.Sprintf("ghost_%d", g.rng.IntN(1000)), "read", "orphan", false, tick()))
+			}
+		}
+		if g.chance(d.FailedTurn) {
+			add(g.assistant([]any{}, "error", tick()))
+			continue
+		}
+		add(g.assistant([]any{g.thinking(), map[string]any{"type": "text", "text": g.text(g.cfg.TextChars)}}, "stop", tick()))
+	}
+	msgs = append(msgs, pending...)
+	return []byte("[" + strings.Join(msgs, ",") + "]")
+}
+
+// callID returns a fresh id, or a damaged / repeated one.
+func (g *Generator) callID(ids *[]string) string {
+	d := g.cfg.Damage
+	if len(*ids) > 0 && g.chance(d.RepeatedID) {
+		return (*ids)[g.rng.IntN(len(*ids))]
+	}
+	g.calls++
+	var id string
+	switch {
+	case g.chance(d.BadID):
+		id = []string{
+			fmt.Sprintf("call_%d|fc_%d", g.calls, g.calls),
+			fmt.Sprintf("edit:%d", g.calls),
+			fmt.Sprintf("functions.read:%d", g.calls),
+			fmt.Sprintf("call_%s_%d", strings.Repeat("x", 50), g.calls),
+			fmt.Sprintf("tool use %d", g.calls),
+		}[g.rng.IntN(5)]
+	case strings.HasPrefix(g.cfg.Target.API, "openai"):
+		id = fmt.Sprintf("call_%08x%d", g.rng.Uint32(), g.calls)
+	default:
+		id = fmt.Sprintf("toolu_01%08x%d", g.rng.Uint32(), g.calls)
+	}
+	*ids = append(*ids, id)
+	return id
+}
+
+func (g *Generator) thinking() map[string]any {
+	b := map[string]any{"type": "thinking", "thinking": g.text(g.cfg.TextChars)}
+	switch {
+	case g.chance(g.cfg.Damage.UnsignedThinking):
+		if g.rng.IntN(2) == 0 {
+			b["thinkingSignature"] = "  "
+		}
+	default:
+		sig := make([]byte, 48)
+		for i := range sig {
+			sig[i] = byte(g.rng.Uint32())
+		}
+		b["thinkingSignature"] = base64.StdEncoding.EncodeToString(sig)
+	}
+	return b
+}
+
+func (g *Generator) assistant(content []any, stop string, ts int64) map[string]any {
+	t := g.cfg.Target
+	usage := map[string]any{"input": 1000 + g.rng.IntN(5000), "output": 50 + g.rng.IntN(500), "cacheRead": 0, "cacheWrite": 0}
+	if stop == "error" && len(content) == 0 {
+		usage = map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+	}
+	return map[string]any{"role": "assistant", "content": content, "api": t.API, "provider": t.Provider, "model": t.Model,
+		"usage": usage, "stopReason": stop, "timestamp": ts}
+}
+
+func (g *Generator) result(id, name, kind string, withImage bool, ts int64) string {
+	content := []any{map[string]any{"type": "text", "text": g.marker(kind) + " " + g.text(g.cfg.ToolResultChars)}}
+	if withImage {
+		content = append(content, g.imageBlock())
+	}
+	r := map[string]any{"role": "toolResult", "toolCallId": id, "toolName": name, "content": content, "isError": false, "timestamp": ts}
+	if g.chance(g.cfg.Damage.Details) {
+		r["details"] = map[string]any{"exitCode": 0, "durationMs": g.rng.IntN(5000)}
+	}
+	b, err := transcript.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func (g *Generator) imageBlock() map[string]any {
+	if g.image == nil {
+		g.image = []byte(base64.StdEncoding.EncodeToString(Image(g.cfg.ImageWidth, g.cfg.ImageHeight, false)))
+	}
+	return map[string]any{"type": "image", "data": string(g.image), "mimeType": "image/png"} // the mime lies: it is a JPEG
+}
+
+// Image encodes a w x h test picture (a gradient with texture) as JPEG, or
+// as PNG with an alpha channel when alpha is set. 0 sizes mean 640 x 480.
+func Image(w, h int, alpha bool) []byte {
+	if w <= 0 {
+		w = 640
+	}
+	if h <= 0 {
+		h = 480
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			a := uint8(255)
+			if alpha {
+				a = uint8(255 * x / w)
+			}
+			img.SetNRGBA(x, y, color.NRGBA{R: uint8(255 * x / w), G: uint8(255 * y / h), B: uint8((x ^ y) & 0xff), A: a})
+		}
+	}
+	var buf bytes.Buffer
+	if alpha {
+		_ = png.Encode(&buf, img)
+	} else {
+		_ = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85})
+	}
+	return buf.Bytes()
+}
+
+// Job returns job number i: a history wrapped in a job envelope, its tenant
+// and session chosen by the configured key skew. The key is tenant/session.
+func (g *Generator) Job(i int) (key string, value []byte) {
+	session := g.rng.IntN(g.cfg.Sessions)
+	if g.zipf != nil {
+		session = int(g.zipf.Uint64())
+	}
+	tenant := fmt.Sprintf("tenant-%d", session%g.cfg.Tenants)
+	sid := fmt.Sprintf("agent:main:s%d", session)
+	t := g.cfg.Target
+	job := fmt.Sprintf(`{"job_id":"job-%d","tenant":%q,"session_id":%q,"target":{"provider":%q,"api":%q,"model":%q},"options":{"now_ms":%d},"messages":%s}`,
+		i, tenant, sid, t.Provider, t.API, t.Model, 1776000000000+int64(i), g.History())
+	return tenant + "/" + sid, []byte(job)
+}
