@@ -12,21 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { echo "test.sh: $*" >&2; }
 
-# System packages: libvips for the image stage, libvips-tools (vipsthumbnail)
-# for the image baseline, kcat and zstd for the tools tests, Java for Kafka.
-need=()
-dpkg -s libvips-dev >/dev/null 2>&1 || need+=(libvips-dev)
-command -v vipsthumbnail >/dev/null 2>&1 || need+=(libvips-tools)
-command -v kcat >/dev/null 2>&1 || need+=(kcat)
-command -v zstd >/dev/null 2>&1 || need+=(zstd)
-command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
-command -v mvn >/dev/null 2>&1 || need+=(maven)
-if ((${#need[@]})); then
-  log "installing ${need[*]}"
-  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+scripts/deps.sh test
 
 log "downloading Go modules"
 go mod download

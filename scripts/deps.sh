@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# scripts/deps.sh [test] — installs the system packages hygiene needs when
+# they are missing (Debian/Ubuntu, through apt; sudo when not root).
+#   always: libvips-dev (the image stage is cgo over libvips)
+#   test:   libvips-tools (vipsthumbnail, the image baseline), kcat, zstd,
+#           Java 17 and Maven (the real Apache Kafka broker of the
+#           integration suite)
+set -euo pipefail
+need=()
+dpkg -s libvips-dev >/dev/null 2>&1 || need+=(libvips-dev)
+if [[ "${1:-}" == "test" ]]; then
+  command -v vipsthumbnail >/dev/null 2>&1 || need+=(libvips-tools)
+  command -v kcat >/dev/null 2>&1 || need+=(kcat)
+  command -v zstd >/dev/null 2>&1 || need+=(zstd)
+  command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null 2>&1 || need+=(maven)
+fi
+((${#need[@]})) || exit 0
+echo "deps.sh: installing ${need[*]}" >&2
+SUDO=""
+[[ $(id -u) -eq 0 ]] || SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
