@@ -19,12 +19,12 @@ func (s *Source) commitLoop() {
 	defer ticker.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-s.loopCtx.Done():
 			return
 		case <-ticker.C:
 		case <-s.flush:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CommitTimeout)
+		ctx, cancel := context.WithTimeout(s.loopCtx, s.cfg.CommitTimeout)
 		_ = s.commit(ctx) // counted and kept in LastCommitError; the offsets are retried next time
 		cancel()
 	}

@@ -89,8 +89,8 @@ func (c SourceConfig) Validate() error {
 }
 
 // Source reads a topic as a member of a consumer group (see the package
-// documentation for the commit protocol). Read may be called from one
-// goroutine at a time; AckFuncs, Stats, Ready and Close from any.
+// documentation for the commit protocol). It is safe for concurrent use;
+// concurrent Reads are served one at a time.
 type Source struct {
 	cfg    SourceConfig
 	reader *kafkago.Reader
@@ -100,8 +100,9 @@ type Source struct {
 	readMu  sync.Mutex
 	pending *kafkago.Message // fetched but not yet tracked (Track was interrupted)
 
-	flush     chan struct{} // asks the commit loop to commit now
-	stop      chan struct{} // stops the commit loop
+	flush     chan struct{}      // asks the commit loop to commit now
+	loopCtx   context.Context    // ends the commit loop and its commit in progress
+	stopLoop  context.CancelFunc // cancels loopCtx
 	loopDone  chan struct{}
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -132,8 +133,9 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 	}
 	s := &Source{
 		cfg: cfg, cp: cp,
-		flush: make(chan struct{}, 1), stop: make(chan struct{}), loopDone: make(chan struct{}),
+		flush: make(chan struct{}, 1), loopDone: make(chan struct{}),
 	}
+	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
 	s.group = newGroupState(cfg.Topic, s.onAssigned, s.requestFlush)
 	s.reader = kafkago.NewReader(kafkago.ReaderConfig{
 		Brokers:                cfg.Brokers,
@@ -271,6 +273,6 @@ func (s *Source) Abandon() error {
 func (s *Source) shutdown() {
 	s.closed.Store(true)
 	s.cp.Close()
-	close(s.stop)
+	s.stopLoop()
 	<-s.loopDone
 }
