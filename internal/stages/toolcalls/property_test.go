@@ -94,7 +94,16 @@ func genHistory(rng *rand.Rand, n int) string {
 				recent = append(recent, id)
 				typ := []string{"toolCall", "toolUse", "functionCall"}[rng.IntN(3)]
 				name := []string{"read", "exec", "write", "edit"}[rng.IntN(4)]
-				blocks = append(blocks, fmt.Sprintf(`{"type":%q,"id":%s,"name":%q,"arguments":{}}`, typ, jsonStr(id), name))
+				payload := `,"arguments":{}`
+				switch rng.IntN(12) {
+				case 0:
+					payload = "" // no input: input validation drops it
+				case 1:
+					name = " bad name"
+				case 2:
+					payload += `,"partialJson":"{"`
+				}
+				blocks = append(blocks, fmt.Sprintf(`{"type":%q,"id":%s,"name":%q%s}`, typ, jsonStr(id), name, payload))
 			}
 			msgs = append(msgs, `{"role":"assistant","stopReason":"toolUse","content":[`+strings.Join(blocks, ",")+`]}`)
 		case r < 9:
@@ -155,7 +164,7 @@ func dedupeMembers(members []string) []string {
 // the stage properties (deterministic, idempotent, early+late = late).
 func TestToolCallIDsProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20261130, 42))
-	runs := 120
+	runs := 60
 	if testing.Short() {
 		runs = 20
 	}
@@ -244,4 +253,59 @@ func TestToolCallIDsCancelled(t *testing.T) {
 			t.Errorf("%s ignored a cancelled context", s.Name)
 		}
 	}
+}
+
+// TestToolCallInputsProperties runs seeded random histories through input
+// validation with and without immutable signed replay and an allow-list, and
+// checks the stage properties, that no tool result is created or removed,
+// and that every call left was in the input with the same id.
+func TestToolCallInputsProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	targets := []policy.Target{anthropic, bedrock, google, responses, mistral}
+	for run := 0; run < 150; run++ {
+		in := genHistory(rng, 4+rng.IntN(40))
+		for _, target := range targets {
+			c := stagetest.Case{Target: target, Options: fuzzOptions}
+			res := c.Apply(t, in, ToolCallInputs())
+			c.CheckProperties(t, []byte(in), ToolCallInputs())
+			before, after := callsAndResults(t, []byte(in)), callsAndResults(t, res.JSON)
+			if before.results != after.results {
+				t.Fatalf("%s: tool results %d → %d\n in: %s\nout: %s", target, before.results, after.results, in, res.JSON)
+			}
+			for id, n := range after.calls {
+				if before.calls[id] < n {
+					t.Fatalf("%s: call %q appears %d times, %d before", target, id, n, before.calls[id])
+				}
+			}
+		}
+	}
+}
+
+// census counts the calls by id and the tool results of a history.
+type census struct {
+	calls   map[string]int
+	results int
+}
+
+func callsAndResults(t *testing.T, data []byte) census {
+	t.Helper()
+	var msgs []any
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		t.Fatal(err)
+	}
+	c := census{calls: map[string]int{}}
+	for _, m := range msgs {
+		obj, _ := m.(map[string]any)
+		if obj["role"] == "toolResult" {
+			c.results++
+		}
+		blocks, _ := obj["content"].([]any)
+		for _, b := range blocks {
+			if blk, _ := b.(map[string]any); blk["type"] != nil && blk["name"] != nil {
+				id, _ := blk["id"].(string)
+				c.calls[id]++
+			}
+		}
+	}
+	return c
 }
