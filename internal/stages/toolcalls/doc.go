@@ -30,9 +30,11 @@
 //     receives the id of the call pairing would pair it with by raw id, so
 //     id rewriting never re-pairs a result (OpenClaw's plain FIFO can). An
 //     ambiguous displaced result stays unpaired.
-//   - An orphan result whose id is already valid for the mode keeps it, and a
-//     taken native Kimi id continues as an ordinary alphanumeric strict id,
-//     so the rule is idempotent; no clock is read (hash fallbacks instead).
+//   - An orphan result never takes an id a call of the history carries (the
+//     call keeps it). An orphan whose id is already valid for the mode keeps
+//     it, and a taken native Kimi id continues as an ordinary alphanumeric
+//     strict id, so the rule is idempotent. No clock is read (hash
+//     fallbacks replace OpenClaw's timestamp ids).
 //   - ToolCallInputs runs again over its own output when removing an
 //     assistant lengthened the span of a kept signed turn (rare), so its
 //     displacement check gives the same answer on a second run.

@@ -7,9 +7,12 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// preservedTurns finds the replay-safe signed-thinking turns whose call ids
-// the id rule must keep (spec §3.6, newer build), reserves their raw ids in
-// the resolver, and returns their message indexes.
+// scanCalls walks the history once before the id pass. It records the
+// trimmed id of every call (an orphan result never takes one of them, so
+// the call keeps its id) and, when replay is set, finds the replay-safe
+// signed-thinking turns whose call ids the id rule must keep (spec §3.6,
+// newer build), reserves their raw ids in the resolver, and returns their
+// message indexes.
 //
 // A turn qualifies when it has a thinking block and tool calls
 // (toolCall/toolUse/functionCall), and every call has input, a "id" that is
@@ -19,19 +22,34 @@ import (
 // without the allow-list. partialJson is not looked at. Beyond OpenClaw,
 // every id must also be one the target accepts (IDLimits): a turn whose ids
 // the provider would reject is not replay-safe, and its ids are rewritten.
-func preservedTurns(t *transcript.Transcript, env *stage.Env, r *resolver) map[int]bool {
+func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay bool) map[int]bool {
 	allow := newAllowList(t.Options.AllowedToolNames)
 	var lastReal map[string]int
-	if allow != nil {
+	if replay && allow != nil {
 		lastReal = lastRealResults(t.Messages, env.Settings.MissingToolResultText)
 	}
-	preserved := map[int]bool{}
+	var preserved map[int]bool
 	for i, m := range t.Messages {
 		if !m.IsObject() || m.Role() != transcript.RoleAssistant {
 			continue
 		}
 		blocks, ok := m.Blocks()
-		if !ok || !hasThinkingAndCall(blocks) {
+		if !ok {
+			continue
+		}
+		thinking, call := false, false
+		for _, b := range blocks {
+			switch b.Type() { // read once: each read decodes the member
+			case transcript.BlockThinking, transcript.BlockRedactedThinking:
+				thinking = true
+			case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
+				call = true
+				if id, ok := b.CallID(); ok {
+					r.callKeys[strings.TrimSpace(id)] = struct{}{}
+				}
+			}
+		}
+		if !replay || !thinking || !call {
 			continue
 		}
 		ids, safe := replaySafeIDs(i, blocks, allow, lastReal, r)
@@ -40,6 +58,9 @@ func preservedTurns(t *transcript.Transcript, env *stage.Env, r *resolver) map[i
 		}
 		for _, id := range ids {
 			r.reserve(id)
+		}
+		if preserved == nil {
+			preserved = map[int]bool{}
 		}
 		preserved[i] = true
 	}
@@ -76,21 +97,6 @@ func replaySafeIDs(i int, blocks []*transcript.Block, allow allowList, lastReal 
 		ids = append(ids, raw)
 	}
 	return ids, true
-}
-
-// hasThinkingAndCall reports whether blocks hold a thinking block and a tool
-// call of the kinds the id rule rewrites.
-func hasThinkingAndCall(blocks []*transcript.Block) bool {
-	thinking, call := false, false
-	for _, b := range blocks {
-		switch b.Type() { // read once: each read decodes the member
-		case transcript.BlockThinking, transcript.BlockRedactedThinking:
-			thinking = true
-		case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
-			call = true
-		}
-	}
-	return thinking && call
 }
 
 // lastRealResults maps each trimmed result id to the index of its last real

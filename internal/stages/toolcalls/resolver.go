@@ -70,6 +70,7 @@ type resolver struct {
 	used        map[string]struct{}
 	rawOcc      map[string]int
 	keys        map[string]*keyState
+	callKeys    map[string]struct{} // trimmed ids of every call (scanCalls)
 	frame       int
 	err         error // the first id the target accepts that could not be built
 }
@@ -83,6 +84,7 @@ func newResolver(p policy.Policy) *resolver {
 		used:        map[string]struct{}{},
 		rawOcc:      map[string]int{},
 		keys:        map[string]*keyState{},
+		callKeys:    map[string]struct{}{},
 	}
 }
 
@@ -244,17 +246,19 @@ func (r *resolver) settle(ks *keyState, o *occurrence, state uint8) {
 }
 
 // orphan gives a result that pairs with no call an id no call uses: a native
-// toolu_ id or an id that is already what the mode produces is kept when
-// free (so a second run keeps it); otherwise makeUnique(k:tool_result:n).
+// toolu_ id or an id that is already what the mode produces is kept when it
+// is free and no call of the history carries it (so a second run keeps it,
+// and the call keeps its own id); otherwise makeUnique(k:tool_result:n).
 func (r *resolver) orphan(k string, ks *keyState) string {
 	if ks == nil {
 		ks = r.key(k)
 	}
 	ks.orphans++
 	_, taken := r.used[k]
+	_, isCall := r.callKeys[k]
 	var id string
 	switch {
-	case !taken && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
+	case !taken && !isCall && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
 		id = k
 	default:
 		seed := k + ":tool_result:" + strconv.Itoa(ks.orphans)

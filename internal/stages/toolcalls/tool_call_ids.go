@@ -33,9 +33,12 @@ const (
 //   - ids are matched the way pairing repair matches them (trimmed), and a
 //     result always gets the id of the call pairing would give it by raw id
 //     (see resolver), so rewriting ids never re-pairs a result;
-//   - an orphan result whose id is already what the mode produces, and free,
-//     keeps it (OpenClaw appends ":tool_result:n" again on every run), which
-//     makes the rule idempotent;
+//   - an orphan result never takes an id that a call of the history
+//     carries, so that call keeps its id (OpenClaw can give a native toolu_
+//     id to an orphan that comes first); an orphan whose id is already what
+//     the mode produces, is free and is no call's id keeps it (OpenClaw
+//     appends ":tool_result:n" again on every run), which makes the rule
+//     idempotent;
 //   - no clock: makeUnique's timestamp fallback is replaced by further hashes.
 //
 // When the policy does not sanitise ids but the target limits them (for
@@ -76,10 +79,7 @@ func ToolCallIDsInImagePass() stage.Stage {
 // sanitizeIDs is the sanitising pass shared by both runs.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
 	r := newResolver(env.Policy)
-	var preserved map[int]bool
-	if env.Policy.AllowProviderOwnedThinkingReplay() {
-		preserved = preservedTurns(t, env, r)
-	}
+	preserved := scanCalls(t, env, r, env.Policy.AllowProviderOwnedThinkingReplay())
 	calls, results := 0, 0
 	for i, m := range t.Messages {
 		if i%ctxCheckEvery == 0 {

@@ -143,3 +143,27 @@ func FuzzToolCallInputs(f *testing.F) {
 		stagetest.Case{Target: responses}.CheckProperties(t, []byte(in), ToolCallInputs())
 	})
 }
+
+// TestDroppedCallResultStaysOrphan runs input validation and then the id
+// rule: the result of the dropped signed turn pairs with nothing (pairing
+// repair will remove it), and the later call that reuses its raw id keeps
+// both its id and its own result.
+func TestDroppedCallResultStaysOrphan(t *testing.T) {
+	in := `[{"role":"user","content":"go"},{"role":"assistant","content":[` + thinkSig + `,` + readC1 + `,{"type":"toolCall","id":"c2","name":"bad name","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","content":"a"},{"role":"user","content":"again"},{"role":"assistant","content":[` + readC1 + `]},{"role":"toolResult","toolCallId":"c1","content":"b"}]`
+	c := stagetest.Case{Target: anthropic}
+	res := c.Apply(t, in, ToolCallInputs(), ToolCallIDs())
+	want := `[{"role":"user","content":"go"},{"role":"toolResult","toolCallId":"c1toolresult1","content":"a"},{"role":"user","content":"again"},{"role":"assistant","content":[` + readC1 + `]},{"role":"toolResult","toolCallId":"c1","content":"b"}]`
+	stagetest.Equal(t, res.JSON, want)
+	var msgs []any
+	if err := json.Unmarshal(res.JSON, &msgs); err != nil {
+		t.Fatal(err)
+	}
+	paired := refPairing(msgs)
+	if _, ok := paired[1]; ok {
+		t.Errorf("the dropped call's result is paired: %v", paired)
+	}
+	if got, ok := paired[4]; !ok || got != (callRef{3, 0}) {
+		t.Errorf("the later result is paired with %v (%v), want message 3 block 0", got, ok)
+	}
+	c.CheckProperties(t, []byte(in), ToolCallInputs(), ToolCallIDs())
+}
