@@ -180,7 +180,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		_ = src.Close(context.Background())
 		return err
 	}
-	dlq, err := newSink(cfg.Kafka, kcfg, cfg.Kafka.DLQTopic)
+	dlq, err := newDeadLetterSink(cfg.Kafka, kcfg)
 	if err != nil {
 		_ = src.Close(context.Background())
 		_ = ready.Close(context.Background())
@@ -250,10 +250,21 @@ func kafkaConfig(cfg config.KafkaConfig, brokers []string) kafka.Config {
 	}
 }
 
-// newSink opens the Sink of one output topic.
+// newSink opens the Sink of one output topic, compressing values longer
+// than kafka.compress_above_bytes.
 func newSink(cfg config.KafkaConfig, kcfg kafka.Config, topic string) (*kafka.Sink, error) {
+	return openSink(cfg, kcfg, topic, int(cfg.CompressAboveBytes))
+}
+
+// newDeadLetterSink opens the dead-letter Sink. It never compresses, so a
+// dead letter's value is the original byte for byte.
+func newDeadLetterSink(cfg config.KafkaConfig, kcfg kafka.Config) (*kafka.Sink, error) {
+	return openSink(cfg, kcfg, cfg.DLQTopic, -1)
+}
+
+func openSink(cfg config.KafkaConfig, kcfg kafka.Config, topic string, compressAbove int) (*kafka.Sink, error) {
 	return kafka.NewSink(kafka.SinkConfig{
-		Config: kcfg, Topic: topic, MaxMessageBytes: int(cfg.MaxMessageBytes), CompressAbove: int(cfg.CompressAboveBytes),
+		Config: kcfg, Topic: topic, MaxMessageBytes: int(cfg.MaxMessageBytes), CompressAbove: compressAbove,
 		BatchSize: cfg.WriterBatchSize, BatchTimeout: cfg.WriterBatchTimeout,
 	})
 }
