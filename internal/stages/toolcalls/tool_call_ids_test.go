@@ -1,11 +1,14 @@
 package toolcalls
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // TestToolCallIDsVectors runs spec §5 V18–V24 and the verified-values table
@@ -214,4 +217,22 @@ func FuzzToolCallIDs(f *testing.F) {
 			stagetest.Case{Target: target, Options: fuzzOptions}.CheckProperties(t, []byte(in), ToolCallIDsInImagePass(), ToolCallIDs())
 		}
 	})
+}
+
+// TestToolCallIDsUnsatisfiableLimits checks that limits no id can meet are an
+// error that names the id, in both the sanitising and the limits-only pass.
+func TestToolCallIDsUnsatisfiableLimits(t *testing.T) {
+	in := `[{"role":"assistant","content":[{"type":"toolCall","id":"c:1","name":"read","arguments":{}}]}]`
+	for _, target := range []policy.Target{anthropic, responses} {
+		p := policy.Resolve(target)
+		p.IDLimits = policy.IDLimits{Pattern: `^_+$`}
+		tr, err := transcript.FromMessages([]byte(in), transcript.Target(target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ToolCallIDs().Apply(context.Background(), tr, &stage.Env{Policy: p, Report: stage.NewReport()})
+		if err == nil || !strings.Contains(err.Error(), `"c:1`) {
+			t.Errorf("%s: error = %v, want one naming the id", target, err)
+		}
+	}
 }
