@@ -196,7 +196,10 @@ func (g *gen) history() string {
 // on two runs, a second pass changes nothing, and the provider-acceptance
 // facts hold for strict targets.
 func TestChainProperties(t *testing.T) {
-	const perRow = 300
+	perRow := 200
+	if testing.Short() {
+		perRow = 40
+	}
 	for ri, target := range providerRows {
 		t.Run(target.String(), func(t *testing.T) {
 			g := &gen{r: rand.New(rand.NewPCG(uint64(ri), 42))}

@@ -48,6 +48,11 @@ func ProviderTurns() stage.Stage {
 		if !p.ValidateAnthropicTurns && !p.ValidateGeminiTurns && !p.IsAnthropicFamily() && !p.IsGoogleFamily() {
 			return nil
 		}
+		var n int
+		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
+		env.Report.Add(name, "assistants_merged", n)
+		t.Messages, n = mergeUsers(t.Messages)
+		env.Report.Add(name, "users_merged", n)
 		filled := 0
 		for _, m := range t.Messages {
 			if fillEmptyContent(m) {
@@ -55,11 +60,6 @@ func ProviderTurns() stage.Stage {
 			}
 		}
 		env.Report.Add(name, "content_fixed", filled)
-		var n int
-		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
-		env.Report.Add(name, "assistants_merged", n)
-		t.Messages, n = mergeUsers(t.Messages)
-		env.Report.Add(name, "users_merged", n)
 		env.Report.Add(name, "trailing_trimmed", trimTrailingFailures(t))
 		for _, m := range t.Messages {
 			if !hasRole(m) {

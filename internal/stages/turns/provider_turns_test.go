@@ -36,6 +36,12 @@ func TestProviderTurns(t *testing.T) {
 			want: `[{"role":"user","content":"(session bootstrap)","timestamp":3},null,{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}]`,
 		},
 		{
+			name: "fuzz: users without content merge into an empty content, which is filled",
+			c:    google,
+			in:   `[{"role":"user"},{"role":"user"}]`,
+			want: `[{"role":"user","content":[{"type":"text","text":"[empty content omitted]"}]}]`,
+		},
+		{
 			name: "OpenAI Responses is not a strict target: unchanged",
 			c:    stagetest.Case{Target: openaiTarget},
 			in:   `[{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
