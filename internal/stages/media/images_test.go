@@ -119,12 +119,12 @@ func TestImagesExact(t *testing.T) {
 			settings := imageSettings()
 			settings.Images.MaxImagesPerRequest = 2
 			c := stagetest.Case{Target: target, Settings: settings}
-			res := c.Apply(t, tc.in, Images(testProcessor))
+			res := c.Apply(t, tc.in, Images(testProcessor(t)))
 			stagetest.Equal(t, res.JSON, tc.want)
 			if res.Report.Images != tc.report {
 				t.Errorf("report %+v, want %+v", res.Report.Images, tc.report)
 			}
-			again := c.Apply(t, string(res.JSON), Images(testProcessor))
+			again := c.Apply(t, string(res.JSON), Images(testProcessor(t)))
 			if string(again.JSON) != string(res.JSON) {
 				t.Errorf("second run changed the output:\n%s\n%s", res.JSON, again.JSON)
 			}
@@ -136,7 +136,7 @@ func TestImagesExact(t *testing.T) {
 // image work is written back as its input bytes.
 func TestImagesUntouchedMessagesKeepTheirBytes(t *testing.T) {
 	in := `[{"role":"user" ,"content":"hi"},{"role":"assistant","content":[{"type":"text","text":"x"}] }]`
-	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor))
+	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor(t)))
 	if string(res.JSON) != in {
 		t.Errorf("output %s, want the input bytes", res.JSON)
 	}
@@ -162,7 +162,7 @@ func outputBlock(tb testing.TB, out []byte, m, b int) map[string]any {
 func TestImagesV34Resize(t *testing.T) {
 	data := largeImage(t, 3000, 2000, "png")
 	in := `[{"role":"user","content":[{"type":"image","data":"` + b64(data) + `","mimeType":"image/png","cache_control":{"type":"ephemeral"}}]}]`
-	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor))
+	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor(t)))
 	blk := outputBlock(t, res.JSON, 0, 0)
 	if blk["type"] != "image" || blk["mimeType"] != "image/jpeg" {
 		t.Fatalf("block %v, want an image/jpeg image block", blk["type"])
@@ -209,7 +209,7 @@ func TestImagesManyImages(t *testing.T) {
 			s := imageSettings()
 			s.Images.ManyImagesThreshold = tc.threshold
 			s.Images.ManyImagesMaxDimensionPx = 250
-			res := stagetest.Case{Target: tc.target, Settings: s}.Apply(t, in, Images(testProcessor))
+			res := stagetest.Case{Target: tc.target, Settings: s}.Apply(t, in, Images(testProcessor(t)))
 			if tc.wantSide == 0 {
 				stagetest.Equal(t, res.JSON, in)
 				return
@@ -252,7 +252,7 @@ func TestImagesOrderIsDeterministic(t *testing.T) {
 	}
 	in := `[{"role":"user","content":[` + strings.Join(blocks, ",") + `]}]`
 	c := stagetest.Case{Target: openAIResponses, Settings: imageSettings()}
-	first := c.Apply(t, in, Images(testProcessor))
+	first := c.Apply(t, in, Images(testProcessor(t)))
 	for i, w := range want {
 		blk := outputBlock(t, first.JSON, 0, i)
 		switch w {
@@ -274,7 +274,7 @@ func TestImagesOrderIsDeterministic(t *testing.T) {
 		}
 	}
 	for range 3 {
-		if again := c.Apply(t, in, Images(testProcessor)); string(again.JSON) != string(first.JSON) {
+		if again := c.Apply(t, in, Images(testProcessor(t))); string(again.JSON) != string(first.JSON) {
 			t.Fatal("two runs over the same input differ")
 		}
 	}
@@ -285,7 +285,7 @@ func TestImagesOrderIsDeterministic(t *testing.T) {
 func TestImagesCorruptImageIsOmitted(t *testing.T) {
 	data := largeImage(t, 2000, 1500, "jpeg")
 	in := `[{"role":"user","content":[{"type":"image","data":"` + b64(data[:len(data)/2]) + `","mimeType":"image/jpeg"}]}]`
-	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor))
+	res := stagetest.Case{Target: stagetest.Anthropic, Settings: imageSettings()}.Apply(t, in, Images(testProcessor(t)))
 	blk := outputBlock(t, res.JSON, 0, 0)
 	text, _ := blk["text"].(string)
 	if blk["type"] != "text" || !strings.HasPrefix(text, "[session:history] omitted image payload: ") {
@@ -307,7 +307,7 @@ func TestImagesCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	env := &stage.Env{Policy: policy.Resolve(stagetest.Anthropic), Settings: imageSettings(), Report: stage.NewReport()}
-	if err := Images(testProcessor).Apply(ctx, tr, env); !errors.Is(err, context.Canceled) {
+	if err := Images(testProcessor(t)).Apply(ctx, tr, env); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	if string(tr.MessagesJSON()) != in {
@@ -364,7 +364,8 @@ func FuzzImages(f *testing.F) {
 	settings.Images.ManyImagesThreshold = 1
 	settings.Images.ManyImagesMaxDimensionPx = 4
 	c := stagetest.Case{Target: stagetest.Anthropic, Settings: settings}
+	st := Images(testProcessor(f))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		c.CheckProperties(t, in, Images(testProcessor))
+		c.CheckProperties(t, in, st)
 	})
 }

@@ -1,26 +1,40 @@
 package media
 
 import (
-	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/davidbyttow/govips/v2/vips"
 	"github.com/hygiene-dev/hygiene/internal/images"
 )
 
-// testProcessor is the image processor every images test shares.
-var testProcessor *images.Processor
+// shared is the image processor the images tests share. It starts on first
+// use, so fuzz workers of the other rules never run libvips workers (a fuzz
+// worker with an idle processor was seen minimizing inputs at a crawl).
+var shared struct {
+	once sync.Once
+	p    *images.Processor
+	err  error
+}
+
+// testProcessor returns the shared image processor.
+func testProcessor(tb testing.TB) *images.Processor {
+	tb.Helper()
+	shared.once.Do(func() {
+		shared.p, shared.err = images.NewProcessor(images.Config{Workers: 2})
+	})
+	if shared.err != nil {
+		tb.Fatalf("start the image processor: %v", shared.err)
+	}
+	return shared.p
+}
 
 func TestMain(m *testing.M) {
 	images.Startup(vips.LogLevelError)
-	p, err := images.NewProcessor(images.Config{Workers: 2})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start the image processor:", err)
-		os.Exit(1)
-	}
-	testProcessor = p
 	code := m.Run()
-	p.Close()
+	if shared.p != nil {
+		shared.p.Close()
+	}
 	os.Exit(code)
 }
