@@ -3,7 +3,9 @@ package images
 import "encoding/binary"
 
 // readGIF walks the GIF blocks up to the trailer, counting image
-// descriptors as frames, without decompressing any LZW data.
+// descriptors as frames, without decompressing any LZW data. A frame may
+// reach past the logical screen, and decoders may grow their canvas to fit
+// it, so the dimensions are those of the union of the screen and every frame.
 func readGIF(b []byte) (header, error) {
 	h := header{format: formatGIF, bands: 4, bytesPerSample: 1}
 	if len(b) < 13 {
@@ -38,6 +40,10 @@ func readGIF(b []byte) (header, error) {
 			if i+10 > len(b) {
 				return h, truncated(formatGIF, "file ends inside an image descriptor")
 			}
+			left := int(binary.LittleEndian.Uint16(b[i+1:]))
+			top := int(binary.LittleEndian.Uint16(b[i+3:]))
+			h.width = max(h.width, left+int(binary.LittleEndian.Uint16(b[i+5:])))
+			h.height = max(h.height, top+int(binary.LittleEndian.Uint16(b[i+7:])))
 			packed := b[i+9]
 			i += 10
 			if packed&0x80 != 0 {

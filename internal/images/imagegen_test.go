@@ -12,37 +12,51 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/davidbyttow/govips/v2/vips"
 	"golang.org/x/image/draw"
 )
 
-// pattern draws a deterministic test picture: smooth gradients, rings and
-// a few sharp bars, so resampling and compression both have work to do.
-// With alpha, the left third fades to transparent.
+// patterns caches generated pictures by size and alpha.
+var patterns sync.Map
+
+type patternKey struct {
+	w, h  int
+	alpha bool
+}
+
+// pattern draws a deterministic test picture: gradients, rings and a few
+// sharp bars, so resampling and compression both have work to do. With
+// alpha, the left third fades to transparent. Callers must not modify it.
 func pattern(w, h int, alpha bool) *image.NRGBA {
+	k := patternKey{w, h, alpha}
+	if img, ok := patterns.Load(k); ok {
+		return img.(*image.NRGBA)
+	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	scale := max(w, h)
 	for y := range h {
+		dy := (y - h/2) * 1024 / scale
 		for x := range w {
-			fx, fy := float64(x)/float64(w), float64(y)/float64(h)
-			r := math.Hypot(fx-0.5, fy-0.5)
-			ring := 0.5 + 0.5*math.Sin(r*40)
-			c := color.NRGBA{
-				R: uint8(255 * fx),
-				G: uint8(255 * fy),
-				B: uint8(255 * ring),
-				A: 255,
+			dx := (x - w/2) * 1024 / scale
+			ring := (dx*dx + dy*dy) >> 6 & 0x1ff
+			if ring > 0xff {
+				ring = 0x1ff - ring // triangle wave
 			}
-			if (x/(w/8+1))%2 == 0 && fy > 0.8 {
-				c.R, c.G, c.B = 20, 20, 20
+			i := img.PixOffset(x, y)
+			p := img.Pix[i : i+4 : i+4]
+			p[0], p[1], p[2], p[3] = uint8(x*255/w), uint8(y*255/h), uint8(ring), 255
+			if (x/(w/8+1))%2 == 0 && y*5 > h*4 {
+				p[0], p[1], p[2] = 20, 20, 20
 			}
-			if alpha && fx < 1.0/3 {
-				c.A = uint8(255 * fx * 3)
+			if alpha && x*3 < w {
+				p[3] = uint8(x * 3 * 255 / w)
 			}
-			img.SetNRGBA(x, y, c)
 		}
 	}
+	patterns.Store(k, img)
 	return img
 }
 
@@ -176,21 +190,52 @@ func decodeOutput(t testing.TB, r Result) image.Image {
 	return img
 }
 
-// meanAbsDiff scales ref to got's size and returns the mean absolute
-// difference per RGB channel (0-255), both composited over white.
+// meanAbsDiff compares got with ref: both are composited over white and
+// box-averaged down to at most 96 px on the longest side (so resampling
+// details do not count, only what the picture shows), then the mean
+// absolute difference per RGB channel (0-255) is returned.
 func meanAbsDiff(ref, got image.Image) float64 {
-	b := got.Bounds()
-	scaled := image.NewRGBA(b)
-	draw.Draw(scaled, b, image.NewUniform(color.White), image.Point{}, draw.Src)
-	draw.CatmullRom.Scale(scaled, b, ref, ref.Bounds(), draw.Over, nil)
-	flat := image.NewRGBA(b)
-	draw.Draw(flat, b, image.NewUniform(color.White), image.Point{}, draw.Src)
-	draw.Draw(flat, b, got, b.Min, draw.Over)
+	gb := got.Bounds()
+	side := 96
+	w, h := side, gb.Dy()*side/gb.Dx()
+	if gb.Dy() > gb.Dx() {
+		w, h = gb.Dx()*side/gb.Dy(), side
+	}
+	a, b := boxShrink(flatten(ref), w, h), boxShrink(flatten(got), w, h)
 	var sum float64
-	for i := 0; i < len(flat.Pix); i += 4 {
-		for c := range 3 {
-			sum += math.Abs(float64(flat.Pix[i+c]) - float64(scaled.Pix[i+c]))
+	for i := range a {
+		sum += math.Abs(a[i] - b[i])
+	}
+	return sum / float64(len(a))
+}
+
+// flatten composites img over white into an RGBA image.
+func flatten(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(out, out.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	draw.Draw(out, out.Bounds(), img, b.Min, draw.Over)
+	return out
+}
+
+// boxShrink averages img's RGB over a w x h grid of boxes.
+func boxShrink(img *image.RGBA, w, h int) []float64 {
+	sums := make([]float64, w*h*3)
+	counts := make([]float64, w*h)
+	iw, ih := img.Rect.Dx(), img.Rect.Dy()
+	for y := range ih {
+		row := img.Pix[y*img.Stride:]
+		ty := y * h / ih
+		for x := range iw {
+			t := ty*w + x*w/iw
+			counts[t]++
+			for c := range 3 {
+				sums[t*3+c] += float64(row[x*4+c])
+			}
 		}
 	}
-	return sum / float64(len(flat.Pix)/4*3)
+	for i := range sums {
+		sums[i] /= counts[i/3]
+	}
+	return sums
 }
