@@ -38,7 +38,18 @@
 //   - stamped times are now_ms, else the owning message's timestamp, and are
 //     left out when neither exists (no clock is read);
 //   - ProviderTurns enforces, for strict targets, user-first turns,
-//     alternation, non-blank text and non-empty contents.
+//     alternation, non-blank text and non-empty contents;
+//   - a text block without a string text counts as blank everywhere, and the
+//     inter-session marker skips blank text blocks (the next rule removes
+//     them);
+//   - with Gemini thought-signature options, a "msg_" value is removed too
+//     (V28), although it passes the base64url test;
+//   - §3.2's trailing trim is repeated by BlankBlocks and ProviderTurns when
+//     their drops or fills leave a failed turn at the end;
+//   - merges keep the chain idempotent: a merged user keeps a provenance only
+//     when all its parts share it; a merged assistant takes the timestamp
+//     that goes with the usage it takes, and gets thought-signature cleanup
+//     when an error part became part of a non-error turn.
 //
 // Every rule is a pure function of the transcript and its environment,
 // idempotent, and linear in the history's length; messages it does not need
