@@ -46,14 +46,21 @@ func collect(t *testing.T, b broker, tp topics) *outputs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			failing := false
 			for {
 				rec, ack, err := src.Read(ctx)
 				if err != nil {
-					if ctx.Err() == nil && !errors.Is(err, transport.ErrClosed) {
-						t.Errorf("reading %s: %v", topic, err)
+					if ctx.Err() != nil || errors.Is(err, transport.ErrClosed) {
+						return
 					}
-					return
+					if !failing { // e.g. the broker is restarting: say so once
+						t.Logf("reading %s: %v (retrying)", topic, err)
+						failing = true
+					}
+					time.Sleep(100 * time.Millisecond)
+					continue
 				}
+				failing = false
 				o.add(topic == tp.ready, rec)
 				_ = ack(ctx, nil)
 			}
