@@ -11,7 +11,9 @@ import (
 // compact, object members deduplicated (the last value wins, at the first
 // key's place), numbers re-printed the JavaScript way, strings escaped as
 // JSON.stringify escapes them. It is the spec §3.18 estimate of a toolCall's
-// arguments. ok is false when raw is not one JSON value.
+// arguments. raw must be valid JSON (the transcript codec validates every
+// value it holds); the measurer does not re-validate escapes or number
+// grammar, and reports ok=false only when raw is not shaped as one value.
 func jsonStringifyLen(raw []byte) (n int64, ok bool) {
 	n, end, ok := stringifyLen(raw, skipWS(raw, 0))
 	if !ok || skipWS(raw, end) != len(raw) {

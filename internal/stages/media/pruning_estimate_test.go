@@ -1,6 +1,8 @@
 package media
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
@@ -200,4 +202,51 @@ func TestToolFilter(t *testing.T) {
 			t.Errorf("allow %q deny %q: prunable(%q) = %v, want %v", tc.allow, tc.deny, tc.name, got, tc.want)
 		}
 	}
+}
+
+// FuzzJSONStringifyLen checks the JSON measurer against encoding/json: it
+// reads every valid JSON text (it is lenient with invalid ones, which the
+// codec never hands it, but must not panic on them), and a valid text
+// compacted by encoding/json measures the same.
+func FuzzJSONStringifyLen(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,2.50,-0,1e21,"x\u00e9\n"],"a":null}`, `"\ud800"`, `[true,false,null]`, `{"k":{"n":1e-7}}`, `1e400`, `{`, `[1,]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		n, ok := jsonStringifyLen(raw)
+		if !json.Valid(raw) {
+			return
+		}
+		if !ok {
+			t.Fatalf("jsonStringifyLen(%q) rejected valid JSON", raw)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := jsonStringifyLen(compact.Bytes()); !ok || m != n {
+			t.Fatalf("compact form measures %d (%v), original %d", m, ok, n)
+		}
+	})
+}
+
+// FuzzRawWeightedLen checks that measuring a raw JSON string gives the
+// estimate of the string it decodes to (lone surrogates aside, which
+// decode to U+FFFD: one unit either way).
+func FuzzRawWeightedLen(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"\u4e2d\ud840\udc00"`, `"😀\n\\"`, `"\ud800x"`, `"한"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || !bytes.HasPrefix(raw, []byte(`"`)) || !bytes.HasSuffix(raw, []byte(`"`)) {
+			return // the codec hands over string values without surrounding space
+		}
+		if got, want := rawWeightedLen(raw), weightedLen(s); got != want {
+			t.Fatalf("rawWeightedLen(%s) = %d, weightedLen(%q) = %d", raw, got, s, want)
+		}
+		if got := rawWeightedLen(transcript.JSONString(s)); got != weightedLen(s) {
+			t.Fatalf("re-encoded %q measures %d, want %d", s, got, weightedLen(s))
+		}
+	})
 }

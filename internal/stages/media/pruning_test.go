@@ -99,6 +99,9 @@ func runPruneCases(t *testing.T, tests []pruneCase) {
 }
 
 func TestPruningVectors(t *testing.T) {
+	if len(trimmedBig) != 3087 {
+		t.Fatalf("a trimmed 10,000-char result is %d chars; V47 says 3,087", len(trimmedBig))
+	}
 	v47 := func(results int) []string {
 		m := []string{u("start")}
 		for i := range results {
