@@ -33,15 +33,21 @@ import (
 //     "stop" turn, gets the exact sentinel text; other empty turns are kept;
 //   - trailing sentinel or empty failed turns are popped from the end.
 //
-// Zero usage means no usage member, or usage whose token counts (input,
-// output, cacheRead, cacheWrite, totalTokens) are all 0 or absent.
+// Zero usage means no usage object, or usage whose token counts (input,
+// output, cacheRead, cacheWrite, totalTokens) are all 0 or not numbers: what
+// the usage rule (§3.14) normalises to zero. Choice: a compaction-stale turn
+// (one whose usage §3.14 zeroes: before the last compactionSummary, or
+// timestamped at or before the newest compaction) is never zero-usage, since
+// its usage will be zero whatever the turn was; otherwise a second pass over
+// the output would see a failed turn where the first saw a real one.
 func AssistantReplay() stage.Stage {
 	const name = "assistant_replay"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		var out []*transcript.Message // nil until the first drop
 		dropped, normalised, sentinels := 0, 0, 0
+		comp := compactionOf(t.Messages)
 		for i, m := range t.Messages {
-			keep, changed, sentinel := replayMessage(m)
+			keep, changed, sentinel := replayMessage(m, comp.stale(m, i))
 			if changed {
 				normalised++
 			}
@@ -74,12 +80,12 @@ func AssistantReplay() stage.Stage {
 // replayMessage applies §3.2 to one message: keep is false when the message
 // leaves the replay copy, changed when its content was rewritten, sentinel
 // when it received the stream-error text.
-func replayMessage(m *transcript.Message) (keep, changed, sentinel bool) {
+func replayMessage(m *transcript.Message, stale bool) (keep, changed, sentinel bool) {
 	switch m.Role() {
 	case transcript.RoleUser:
 		return replayUser(m)
 	case transcript.RoleAssistant:
-		return replayAssistant(m)
+		return replayAssistant(m, stale)
 	}
 	return true, false, false
 }
@@ -103,7 +109,7 @@ func replayUser(m *transcript.Message) (keep, changed, sentinel bool) {
 	return true, true, false
 }
 
-func replayAssistant(m *transcript.Message) (keep, changed, sentinel bool) {
+func replayAssistant(m *transcript.Message, stale bool) (keep, changed, sentinel bool) {
 	if isTranscriptOnly(m) {
 		return false, false, false
 	}
@@ -133,7 +139,7 @@ func replayAssistant(m *transcript.Message) (keep, changed, sentinel bool) {
 	if m.StopReason() == transcript.StopLength && onlyReasoning(kept) && len(kept) > 0 {
 		return false, changed, false
 	}
-	if len(kept) == 0 && (m.StopReason() == transcript.StopError || isZeroUsageStop(m)) {
+	if len(kept) == 0 && (m.StopReason() == transcript.StopError || isZeroUsageStop(m, stale)) {
 		m.SetBlocks([]*transcript.Block{transcript.TextBlock(streamErrorFallbackText)})
 		return true, true, true
 	}
@@ -210,15 +216,20 @@ func onlyReasoning(blocks []*transcript.Block) bool {
 // usageTokenFields are the token counts of a usage object (spec §1.2).
 var usageTokenFields = []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
 
-// hasZeroUsage reports whether m's usage has no non-zero token count.
-func hasZeroUsage(m *transcript.Message) bool {
+// hasZeroUsage reports whether m's usage has no non-zero token count. The
+// usage of a compaction-stale turn says nothing (§3.14 zeroes it whatever it
+// was), so such a turn never counts as zero-usage.
+func hasZeroUsage(m *transcript.Message, stale bool) bool {
+	if stale {
+		return false
+	}
 	raw, ok := m.Get("usage")
 	if !ok {
 		return true
 	}
 	usage, err := transcript.ParseObject(raw)
 	if err != nil {
-		return string(raw) == "null"
+		return true // not an object: the usage rule makes it the zero snapshot
 	}
 	for _, k := range usageTokenFields {
 		if v, ok := usage.Number(k); ok && v != 0 {
@@ -230,8 +241,8 @@ func hasZeroUsage(m *transcript.Message) bool {
 
 // isZeroUsageStop reports whether m is a "stop" turn with zero usage (its
 // content is checked by the caller).
-func isZeroUsageStop(m *transcript.Message) bool {
-	return m.StopReason() == transcript.StopStop && hasZeroUsage(m)
+func isZeroUsageStop(m *transcript.Message, stale bool) bool {
+	return m.StopReason() == transcript.StopStop && hasZeroUsage(m, stale)
 }
 
 // trimTrailingFailures pops failed assistant turns from the end of the
@@ -241,7 +252,8 @@ func isZeroUsageStop(m *transcript.Message) bool {
 // providers reject as an assistant prefill.
 func trimTrailingFailures(t *transcript.Transcript) int {
 	n := 0
-	for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1]) {
+	comp := compactionOf(t.Messages)
+	for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1], comp.stale(t.Messages[len(t.Messages)-1], len(t.Messages)-1)) {
 		t.Messages = t.Messages[:len(t.Messages)-1]
 		n++
 	}
@@ -251,7 +263,7 @@ func trimTrailingFailures(t *transcript.Transcript) int {
 // isTrailingFailure reports whether a last message must be popped (§3.2
 // trailing trim): an empty failed turn, or one whose only block is the
 // sentinel text and that failed or has zero usage.
-func isTrailingFailure(m *transcript.Message) bool {
+func isTrailingFailure(m *transcript.Message, stale bool) bool {
 	if m.Role() != transcript.RoleAssistant {
 		return false
 	}
@@ -261,11 +273,11 @@ func isTrailingFailure(m *transcript.Message) bool {
 	}
 	switch len(blocks) {
 	case 0:
-		return m.StopReason() == transcript.StopError || isZeroUsageStop(m)
+		return m.StopReason() == transcript.StopError || isZeroUsageStop(m, stale)
 	case 1:
 		s, isText := blocks[0].Text()
 		return isText && blocks[0].Type() == transcript.BlockText && s == streamErrorFallbackText &&
-			(m.StopReason() == transcript.StopError || hasZeroUsage(m))
+			(m.StopReason() == transcript.StopError || hasZeroUsage(m, stale))
 	}
 	return false
 }

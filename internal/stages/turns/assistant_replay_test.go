@@ -113,6 +113,11 @@ func TestAssistantReplay(t *testing.T) {
 			want: `[{"role":"user","content":"a"},{"role":"assistant","content":` + sentinel + `,"stopReason":"stop","usage":` + u + `}]`,
 		},
 		{
+			name: "compaction-stale empty stop turn is not a zero-usage failure",
+			in:   `[{"role":"assistant","content":[],"stopReason":"stop","usage":` + z + `,"providerReplay":{}},{"role":"compactionSummary","timestamp":10},{"role":"user","content":"q"},{"role":"assistant","content":[],"stopReason":"stop","timestamp":5}]`,
+			want: `[{"role":"assistant","content":[],"stopReason":"stop","usage":` + z + `,"providerReplay":{}},{"role":"compactionSummary","timestamp":10},{"role":"user","content":"q"},{"role":"assistant","content":[],"stopReason":"stop","timestamp":5}]`,
+		},
+		{
 			name: "other roles and non-objects pass through",
 			in:   `[null,"x",{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":""}]},{"role":"custom","content":""}]`,
 			want: `[null,"x",{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":""}]},{"role":"custom","content":""}]`,

@@ -107,7 +107,8 @@ func (g *gen) thinkingBlock() string {
 
 func (g *gen) usage() string {
 	return g.pick(`"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15}`,
-		`"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0}`, `"usage":{"input":3}`, `"x":0`)
+		`"usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0}`, `"usage":{"input":3}`, `"x":0`,
+		`"usage":5`, `"usage":{"input":"7"}`)
 }
 
 func (g *gen) user() {
@@ -156,7 +157,7 @@ func (g *gen) assistant() {
 	case 3:
 		g.msg(`{"role":"assistant","content":[{"type":"text","text":"mirror"}],"provider":"openclaw","model":"delivery-mirror"}`)
 	case 4:
-		g.msg(`{"role":"assistant","content":[%s],"stopReason":%s,%s,"providerReplay":{"k":1}}`, g.pick(`{"type":"text","text":" "}`, `{"type":"text","text":"kept"}`), stop, g.usage())
+		g.msg(`{"role":"assistant","content":[%s],"stopReason":%s,%s,"providerReplay":{"k":1}}`, g.pick(`{"type":"text","text":" "}`, `{"type":"text","text":"kept"}`, ``), stop, g.usage())
 	default:
 		var blocks []string
 		for i := g.r.IntN(3); i >= 0; i-- {

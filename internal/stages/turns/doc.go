@@ -48,8 +48,11 @@
 //     their drops or fills leave a failed turn at the end;
 //   - merges keep the chain idempotent: a merged user keeps a provenance only
 //     when all its parts share it; a merged assistant takes the timestamp
-//     that goes with the usage it takes, and gets thought-signature cleanup
-//     when an error part became part of a non-error turn.
+//     that goes with the usage it takes, an empty later part overwrites
+//     nothing, and thought-signature cleanup applies when an error part
+//     became part of a non-error turn;
+//   - a compaction-stale assistant (its usage is zeroed by §3.14) is never a
+//     "zero-usage" failed turn for §3.2.
 //
 // Every rule is a pure function of the transcript and its environment,
 // idempotent, and linear in the history's length; messages it does not need

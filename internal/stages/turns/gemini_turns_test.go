@@ -23,6 +23,12 @@ func TestGeminiTurns(t *testing.T) {
 			want: `[{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"text","text":"y"}],"errorMessage":"e2"},null,{"role":"user","content":"q"},{"role":"assistant","content":[]}]`,
 		},
 		{
+			name: "an empty later turn overwrites nothing; the timestamp travels with the usage",
+			c:    google,
+			in:   `[{"role":"assistant","content":[{"type":"thinking","thinking":"t"}],"stopReason":"stop","usage":{"input":1},"timestamp":1},{"role":"assistant","content":[],"stopReason":"length","usage":{"input":2},"timestamp":2},{"role":"assistant","content":[{"type":"text","text":"b"}],"stopReason":"stop","usage":{"input":3}}]`,
+			want: `[{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"b"}],"stopReason":"stop","usage":{"input":3}}]`,
+		},
+		{
 			name: "policy off (Anthropic): unchanged",
 			in:   `[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]`,
 			want: `[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]`,

@@ -28,7 +28,10 @@ var mergeFromLater = []string{"usage", "stopReason", "errorMessage"}
 // first message (spec §3.12.1): contents are concatenated, the first
 // message's members are kept except usage, stopReason and errorMessage,
 // which a later message that has them overwrites. Entries without a role
-// pass through and do not break a run. Choice: the timestamp travels with
+// pass through and do not break a run. Choice: a later message that adds no
+// content (an empty turn) is merged away without overwriting anything, so
+// that an empty "length" turn cannot make its predecessor a reasoning-only
+// "length" turn that §3.2 would drop on a second pass. Choice: the timestamp travels with
 // the usage (a later message that brings its usage brings its timestamp, or
 // its lack of one), so that the compaction rules, which judge a usage by its
 // turn's time, judge the merged turn as they judged the turn the usage came
@@ -64,8 +67,14 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) ([]*transcript
 			continue
 		case transcript.RoleAssistant:
 			if head != nil {
+				part := mergeContent(m)
+				runLen++
+				merged++
+				if len(part) == 0 {
+					continue
+				}
 				hadError = hadError || m.StopReason() == transcript.StopError
-				content = append(content, mergeContent(m)...)
+				content = append(content, part...)
 				for _, k := range mergeFromLater {
 					if v, ok := m.Get(k); ok {
 						head.Set(k, v)
@@ -78,8 +87,6 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) ([]*transcript
 						head.Delete("timestamp")
 					}
 				}
-				runLen++
-				merged++
 				continue
 			}
 			flush()

@@ -27,8 +27,7 @@ const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalToke
 func Usage() stage.Stage {
 	const name = "usage"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		boundary, hasBoundary := latestCompaction(t.Messages)
-		lastSummary := lastIndexOfRole(t.Messages, transcript.RoleCompactionSummary)
+		comp := compactionOf(t.Messages)
 		zeroed, normalised := 0, 0
 		for i, m := range t.Messages {
 			if m.Role() != transcript.RoleAssistant {
@@ -41,15 +40,12 @@ func Usage() stage.Stage {
 				normalised++
 				continue
 			}
-			if lastSummary >= 0 {
-				ts, ok := m.Timestamp()
-				if i < lastSummary || (hasBoundary && ok && ts <= boundary) {
-					if string(raw) != zeroUsage {
-						m.Set("usage", []byte(zeroUsage))
-						zeroed++
-					}
-					continue
+			if comp.stale(m, i) {
+				if string(raw) != zeroUsage {
+					m.Set("usage", []byte(zeroUsage))
+					zeroed++
 				}
+				continue
 			}
 			if normaliseUsage(&usage) {
 				m.Set("usage", usage.AppendJSON(nil))
@@ -60,6 +56,33 @@ func Usage() stage.Stage {
 		env.Report.Add(name, "normalised", normalised)
 		return nil
 	}}
+}
+
+// compaction locates the latest compaction of a history (spec §3.14).
+type compaction struct {
+	last        int   // index of the last compactionSummary, -1 when none
+	boundary    int64 // newest parseable compactionSummary timestamp
+	hasBoundary bool
+}
+
+func compactionOf(msgs []*transcript.Message) compaction {
+	c := compaction{last: lastIndexOfRole(msgs, transcript.RoleCompactionSummary)}
+	c.boundary, c.hasBoundary = latestCompaction(msgs)
+	return c
+}
+
+// stale reports whether msgs[i] = m is history the compaction summarised:
+// placed before the last compactionSummary, or timestamped at or before the
+// newest compaction timestamp. Without a compactionSummary nothing is.
+func (c compaction) stale(m *transcript.Message, i int) bool {
+	if c.last < 0 {
+		return false
+	}
+	if i < c.last {
+		return true
+	}
+	ts, ok := m.Timestamp()
+	return c.hasBoundary && ok && ts <= c.boundary
 }
 
 // normaliseUsage completes u in place and reports whether it changed.
