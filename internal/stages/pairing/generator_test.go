@@ -53,8 +53,14 @@ var toolNames = []string{"read", "exec", "write"}
 
 // history returns a damaged history of about turns user turns.
 func (g *historyGen) history(turns int) string {
+	g.turns(turns)
+	return "[" + strings.Join(g.msgs, ",") + "]"
+}
+
+// turns appends about n damaged user turns to g.msgs.
+func (g *historyGen) turns(n int) {
 	r := g.r
-	for range turns {
+	for range n {
 		g.place(g.user())
 		k := r.IntN(4)
 		if k == 0 {
@@ -125,7 +131,7 @@ func (g *historyGen) history(turns int) string {
 		}
 	}
 	g.msgs = append(g.msgs, g.late...)
-	return "[" + strings.Join(g.msgs, ",") + "]"
+	g.late = g.late[:0]
 }
 
 // place appends a message, first letting some displaced results land.

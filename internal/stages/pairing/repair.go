@@ -71,8 +71,14 @@ const (
 type occurrence struct {
 	rawID  string // the call's id as written (emitted on synthetic results)
 	key    string // the trimmed id, used for matching
-	name   string // the call's trimmed name
+	call   *transcript.Block // the call block, for its name when needed
 	result int32  // index into the run's results; -1 when it has none
+}
+
+// name returns the call's trimmed name ("" when it has none).
+func (oc *occurrence) name() string {
+	s, _ := oc.call.String("name")
+	return strings.TrimSpace(s)
 }
 
 // resultRef is a tool result that an occurrence holds.
@@ -101,8 +107,8 @@ func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Messa
 	var c repairCounts
 	n := len(msgs)
 	kinds := make([]uint8, n)
-	var frames []frame
-	var occs []occurrence
+	frames := make([]frame, 0, n/8)
+	occs := make([]occurrence, 0, n/8)
 	for i, m := range msgs {
 		if !m.IsObject() {
 			if bytes.Equal(m.Raw(), []byte("null")) {
@@ -110,10 +116,10 @@ func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Messa
 			}
 			continue
 		}
-		switch m.Role() {
-		case transcript.RoleToolResult:
+		switch roleOf(m) {
+		case roleResult:
 			kinds[i] = kindResult
-		case transcript.RoleAssistant:
+		case roleAssistant:
 			calls := m.ToolCalls()
 			if len(calls) == 0 {
 				continue
@@ -122,12 +128,10 @@ func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Messa
 			f := frame{msg: int32(i), occ0: int32(len(occs))}
 			for _, b := range calls {
 				id, _ := b.CallID()
-				name, _ := b.String("name")
-				occs = append(occs, occurrence{rawID: id, key: strings.TrimSpace(id), name: strings.TrimSpace(name), result: -1})
+				occs = append(occs, occurrence{rawID: id, key: strings.TrimSpace(id), call: b, result: -1})
 			}
 			f.occ1 = int32(len(occs))
-			sr := m.StopReason()
-			f.failed = sr == transcript.StopError || sr == transcript.StopAborted
+			f.failed = failedTurn(m)
 			frames = append(frames, f)
 		}
 	}
@@ -276,7 +280,7 @@ func emit(msgs []*transcript.Message, kinds []uint8, frames []frame, occs []occu
 				if !hasTS {
 					ts, hasTS = a.Timestamp()
 				}
-				out = append(out, newSynthetic(oc.rawID, oc.name, content, ts, hasTS))
+				out = append(out, newSynthetic(oc.rawID, oc.name(), content, ts, hasTS))
 				c.synthetic++
 			}
 		}
@@ -331,7 +335,8 @@ func countMoved(occs []occurrence, results []resultRef) int {
 func adoptable(m *transcript.Message, oc *occurrence) bool {
 	name, _ := m.String("toolName")
 	name = strings.TrimSpace(name)
-	return name == "" || oc.name == "" || name == oc.name
+	callName := oc.name()
+	return name == "" || callName == "" || name == callName
 }
 
 // fixResult applies the per-result edits of spec §3.7 to an emitted result:
@@ -344,14 +349,17 @@ func fixResult(m *transcript.Message, oc *occurrence, ref *resultRef, c *repairC
 			c.adopted++
 		}
 	}
+	if raw, _ := m.Get("toolName"); plainName(raw) {
+		return // a non-blank, untrimmed-free name without escapes: nothing to do
+	}
 	name, isString := m.String("toolName")
 	trimmed := strings.TrimSpace(name)
 	var want string
 	switch {
 	case trimmed != "":
 		want = trimmed
-	case oc.name != "":
-		want = oc.name
+	case oc.name() != "":
+		want = oc.name()
 	case isString:
 		want = "unknown"
 	default:
@@ -360,6 +368,22 @@ func fixResult(m *transcript.Message, oc *occurrence, ref *resultRef, c *repairC
 	if setIfDifferent(m, "toolName", transcript.JSONString(want)) {
 		c.renamed++
 	}
+}
+
+// plainName reports whether a raw toolName is a non-empty JSON string
+// without escapes and without white space at either end, so that the name
+// normalisation keeps it as it is.
+func plainName(raw []byte) bool {
+	if len(raw) < 3 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
+		return false
+	}
+	return !isSpaceByte(raw[1]) && !isSpaceByte(raw[len(raw)-2])
+}
+
+// isSpaceByte reports whether c is ASCII white space, or may start a
+// multi-byte character that strings.TrimSpace could remove.
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= 0x80
 }
 
 // setIfDifferent sets a member unless it already has exactly these bytes,
