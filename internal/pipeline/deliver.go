@@ -22,18 +22,32 @@ const (
 // stage, or an output the ready topic refused.
 const StageRunner = "runner"
 
-// handle is the pool task of one job: process, write the outcome durably,
-// then acknowledge. A transient write error is retried with backoff until it
-// succeeds or the work context ends (then the job is acknowledged with the
-// error and delivered again); the job is never acknowledged before its
-// output is written.
-func (r *Runner) handle(j *job) {
+// handle is the pool task of one job: process it on the pool worker, then
+// hand the outcome to a writer goroutine, which releases the job's key
+// (done) once the job is finished.
+func (r *Runner) handle(j *job, done func()) {
 	r.updateGauges()
 	out, err := r.process(j.rec)
 	if err != nil {
 		r.abandon(j, err)
+		done()
 		return
 	}
+	r.writers.Add(1)
+	go func() {
+		defer r.writers.Done()
+		defer done()
+		r.finish(j, out)
+	}()
+}
+
+// finish writes the outcome of j durably, then acknowledges j. A transient
+// write error is retried with backoff until it succeeds or the work context
+// ends (then j is acknowledged with the error and delivered again); j is
+// never acknowledged before its output is written. Writers run off the
+// pool, so kafka-go batches the outputs of many jobs into one request; they
+// are bounded by the in-flight job budget.
+func (r *Runner) finish(j *job, out Outcome) {
 	written, err := r.deliver(j.rec, &out)
 	if err != nil {
 		r.log.Warn("the job's output was not written; it will be delivered again", "source", j.rec.SourceRef(), "err", err)

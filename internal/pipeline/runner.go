@@ -114,7 +114,8 @@ type Runner struct {
 	// inflight counts jobs read and not yet acknowledged (the budget also
 	// holds the slot the reader reserves before each Read).
 	inflight atomic.Int64
-	gaugeMu  sync.Mutex // makes each read-and-publish of the gauges atomic
+	gaugeMu  sync.Mutex     // makes each read-and-publish of the gauges atomic
+	writers  sync.WaitGroup // finish goroutines
 }
 
 // NewRunner checks cfg and starts the pool. Run starts the work; a Runner
@@ -183,6 +184,7 @@ func (r *Runner) run(ctx context.Context) error {
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
 	defer cancelStop()
 	stopErr := r.sch.stop(stopCtx)
+	r.writers.Wait() // quick: the work context is cancelled
 	r.updateGauges()
 	if drainErr != nil {
 		return fmt.Errorf("pipeline: draining the jobs in flight: %w", drainErr)

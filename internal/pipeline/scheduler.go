@@ -15,13 +15,18 @@ import (
 // cap, and tenants with runnable work take turns for free workers, so one
 // busy tenant cannot starve the others.
 //
+// A pool worker is held only while a job is processed (CPU work); writing
+// its output happens off the pool, while its key stays held so the next job
+// of the key waits for the write. The task tells the scheduler when the key
+// may move on through the done func it receives.
+//
 // Submits to the pool happen on the scheduler's own goroutine, never from
 // inside a pool task, so a full pool can never deadlock on itself.
 type scheduler struct {
 	pool      *ants.Pool
 	capacity  int
 	tenantCap func(tenant string) int
-	run       func(j *job) // the task body; it must not panic
+	run       func(j *job, done func()) // the task body; it must not panic, and calls done once, now or later
 	changed   func()       // called after a job finished, outside the lock
 
 	mu       sync.Mutex
@@ -52,7 +57,7 @@ type tenantQueue struct {
 	queued   bool // present in scheduler.turns
 }
 
-func newScheduler(workers int, tenantCap func(string) int, run func(*job), changed func()) (*scheduler, error) {
+func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()), changed func()) (*scheduler, error) {
 	pool, err := ants.NewPool(workers)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: creating the job pool of %d workers: %w", workers, err)
@@ -121,17 +126,32 @@ func (s *scheduler) next() (*job, *keyQueue) {
 	return j, kq
 }
 
-// finish records that kq's running job is done; the caller holds s.mu.
-func (s *scheduler) finish(kq *keyQueue) {
-	kq.running = false
+// releaseWorker records that a job of tenant left its pool worker; the
+// caller holds s.mu.
+func (s *scheduler) releaseWorker(tenant string) {
 	s.running--
-	tq := s.tenants[kq.tenant]
+	tq := s.tenants[tenant]
 	tq.running--
+	s.requeue(tq)
+}
+
+// releaseKey records that kq's job is done, so its next job may start; the
+// caller holds s.mu.
+func (s *scheduler) releaseKey(kq *keyQueue) {
+	kq.running = false
 	if len(kq.jobs) > 0 {
 		s.makeRunnable(kq)
 	} else {
 		delete(s.keys, kq.key)
 	}
+	if tq, ok := s.tenants[kq.tenant]; ok {
+		s.requeue(tq)
+	}
+}
+
+// requeue gives tq a turn when it has runnable keys and room under its
+// cap, and forgets an idle tenant; the caller holds s.mu.
+func (s *scheduler) requeue(tq *tenantQueue) {
 	if !tq.queued && len(tq.runnable) > 0 && tq.running < tq.cap {
 		tq.queued = true
 		s.turns = append(s.turns, tq.name)
@@ -168,9 +188,18 @@ func (s *scheduler) loop() {
 }
 
 func (s *scheduler) execute(j *job, kq *keyQueue) {
-	s.run(j)
+	var once sync.Once
+	s.run(j, func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.releaseKey(kq)
+			s.mu.Unlock()
+			s.poke()
+			s.changed()
+		})
+	})
 	s.mu.Lock()
-	s.finish(kq)
+	s.releaseWorker(kq.tenant)
 	s.mu.Unlock()
 	s.poke()
 	s.changed()
