@@ -1,7 +1,9 @@
 package media
 
 import (
+	"bytes"
 	"context"
+	"hash/maphash"
 	"runtime"
 
 	"github.com/hygiene-dev/hygiene/internal/images"
@@ -39,9 +41,10 @@ const imageLabel = "session:history"
 // second run, which can only see fewer, keeps every image the first one
 // kept.
 //
-// The images of one job go to p concurrently, at most GOMAXPROCS at a time
-// (p's own pool bounds the decoding across jobs; this bounds the copies one
-// job holds at once); results are written back in block order.
+// The distinct images of one job (a payload repeated in several blocks is
+// processed once) go to p concurrently, at most GOMAXPROCS at a time (p's
+// own pool bounds the decoding across jobs; this bounds the copies one job
+// holds at once); results are written back in block order.
 func Images(p *images.Processor) stage.Stage {
 	return stage.Stage{Name: "images", Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		return applyImages(ctx, p, t, env)
@@ -71,8 +74,9 @@ func applyImages(ctx context.Context, p *images.Processor, t *transcript.Transcr
 		live = refs[len(refs)-limit:]
 	}
 	lim := imageLimits(env.Settings.Images, env.Policy, len(live))
-	err := fanOut(ctx, len(live), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
-		r := &live[i]
+	first, same := distinctImages(live)
+	err := fanOut(ctx, len(first), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
+		r := &live[first[i]]
 		res, err := p.Process(ctx, images.Request{Tenant: t.Tenant, Data: r.data, MimeType: r.mime, Label: imageLabel, Limits: lim})
 		r.res = res
 		return err
@@ -80,8 +84,41 @@ func applyImages(ctx context.Context, p *images.Processor, t *transcript.Transcr
 	if err != nil {
 		return err
 	}
+	for i, j := range same {
+		live[i].res = live[j].res
+	}
 	writeImages(t.Messages, refs, env.Report)
 	return nil
+}
+
+// distinctImages finds the images of a job whose data repeats an earlier
+// one (a screenshot sent twice): the processor's result does not depend on
+// the declared type, so each distinct payload is processed once. first
+// lists the index of each distinct payload; same maps a repeat to the
+// index of its first occurrence.
+func distinctImages(refs []imageRef) (first []int, same map[int]int) {
+	seed := maphash.MakeSeed()
+	seen := make(map[uint64][]int, len(refs))
+	for i := range refs {
+		h := maphash.Bytes(seed, refs[i].data)
+		dup := -1
+		for _, j := range seen[h] {
+			if bytes.Equal(refs[j].data, refs[i].data) {
+				dup = j
+				break
+			}
+		}
+		if dup < 0 {
+			seen[h] = append(seen[h], i)
+			first = append(first, i)
+			continue
+		}
+		if same == nil {
+			same = map[int]int{}
+		}
+		same[i] = dup
+	}
+	return first, same
 }
 
 // imageLimits returns the limits of every image of a request carrying

@@ -369,3 +369,39 @@ func FuzzImages(f *testing.F) {
 		c.CheckProperties(t, in, st)
 	})
 }
+
+// TestImagesRepeatedPayloadProcessedOnce checks that a payload repeated in
+// several blocks of a job goes to the processor once and every block gets
+// the result.
+func TestImagesRepeatedPayloadProcessedOnce(t *testing.T) {
+	data := b64(largeImage(t, 1300, 700, "jpeg"))
+	other := b64(pngBytes(t, 20, 20))
+	in := msgs(
+		user(`[{"type":"image","data":"`+data+`","mimeType":"image/jpeg"},{"type":"image","data":"`+other+`","mimeType":"image/jpeg"}]`),
+		asst,
+		user(`[{"type":"image","data":"`+data+`","mimeType":"image/png"},{"type":"image","data":"`+other+`","mimeType":"image/png"}]`))
+	p := testProcessor(t)
+	before := p.Stats()
+	res := stagetest.Case{Target: openAIResponses, Settings: imageSettings()}.Apply(t, in, Images(p))
+	after := p.Stats()
+	calls := (after.Rewritten + after.Unchanged + after.Omitted) - (before.Rewritten + before.Unchanged + before.Omitted)
+	if calls != 2 {
+		t.Errorf("%d processor calls for 2 distinct payloads", calls)
+	}
+	a, b := outputBlock(t, res.JSON, 0, 0), outputBlock(t, res.JSON, 2, 0)
+	if a["data"] != b["data"] || a["mimeType"] != "image/jpeg" || b["mimeType"] != "image/jpeg" {
+		t.Error("the repeated payload's blocks differ")
+	}
+	if _, w, _ := decodeImage(t, a["data"].(string)); w != 1200 {
+		t.Errorf("width %d, want 1200", w)
+	}
+	if m0, m2 := outputBlock(t, res.JSON, 0, 1)["mimeType"], outputBlock(t, res.JSON, 2, 1)["mimeType"]; m0 != "image/png" || m2 != "image/png" {
+		t.Errorf("mime types %v %v, want image/png for both", m0, m2)
+	}
+	if r := res.Report.Images; r.Resized != 2 || r.BytesIn != 2*int64(len(data)+len(other)) {
+		t.Errorf("report %+v, want both copies counted", r)
+	}
+	if got := res.Report.Stages["images"]["mime_fixed"]; got != 1 {
+		t.Errorf("mime_fixed %d, want 1 (only the block declared image/jpeg)", got)
+	}
+}
