@@ -27,7 +27,7 @@ type scheduler struct {
 	capacity  int
 	tenantCap func(tenant string) int
 	run       func(j *job, done func()) // the task body; it must not panic, and calls done once, now or later
-	changed   func()       // called after a job finished, outside the lock
+	changed   func()                    // called after a job finished, outside the lock
 
 	mu       sync.Mutex
 	running  int
