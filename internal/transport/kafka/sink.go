@@ -34,7 +34,9 @@ type SinkConfig struct {
 	BatchTimeout time.Duration `yaml:"batch_timeout"`
 	// WriteTimeout bounds one produce request. Default 10s.
 	WriteTimeout time.Duration `yaml:"write_timeout"`
-	// MaxAttempts is how often kafka-go tries a batch before Write fails. Default 3.
+	// MaxAttempts is how often kafka-go tries a batch (backing off from
+	// 100ms to 1s) before Write fails. Default 10, which rides out a leader
+	// election or a partition still loading.
 	MaxAttempts int `yaml:"max_attempts"`
 }
 
@@ -56,7 +58,7 @@ func (c SinkConfig) withDefaults() SinkConfig {
 		c.WriteTimeout = 10 * time.Second
 	}
 	if c.MaxAttempts == 0 {
-		c.MaxAttempts = 3
+		c.MaxAttempts = 10
 	}
 	return c
 }
@@ -111,6 +113,8 @@ func NewSink(cfg SinkConfig) (*Sink, error) {
 		WriteTimeout:           cfg.WriteTimeout,
 		ReadTimeout:            cfg.WriteTimeout,
 		MaxAttempts:            cfg.MaxAttempts,
+		WriteBackoffMin:        100 * time.Millisecond,
+		WriteBackoffMax:        time.Second,
 		AllowAutoTopicCreation: false,
 		Transport:              tr,
 	}

@@ -240,20 +240,43 @@ func (s *Source) requestFlush() {
 	}
 }
 
-// Close commits every acked offset it can, leaves the group and releases the
-// Reader. Blocked Reads return transport.ErrClosed. A second Close returns nil.
+// Close commits every acked offset (retrying until ctx ends, or for
+// CommitTimeout when ctx has no deadline), leaves the group and releases the
+// Reader; it returns the commit error if the offsets could not be committed. Blocked Reads return transport.ErrClosed. A second Close returns nil.
 func (s *Source) Close(ctx context.Context) error {
 	first := false
 	s.closeOnce.Do(func() {
 		first = true
 		s.shutdown()
-		flushErr := s.commit(ctx)
+		flushErr := s.finalCommit(ctx)
 		s.closeErr = errors.Join(flushErr, s.reader.Close())
 	})
 	if !first {
 		return nil
 	}
 	return s.closeErr
+}
+
+// finalCommit commits acked offsets, retrying a failed commit (a rebalance
+// in progress, a coordinator moving) until it lands or ctx ends; without a
+// deadline on ctx it tries for CommitTimeout.
+func (s *Source) finalCommit(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.CommitTimeout)
+		defer cancel()
+	}
+	for {
+		err := s.commit(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Abandon stops the Source the way a crash would: no further commit, acked

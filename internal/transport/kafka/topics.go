@@ -49,12 +49,16 @@ func (c Config) EnsureTopics(ctx context.Context, topics []string, partitions in
 	return waitForLeaders(ctx, client, topics)
 }
 
-// waitForLeaders polls metadata until every partition of topics has a leader.
+// waitForLeaders polls until every partition of topics has a leader that
+// answers a ListOffsets request (metadata can name a leader before it has
+// loaded the partition, and a produce then fails).
 func waitForLeaders(ctx context.Context, client *kafkago.Client, topics []string) error {
 	for {
 		meta, err := client.Metadata(ctx, &kafkago.MetadataRequest{Topics: topics})
 		if err == nil && allLed(meta, len(topics)) {
-			return nil
+			if err = offsetsAnswer(ctx, client, meta); err == nil {
+				return nil
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -82,4 +86,26 @@ func allLed(meta *kafkago.MetadataResponse, want int) bool {
 		}
 	}
 	return true
+}
+
+// offsetsAnswer asks every partition in meta for its first offset.
+func offsetsAnswer(ctx context.Context, client *kafkago.Client, meta *kafkago.MetadataResponse) error {
+	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}}
+	for _, t := range meta.Topics {
+		for _, p := range t.Partitions {
+			req.Topics[t.Name] = append(req.Topics[t.Name], kafkago.FirstOffsetOf(p.ID))
+		}
+	}
+	resp, err := client.ListOffsets(ctx, req)
+	if err != nil {
+		return err
+	}
+	for topic, parts := range resp.Topics {
+		for _, p := range parts {
+			if p.Error != nil {
+				return fmt.Errorf("partition %s/%d: %w", topic, p.Partition, p.Error)
+			}
+		}
+	}
+	return nil
 }

@@ -3,8 +3,8 @@
 // topics, sinks and sources of one implementation and checks the contract of
 // package transport against it (per-key ordering, ack exactly once,
 // redelivery of unacked and nacked records after a crash or reopen, close
-// semantics, the in-flight cap, keys and headers kept by a Sink, and the size
-// limit after compression).
+// semantics, the in-flight cap, keys and headers kept by a Sink, the size
+// limit after compression, and a randomized crash loop that must lose nothing).
 package transporttest
 
 import (

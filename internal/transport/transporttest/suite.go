@@ -24,6 +24,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("ReadReturnsContextError", func(t *testing.T) { testReadCancel(t, h) })
 	t.Run("InFlightCapBlocksRead", func(t *testing.T) { testInFlightCap(t, h) })
 	t.Run("RecordTooLargeAfterCompression", func(t *testing.T) { testTooLarge(t, h) })
+	t.Run("CrashLoopLosesNothing", func(t *testing.T) { testCrashLoop(t, h) })
 }
 
 var defaultSink = SinkOptions{MaxMessageBytes: 1 << 20, CompressAbove: 16 << 10}
