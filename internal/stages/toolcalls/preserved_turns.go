@@ -45,7 +45,7 @@ func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay boo
 			case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
 				call = true
 				if id, ok := b.CallID(); ok {
-					r.callKeys[strings.TrimSpace(id)] = struct{}{}
+					r.key(strings.TrimSpace(id)).isCall = true
 				}
 			}
 		}

@@ -50,6 +50,8 @@ type keyState struct {
 	cur             []*occurrence // occurrences of that frame, in content order
 	next, synNext   int           // first unclaimed / first synthetic-holding in cur
 	orphans         int           // orphan results seen (spec orphanOcc)
+	occ             int           // calls whose raw id is exactly this key (spec occ)
+	isCall          bool          // some call of the history carries this id
 }
 
 // resolver is the occurrence-aware id resolver of spec §3.6, extended so
@@ -68,23 +70,22 @@ type resolver struct {
 	nativeToolu bool
 	openaiDup   bool
 	used        map[string]struct{}
-	rawOcc      map[string]int
+	rawOcc      map[string]int // occurrences of raw ids with surrounding space
 	keys        map[string]*keyState
-	callKeys    map[string]struct{} // trimmed ids of every call (scanCalls)
 	frame       int
 	err         error // the first id the target accepts that could not be built
 }
 
-func newResolver(p policy.Policy) *resolver {
+// newResolver sizes its maps for a history of about n messages.
+func newResolver(p policy.Policy, n int) *resolver {
 	return &resolver{
 		san:         sanitizer{mode: p.ToolCallIDMode, keepKimi: p.IDLimits.Valid("functions.read:0")},
 		limits:      p.IDLimits,
 		nativeToolu: p.PreserveNativeAnthropicToolUseIDs,
 		openaiDup:   p.DuplicateToolCallIDStyle == "openai",
-		used:        map[string]struct{}{},
+		used:        make(map[string]struct{}, n/2),
 		rawOcc:      map[string]int{},
-		keys:        map[string]*keyState{},
-		callKeys:    map[string]struct{}{},
+		keys:        make(map[string]*keyState, n/2),
 	}
 }
 
@@ -107,15 +108,22 @@ func (r *resolver) startFrame() { r.frame++ }
 // call assigns the id of one tool call with raw id raw. A preserved call
 // keeps its raw id (already reserved).
 func (r *resolver) call(raw string, preserved bool) string {
-	n := r.rawOcc[raw] + 1
-	r.rawOcc[raw] = n
+	k := strings.TrimSpace(raw)
+	ks := r.key(k)
+	var n int
+	if raw == k {
+		ks.occ++
+		n = ks.occ
+	} else {
+		n = r.rawOcc[raw] + 1
+		r.rawOcc[raw] = n
+	}
 	id := raw
 	if !preserved {
 		id = r.fresh(raw, n)
 		r.used[id] = struct{}{}
 	}
 	o := &occurrence{id: id}
-	ks := r.key(strings.TrimSpace(raw))
 	if ks.frame != r.frame {
 		ks.frame, ks.cur, ks.next, ks.synNext = r.frame, ks.cur[:0], 0, 0
 	}
@@ -128,9 +136,8 @@ func (r *resolver) call(raw string, preserved bool) string {
 // fresh computes the id of occurrence n of raw id raw (spec §3.6 steps 2–3,
 // with the OpenAI duplicate style), and makes sure the target accepts it.
 func (r *resolver) fresh(raw string, n int) string {
-	_, taken := r.used[raw]
 	if r.openaiDup && isOpenAICallID(raw) {
-		if n == 1 && !taken && r.limits.Valid(raw) {
+		if n == 1 && !r.taken(raw) && r.limits.Valid(raw) {
 			return raw
 		}
 		if n > 1 {
@@ -143,7 +150,7 @@ func (r *resolver) fresh(raw string, n int) string {
 			}
 		}
 	}
-	if r.nativeToolu && n == 1 && !taken && isNativeToolUseID(raw) && r.limits.Valid(raw) {
+	if r.nativeToolu && n == 1 && isNativeToolUseID(raw) && !r.taken(raw) && r.limits.Valid(raw) {
 		return raw
 	}
 	seed := raw
@@ -151,6 +158,12 @@ func (r *resolver) fresh(raw string, n int) string {
 		seed = raw + ":" + strconv.Itoa(n)
 	}
 	return r.fit(seed, r.san.makeUnique(seed, r.used))
+}
+
+// taken reports whether id is already given out (or reserved).
+func (r *resolver) taken(id string) bool {
+	_, ok := r.used[id]
+	return ok
 }
 
 // fit returns id when the target accepts it, else a fitted id for seed. It
@@ -254,11 +267,9 @@ func (r *resolver) orphan(k string, ks *keyState) string {
 		ks = r.key(k)
 	}
 	ks.orphans++
-	_, taken := r.used[k]
-	_, isCall := r.callKeys[k]
 	var id string
 	switch {
-	case !taken && !isCall && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
+	case !ks.isCall && !r.taken(k) && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
 		id = k
 	default:
 		seed := k + ":tool_result:" + strconv.Itoa(ks.orphans)

@@ -78,7 +78,7 @@ func ToolCallIDsInImagePass() stage.Stage {
 
 // sanitizeIDs is the sanitising pass shared by both runs.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
-	r := newResolver(env.Policy)
+	r := newResolver(env.Policy, len(t.Messages))
 	preserved := scanCalls(t, env, r, env.Policy.AllowProviderOwnedThinkingReplay())
 	calls, results := 0, 0
 	for i, m := range t.Messages {
