@@ -13,6 +13,9 @@
 #   HYGIENE_KAFKA_WAIT_SECONDS     how long start waits for the broker to answer (default 180)
 #   JAVA                           java binary (default: java on PATH; must be Java 17 or newer)
 #
+# status prints "running pid=… bootstrap=…" and exits 0, or prints "stopped" and exits 3.
+# Data stays in .kafka/data across stop/start; delete .kafka/data for an empty broker.
+#
 # start prints the bootstrap address (e.g. 127.0.0.1:19092) on stdout when the broker answers, so
 #   export HYGIENE_KAFKA_BROKERS=$(scripts/kafka.sh start)
 # works.
@@ -63,7 +66,7 @@ resolve_jars() {
   log "resolving Kafka jars from Maven Central into $LIB"
   rm -rf "$LIB"
   mkdir -p "$LIB"
-  mvn -q -f "$pom" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIB" >&2 \
+  mvn -B -q -f "$pom" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIB" >&2 \
     || die "mvn could not resolve the Kafka jars (see the output above)"
   echo "$want" >"$stamp"
 }

@@ -21,6 +21,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("CloseFlushesAndRedeliversUnackedAndNacked", func(t *testing.T) { testCloseRedelivers(t, h) })
 	t.Run("CrashRedeliversUnacked", func(t *testing.T) { testCrashRedelivers(t, h) })
 	t.Run("CloseSemantics", func(t *testing.T) { testCloseSemantics(t, h) })
+	t.Run("CloseUnblocksRead", func(t *testing.T) { testCloseUnblocksRead(t, h) })
 	t.Run("ReadReturnsContextError", func(t *testing.T) { testReadCancel(t, h) })
 	t.Run("InFlightCapBlocksRead", func(t *testing.T) { testInFlightCap(t, h) })
 	t.Run("RecordTooLargeAfterCompression", func(t *testing.T) { testTooLarge(t, h) })
@@ -201,6 +202,20 @@ func testCloseSemantics(t *testing.T, h Harness) {
 	}
 	if err := sink.Write(context.Background(), numbered(1)...); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("Write after Close = %v, want ErrClosed", err)
+	}
+}
+
+func testCloseUnblocksRead(t *testing.T, h Harness) {
+	topic := h.NewTopic(t, 1)
+	src := h.NewSource(t, topic, group(t), defaultSource)
+	got := make(chan error, 1)
+	go func() {
+		_, _, err := src.Read(context.Background())
+		got <- err
+	}()
+	closeSource(t, src)
+	if err := <-got; !errors.Is(err, transport.ErrClosed) {
+		t.Fatalf("Read blocked during Close = %v, want ErrClosed", err)
 	}
 }
 
