@@ -16,6 +16,9 @@ var (
 // accepts the standard or the URL-safe alphabet with optional padding, and
 // returns the decoded bytes and their canonical standard padded encoding.
 func canonicalBase64(in []byte) (canon, decoded []byte, err error) {
+	if canon, decoded, ok := alreadyCanonical(in); ok {
+		return canon, decoded, nil
+	}
 	body, err := stripDataURL(in)
 	if err != nil {
 		return nil, nil, err
@@ -69,6 +72,22 @@ func canonicalBase64(in []byte) (canon, decoded []byte, err error) {
 		canon = encodeStd(decoded)
 	}
 	return canon, decoded, nil
+}
+
+// alreadyCanonical decodes in without copying it when it is already
+// standard padded base64 with zero trailing bits and nothing to strip, the
+// common case. The decoder silently skips CR and LF, so the length check
+// tells whether any were there.
+func alreadyCanonical(in []byte) (canon, decoded []byte, ok bool) {
+	if len(in) == 0 || len(in)%4 != 0 {
+		return nil, nil, false
+	}
+	decoded = make([]byte, base64.StdEncoding.DecodedLen(len(in)))
+	n, err := base64.StdEncoding.Strict().Decode(decoded, in)
+	if err != nil || n == 0 || encodedLen(n) != len(in) {
+		return nil, nil, false
+	}
+	return in, decoded[:n], true
 }
 
 // toStandardAlphabet checks that data holds one base64 alphabet only and

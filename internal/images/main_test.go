@@ -8,6 +8,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if runBenchChild() {
+		os.Exit(0)
+	}
 	Startup(vips.LogLevelError)
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchFixtures()
+	os.Exit(code)
 }
