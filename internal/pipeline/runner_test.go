@@ -380,3 +380,44 @@ func TestTenantOfKey(t *testing.T) {
 		}
 	}
 }
+
+// gateSink holds every Write until want writes are waiting at once (or a
+// timeout passes), recording the most it saw.
+type gateSink struct {
+	transport.Sink
+	want int
+	mu   sync.Mutex
+	now  int
+	most int
+	open chan struct{}
+}
+
+func (g *gateSink) Write(ctx context.Context, recs ...transport.Record) error {
+	g.mu.Lock()
+	g.now++
+	g.most = max(g.most, g.now)
+	if g.now == g.want {
+		close(g.open)
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.open:
+	case <-time.After(5 * time.Second):
+	}
+	g.mu.Lock()
+	g.now--
+	g.mu.Unlock()
+	return g.Sink.Write(ctx, recs...)
+}
+
+func TestRunnerWritesOffThePool(t *testing.T) {
+	g := newRig(t, 3)
+	g.cfg.Workers = 1
+	g.produce(t, []string{"a/1", "b/1", "c/1"}, 1)
+	gate := &gateSink{Sink: g.ready, want: 3, open: make(chan struct{})}
+	g.ready = gate
+	g.runToEnd(t, ProcessorFunc(echo))
+	if gate.most != 3 {
+		t.Fatalf("at most %d outputs were being written at once with one pool worker; writes must not hold a worker", gate.most)
+	}
+}
