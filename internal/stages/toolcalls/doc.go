@@ -25,7 +25,9 @@
 //     displacement check of §3.5 looks at any displaced result of the span.
 //   - Every id ToolCallIDs emits is accepted by the target (policy.IDLimits),
 //     including ids OpenClaw keeps as they are; a signed turn with an id the
-//     target rejects is not replay-safe.
+//     target rejects is not replay-safe. For OpenAI Responses the limit is
+//     read as the call_id's: only the part before "|" of a "call_id|item_id"
+//     pair is checked and, when needed, rewritten.
 //   - Ids are matched trimmed, as pairing repair does, and a result always
 //     receives the id of the call pairing would pair it with by raw id, so
 //     id rewriting never re-pairs a result (OpenClaw's plain FIFO can). An

@@ -2,16 +2,19 @@ package toolcalls
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // fitLimits rewrites only the ids the target rejects, for a policy that does
 // not sanitise ids but whose target limits them (the OpenAI Responses row:
-// ids off, 64 characters at most; a passthrough Chat Completions row: 40;
-// an Anthropic-wire row without id sanitising: the Anthropic pattern).
+// ids off, call_id at most 64 characters; a passthrough Chat Completions
+// row: 40; an Anthropic-wire row without id sanitising: the Anthropic
+// pattern).
 //
 // Ids are grouped by their trimmed value, the way pairing repair compares
 // them. A group is rewritten when any of its call ids or result id members is
@@ -19,7 +22,8 @@ import (
 // when the target accepts it, otherwise fitID. New ids are kept apart from
 // every other group, so the rewrite pairs exactly what was paired before.
 func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	lim := env.Policy.IDLimits
+	p := env.Policy
+	lim := p.IDLimits
 	bad := map[string]bool{} // trimmed id → rejected somewhere
 	var order []string       // trimmed ids in order of first appearance
 	see := func(raw string) {
@@ -31,7 +35,7 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 		if !seen {
 			order = append(order, k)
 		}
-		bad[k] = rejected || !lim.Valid(raw)
+		bad[k] = rejected || !accepts(p, raw)
 	}
 	for i, m := range t.Messages {
 		if i%ctxCheckEvery == 0 {
@@ -58,13 +62,9 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 		if !bad[k] {
 			continue
 		}
-		id := k
-		if _, taken := used[k]; taken || !lim.Valid(k) {
-			fitted, ok := fitID(k, lim, used)
-			if !ok {
-				return errNoAcceptedID(k, lim)
-			}
-			id = fitted
+		id, ok := fitGroup(p, k, used)
+		if !ok {
+			return errNoAcceptedID(k, lim)
 		}
 		used[id] = struct{}{}
 		newID[k] = id
@@ -87,6 +87,53 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 	env.Report.Add(idsStage, "calls_rewritten", calls)
 	env.Report.Add(idsStage, "results_rewritten", results)
 	return nil
+}
+
+// accepts reports whether the target accepts a tool-call id as it stands.
+// An OpenAI Responses id is a "call_id|item_id" pair that the transport
+// splits; the documented limit (64 characters) is the call_id's, so only
+// the part before the first "|" is checked. Item ids are the provider's own
+// and are left as they are.
+func accepts(p policy.Policy, id string) bool {
+	if p.IsResponsesAPI() {
+		if call, _, ok := strings.Cut(id, "|"); ok {
+			return p.IDLimits.Valid(call)
+		}
+	}
+	return p.IDLimits.Valid(id)
+}
+
+// fitGroup returns the new id of a rejected group with trimmed id k that is
+// not in used: k itself when the target accepts it, else a fitted id. For a
+// Responses "call|item" pair only the call part is fitted and the item part
+// is kept, so the item still pairs with its reasoning.
+func fitGroup(p policy.Policy, k string, used map[string]struct{}) (string, bool) {
+	lim := p.IDLimits
+	if _, taken := used[k]; !taken && accepts(p, k) {
+		return k, true
+	}
+	call, item, pair := strings.Cut(k, "|")
+	if !p.IsResponsesAPI() || !pair {
+		return fitID(k, lim, used)
+	}
+	maxLen := lim.MaxLen
+	if maxLen <= 0 {
+		maxLen = fitDefaultMaxLen
+	}
+	a := alnum(call)
+	for i := 0; i < fitMaxAttempts; i++ {
+		c := truncate(a, maxLen)
+		if i > 0 {
+			c = truncate(a, maxLen-fitHashLen) + sha256Hex(call + ":fit:" + strconv.Itoa(i))[:fitHashLen]
+		}
+		if !lim.Valid(c) {
+			continue
+		}
+		if _, taken := used[c+"|"+item]; !taken {
+			return c + "|" + item, true
+		}
+	}
+	return "", false
 }
 
 // forEachID calls fn with every tool-call id of an assistant (the "id" of

@@ -159,7 +159,7 @@ func dedupeMembers(members []string) []string {
 
 // TestToolCallIDsProperties runs seeded random histories through the id
 // rules for every provider row and checks: every call and result id is one
-// the target accepts, call ids are unique where the mode requires it, every
+// the target accepts (for OpenAI Responses: the call_id part), call ids are unique where the mode requires it, every
 // result paired with a call before is paired with the same call after, and
 // the stage properties (deterministic, idempotent, early+late = late).
 func TestToolCallIDsProperties(t *testing.T) {
@@ -215,7 +215,7 @@ func checkIDProperties(t *testing.T, p policy.Policy, in string, out []byte) {
 				if !ok || id == "" {
 					continue
 				}
-				if !p.IDLimits.Valid(id) {
+				if !accepts(p, id) {
 					t.Errorf("call id %q is not accepted by %+v", id, p.IDLimits)
 				}
 				if unique && seen[id] {
@@ -225,7 +225,7 @@ func checkIDProperties(t *testing.T, p policy.Policy, in string, out []byte) {
 			}
 		case "toolResult":
 			for _, k := range transcript.ResultIDFields {
-				if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" && !p.IDLimits.Valid(s) {
+				if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" && !accepts(p, s) {
 					t.Errorf("result id %s=%q is not accepted by %+v", k, s, p.IDLimits)
 				}
 			}

@@ -42,10 +42,11 @@ const (
 //   - no clock: makeUnique's timestamp fallback is replaced by further hashes.
 //
 // When the policy does not sanitise ids but the target limits them (for
-// example OpenAI Responses, 64 characters, or a Chat Completions passthrough
-// row, 40), only ids the target rejects are rewritten (fitLimits): the same
-// trimmed id always gets the same new id, in calls and results alike, and a
-// new id never equals another id of the history.
+// example OpenAI Responses, 64 characters for the call_id part of a
+// "call_id|item_id" pair, or a Chat Completions passthrough row, 40), only
+// ids the target rejects are rewritten (fitLimits): the same trimmed id
+// always gets the same new id, in calls and results alike, a Responses pair
+// keeps its item part, and a new id never equals another id of the history.
 //
 // A history that needs no change is left untouched.
 func ToolCallIDs() stage.Stage {

@@ -99,14 +99,20 @@ func TestToolCallIDsVectors(t *testing.T) {
 // TestToolCallIDsLimits checks the ids OpenClaw would keep but the target
 // rejects, and the limits-only rewrite of rows that do not sanitise ids.
 func TestToolCallIDsLimits(t *testing.T) {
-	long := "call_" + strings.Repeat("x", 60) + "|fc_1" // 70 characters
+	longCall := "call_" + strings.Repeat("x", 60) // 65 characters: over the call_id limit
+	long := longCall + "|fc_1"
 	cases := []idCase{
-		{name: "Responses: ids off, overlong id rewritten", target: responses,
+		{name: "Responses: ids off, overlong call part rewritten, item kept", target: responses,
 			in:   `[{"role":"assistant","content":[{"type":"toolCall","id":"` + long + `","name":"read","arguments":{}},{"type":"toolCall","id":"short|fc_2","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"` + long + `","content":"a"},{"role":"toolResult","toolCallId":"short|fc_2","content":"b"}]`,
-			want: `[{"role":"assistant","content":[{"type":"toolCall","id":"call` + strings.Repeat("x", 60) + `","name":"read","arguments":{}},{"type":"toolCall","id":"short|fc_2","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"call` + strings.Repeat("x", 60) + `","content":"a"},{"role":"toolResult","toolCallId":"short|fc_2","content":"b"}]`},
+			want: `[{"role":"assistant","content":[{"type":"toolCall","id":"call` + strings.Repeat("x", 60) + `|fc_1","name":"read","arguments":{}},{"type":"toolCall","id":"short|fc_2","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"call` + strings.Repeat("x", 60) + `|fc_1","content":"a"},{"role":"toolResult","toolCallId":"short|fc_2","content":"b"}]`},
 		{name: "Responses: rewritten id kept apart from an existing id", target: responses,
-			in:   `[{"role":"assistant","content":[{"type":"toolCall","id":"call` + strings.Repeat("x", 60) + `","name":"read","arguments":{}},{"type":"toolCall","id":"` + long + `","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"` + long + `","content":"b"}]`,
-			want: `[{"role":"assistant","content":[{"type":"toolCall","id":"call` + strings.Repeat("x", 60) + `","name":"read","arguments":{}},{"type":"toolCall","id":"call` + strings.Repeat("x", 52) + sha256Hex(strings.TrimSpace(long) + ":fit:0")[:8] + `","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"call` + strings.Repeat("x", 52) + sha256Hex(long + ":fit:0")[:8] + `","content":"b"}]`},
+			in:   `[{"role":"assistant","content":[{"type":"toolCall","id":"call` + strings.Repeat("x", 60) + `|fc_1","name":"read","arguments":{}},{"type":"toolCall","id":"` + long + `","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"` + long + `","content":"b"}]`,
+			want: `[{"role":"assistant","content":[{"type":"toolCall","id":"call` + strings.Repeat("x", 60) + `|fc_1","name":"read","arguments":{}},{"type":"toolCall","id":"call` + strings.Repeat("x", 52) + sha256Hex(longCall + ":fit:1")[:8] + `|fc_1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"call` + strings.Repeat("x", 52) + sha256Hex(longCall + ":fit:1")[:8] + `|fc_1","content":"b"}]`},
+		{name: "Responses: real-world call and item ids are accepted as they are", target: responses,
+			in: `[{"role":"assistant","content":[{"type":"toolCall","id":"call_` + strings.Repeat("A", 24) + `|fc_` + strings.Repeat("0", 48) + `","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"call_` + strings.Repeat("A", 24) + `|fc_` + strings.Repeat("0", 48) + `","content":"ok"}]`},
+		{name: "Responses: a plain overlong id is fitted whole", target: responses,
+			in:   `[{"role":"assistant","content":[{"type":"toolCall","id":"` + strings.Repeat("q", 65) + `","name":"read","arguments":{}}]}]`,
+			want: `[{"role":"assistant","content":[{"type":"toolCall","id":"` + strings.Repeat("q", 64) + `","name":"read","arguments":{}}]}]`},
 		{name: "Chat Completions passthrough: 41 characters rewritten", target: openrouter,
 			in:   `[{"role":"assistant","content":[{"type":"toolCall","id":"` + strings.Repeat("b", 41) + `","name":"read","arguments":{}}]},{"role":"toolResult","tool_call_id":"` + strings.Repeat("b", 41) + `","content":"b"}]`,
 			want: `[{"role":"assistant","content":[{"type":"toolCall","id":"` + strings.Repeat("b", 40) + `","name":"read","arguments":{}}]},{"role":"toolResult","tool_call_id":"` + strings.Repeat("b", 40) + `","content":"b"}]`},
