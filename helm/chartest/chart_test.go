@@ -84,13 +84,10 @@ func TestTemplate(t *testing.T) {
 // in as placeholders).
 func loadRenderedConfig(t *testing.T, o Objects) config.Config {
 	t.Helper()
-	if len(o.ConfigMaps) != 1 || len(o.Deployments) != 1 {
-		t.Fatalf("rendered %d ConfigMaps and %d Deployments, want 1 each", len(o.ConfigMaps), len(o.Deployments))
+	if len(o.Deployments) != 1 {
+		t.Fatalf("rendered %d Deployments, want 1", len(o.Deployments))
 	}
-	data, ok := o.ConfigMaps[0].Data["worker.yaml"]
-	if !ok {
-		t.Fatalf("ConfigMap has no worker.yaml: %v", o.ConfigMaps[0].Data)
-	}
+	data := workerYAML(t, o)
 	path := filepath.Join(t.TempDir(), "worker.yaml")
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
@@ -192,8 +189,8 @@ func checkDefault(t *testing.T, o Objects, cfg config.Config, notes string) {
 	if len(o.ScaledObjects)+len(o.ServiceMonitors)+len(o.TriggerAuths) != 0 {
 		t.Errorf("optional objects rendered with default values")
 	}
-	if len(o.PodDisruptionBudgets) != 1 {
-		t.Errorf("%d PodDisruptionBudgets, want 1", len(o.PodDisruptionBudgets))
+	if len(o.PodDisruptionBudgets) != 1 || len(o.ConfigMaps) != 1 {
+		t.Errorf("%d PodDisruptionBudgets and %d ConfigMaps, want 1 each (no dashboard by default)", len(o.PodDisruptionBudgets), len(o.ConfigMaps))
 	}
 	if cfg.Kafka.TLS.Enabled || cfg.Kafka.SASL.Mechanism != "" {
 		t.Errorf("kafka auth on by default: %+v %+v", cfg.Kafka.TLS, cfg.Kafka.SASL)
@@ -342,7 +339,7 @@ func TestUnknownConfigKeyFailsTheWorkerLoader(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "worker.yaml")
-	if err := os.WriteFile(path, []byte(o.ConfigMaps[0].Data["worker.yaml"]), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(workerYAML(t, o)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := config.Load(path, nil); err == nil || !strings.Contains(err.Error(), `unknown key "images.max_dimension"`) {
@@ -366,6 +363,21 @@ func TestDecodeRejectsMisspeltField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// workerYAML returns the worker.yaml of the one ConfigMap that holds it.
+func workerYAML(t *testing.T, o Objects) string {
+	t.Helper()
+	var found []string
+	for _, cm := range o.ConfigMaps {
+		if data, ok := cm.Data["worker.yaml"]; ok {
+			found = append(found, data)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d ConfigMaps hold worker.yaml, want 1", len(found))
+	}
+	return found[0]
 }
 
 func envValue(env []corev1.EnvVar, name string) string {
