@@ -24,6 +24,7 @@
 //     data), omitted, stale, and the base64 bytes of every image block seen
 //     (bytes_in) and of the image data left (bytes_out); the stage's own
 //     report also counts canonicalized (data only re-encoded) and mime_fixed.
+//     A payload repeated in several blocks of one job is processed once.
 //   - pruning: the TTL gate stays shut when the job carries no clock
 //     (HasNow false), since the worker never reads its own. String content
 //     of a user, assistant or toolResult message counts as weighted text,

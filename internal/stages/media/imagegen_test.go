@@ -15,12 +15,12 @@ import (
 
 // picture draws a deterministic w×h test image: diagonal colour bands with
 // a checker of fine detail, so it neither compresses to nothing nor is pure
-// noise.
-func picture(w, h int) *image.RGBA {
+// noise. Each variant shifts the bands, so variants differ in every byte.
+func picture(w, h, variant int) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
 		for x := range w {
-			v := uint8((x + 2*y) * 255 / (w + 2*h))
+			v := uint8((x + 2*y + 17*variant) * 255 / (w + 2*h))
 			c := color.RGBA{R: v, G: 255 - v, B: uint8(x * 7 % 256), A: 255}
 			if (x/3+y/3)%5 == 0 {
 				c.B = uint8(y * 13 % 256)
@@ -34,7 +34,7 @@ func picture(w, h int) *image.RGBA {
 func pngBytes(tb testing.TB, w, h int) []byte {
 	tb.Helper()
 	var b bytes.Buffer
-	if err := png.Encode(&b, picture(w, h)); err != nil {
+	if err := png.Encode(&b, picture(w, h, 0)); err != nil {
 		tb.Fatalf("encode PNG: %v", err)
 	}
 	return b.Bytes()
@@ -43,7 +43,7 @@ func pngBytes(tb testing.TB, w, h int) []byte {
 func jpegBytes(tb testing.TB, w, h, quality int) []byte {
 	tb.Helper()
 	var b bytes.Buffer
-	if err := jpeg.Encode(&b, picture(w, h), &jpeg.Options{Quality: quality}); err != nil {
+	if err := jpeg.Encode(&b, picture(w, h, 0), &jpeg.Options{Quality: quality}); err != nil {
 		tb.Fatalf("encode JPEG: %v", err)
 	}
 	return b.Bytes()
@@ -52,7 +52,7 @@ func jpegBytes(tb testing.TB, w, h, quality int) []byte {
 func gifBytes(tb testing.TB, w, h int) []byte {
 	tb.Helper()
 	var b bytes.Buffer
-	if err := gif.Encode(&b, picture(w, h), nil); err != nil {
+	if err := gif.Encode(&b, picture(w, h, 0), nil); err != nil {
 		tb.Fatalf("encode GIF: %v", err)
 	}
 	return b.Bytes()
@@ -79,10 +79,20 @@ func decodeImage(tb testing.TB, data string) (format string, w, h int) {
 // encoding megapixels in Go is slow under the race detector.
 func largeImage(tb testing.TB, w, h int, format string) []byte {
 	tb.Helper()
+	return largeVariant(tb, w, h, format, 0)
+}
+
+// largeVariant is largeImage of the given picture variant.
+func largeVariant(tb testing.TB, w, h int, format string, variant int) []byte {
+	tb.Helper()
 	if w%10 != 0 || h%10 != 0 {
 		tb.Fatalf("largeImage: %dx%d is not a multiple of 10", w, h)
 	}
-	img, err := vips.NewImageFromBuffer(pngBytes(tb, w/10, h/10))
+	var small bytes.Buffer
+	if err := png.Encode(&small, picture(w/10, h/10, variant)); err != nil {
+		tb.Fatalf("encode PNG: %v", err)
+	}
+	img, err := vips.NewImageFromBuffer(small.Bytes())
 	if err != nil {
 		tb.Fatalf("load the small picture: %v", err)
 	}
