@@ -17,7 +17,9 @@ import (
 //     unchanged only if every call has an id and a name and a result message
 //     (not a block) with that id whose toolName is absent or equal; else its
 //     whole content becomes the exact text "[tool calls omitted]", or [] when
-//     stopReason is aborted or error. Without thinking, the unanswered calls
+//     stopReason is aborted or error, and (beyond OpenClaw) the results of
+//     its calls in the span are removed, since Anthropic rejects a tool
+//     result without its tool use. Without thinking, the unanswered calls
 //     are removed, and a content this empties gets the same replacement.
 //  2. Consecutive user messages are merged: the merged message takes the
 //     last one's members, its timestamp is the last one's else the latest
@@ -32,8 +34,10 @@ func AnthropicTurns() stage.Stage {
 		if !env.Policy.ValidateAnthropicTurns {
 			return nil
 		}
-		env.Report.Add(name, "dangling_stripped", stripDangling(t.Messages))
-		var n int
+		var changed, removed, n int
+		t.Messages, changed, removed = stripDangling(t.Messages)
+		env.Report.Add(name, "dangling_stripped", changed)
+		env.Report.Add(name, "results_removed", removed)
 		t.Messages, n = mergeUsers(t.Messages)
 		env.Report.Add(name, "merged", n)
 		return nil
@@ -48,19 +52,77 @@ type spanResults struct {
 
 func (s spanResults) answered(id string) bool { return len(s.names[id]) > 0 || s.blocks[id] }
 
-// stripDangling is step 1 over the whole list; it returns how many
-// assistants it changed.
-func stripDangling(msgs []*transcript.Message) int {
-	changed := 0
+// stripDangling is step 1 over the whole list. It returns the new list,
+// how many assistants it changed and how many results it removed: when the
+// thinking path omits an assistant's calls, the results of those calls in
+// its span (messages, and result blocks inside content) go too, because a
+// tool result without its tool use is what Anthropic rejects next ("unexpected
+// tool_use_id found in tool_result blocks"); OpenClaw leaves them.
+func stripDangling(msgs []*transcript.Message) ([]*transcript.Message, int, int) {
+	changed, removed := 0, 0
+	var out []*transcript.Message // nil until the first removal
+	var omitted map[string]bool   // call ids omitted by the current span's assistant
 	for i, m := range msgs {
-		if m.Role() != transcript.RoleAssistant || len(m.ToolCalls()) == 0 {
-			continue
+		role := m.Role()
+		if role == transcript.RoleAssistant {
+			omitted = nil
+			if len(m.ToolCalls()) > 0 {
+				var did bool
+				did, omitted = stripAssistantDangling(m, collectSpan(msgs[i+1:]))
+				if did {
+					changed++
+				}
+			}
+		} else if len(omitted) > 0 {
+			if role == transcript.RoleToolResult || role == transcript.RoleTool {
+				if id, ok := m.ResultID(); ok && omitted[id] {
+					removed++
+					if out == nil {
+						out = append(make([]*transcript.Message, 0, len(msgs)), msgs[:i]...)
+					}
+					continue
+				}
+			}
+			removed += dropResultBlocks(m, omitted)
 		}
-		if stripAssistantDangling(m, collectSpan(msgs[i+1:])) {
-			changed++
+		if out != nil {
+			out = append(out, m)
 		}
 	}
-	return changed
+	if out == nil {
+		out = msgs
+	}
+	return out, changed, removed
+}
+
+// dropResultBlocks removes the toolResult/tool blocks answering an omitted
+// call from m's content and returns how many it removed.
+func dropResultBlocks(m *transcript.Message, omitted map[string]bool) int {
+	blocks, _ := m.Blocks()
+	isOmitted := func(b *transcript.Block) bool {
+		if t := b.Type(); t != transcript.RoleToolResult && t != transcript.RoleTool {
+			return false
+		}
+		id, ok := blockResultID(b)
+		return ok && omitted[id]
+	}
+	n := 0
+	for _, b := range blocks {
+		if isOmitted(b) {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	kept := make([]*transcript.Block, 0, len(blocks)-n)
+	for _, b := range blocks {
+		if !isOmitted(b) {
+			kept = append(kept, b)
+		}
+	}
+	m.SetBlocks(kept)
+	return n
 }
 
 // collectSpan gathers the result ids of the messages before the next
@@ -103,8 +165,9 @@ func blockResultID(b *transcript.Block) (string, bool) {
 	return "", false
 }
 
-// stripAssistantDangling applies step 1 to one assistant.
-func stripAssistantDangling(m *transcript.Message, s spanResults) bool {
+// stripAssistantDangling applies step 1 to one assistant. omitted holds the
+// trimmed ids of the calls the thinking path replaced, whose results must go.
+func stripAssistantDangling(m *transcript.Message, s spanResults) (changed bool, omitted map[string]bool) {
 	blocks, _ := m.Blocks()
 	thinking := false
 	for _, b := range blocks {
@@ -116,11 +179,17 @@ func stripAssistantDangling(m *transcript.Message, s spanResults) bool {
 	if thinking {
 		for _, b := range blocks {
 			if b.IsToolCall() && !answeredByMessage(b, s) {
+				omitted = map[string]bool{}
+				for _, c := range blocks {
+					if id, ok := c.CallID(); ok && c.IsToolCall() {
+						omitted[strings.TrimSpace(id)] = true
+					}
+				}
 				omitToolCalls(m)
-				return true
+				return true, omitted
 			}
 		}
-		return false
+		return false, nil
 	}
 	kept := make([]*transcript.Block, 0, len(blocks))
 	for _, b := range blocks {
@@ -130,14 +199,14 @@ func stripAssistantDangling(m *transcript.Message, s spanResults) bool {
 		kept = append(kept, b)
 	}
 	if len(kept) == len(blocks) {
-		return false
+		return false, nil
 	}
 	if len(kept) == 0 {
 		omitToolCalls(m)
 	} else {
 		m.SetBlocks(kept)
 	}
-	return true
+	return true, nil
 }
 
 // answeredByMessage is the thinking path's test: the call has an id and a

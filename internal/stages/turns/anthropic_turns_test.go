@@ -50,9 +50,14 @@ func TestAnthropicTurns(t *testing.T) {
 			want: `[{"role":"assistant","content":[` + tc1 + `,{"type":"toolCall","id":"c2","name":"exec","arguments":{}}]},` + res(" c1 ", "read") + `,{"role":"user","content":[{"type":"toolResult","toolUseId":"c2","content":"x"}]}]`,
 		},
 		{
-			name: "with thinking a result block does not count, and a wrong name fails",
+			name: "with thinking a result block does not count, and a wrong name fails; the omitted calls' results go",
 			in:   `[{"role":"assistant","content":[` + think + `,` + tc1 + `]},{"role":"user","content":[{"type":"toolResult","toolUseId":"c1","content":"x"}]},{"role":"assistant","content":[` + think + `,` + tc1 + `]},` + res("c1", "write") + `,{"role":"assistant","content":[` + think + `,` + tc1 + `]},` + res("c1", "") + `]`,
-			want: `[{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]},{"role":"user","content":[{"type":"toolResult","toolUseId":"c1","content":"x"}]},{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]},` + res("c1", "write") + `,{"role":"assistant","content":[` + think + `,` + tc1 + `]},` + res("c1", "") + `]`,
+			want: `[{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]},{"role":"user","content":[]},{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]},{"role":"assistant","content":[` + think + `,` + tc1 + `]},` + res("c1", "") + `]`,
+		},
+		{
+			name: "omitted calls take their real results with them, other messages stay",
+			in:   `[{"role":"assistant","content":[` + think + `,` + tc1 + `,{"type":"toolCall","id":"c2","name":"exec","arguments":{}}]},` + res("c1", "read") + `,` + res("c2", "read") + `,{"role":"user","content":"next"}]`,
+			want: `[{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"}]},{"role":"user","content":"next"}]`,
 		},
 		{
 			name: "a result after the next assistant does not answer",

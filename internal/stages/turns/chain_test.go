@@ -148,7 +148,7 @@ func (g *gen) assistant() {
 		}
 		g.msg(`{"role":"assistant","content":[%s],"stopReason":"toolUse",%s,"timestamp":%d}`, strings.Join(blocks, ","), g.usage(), g.ts)
 		for _, id := range ids {
-			g.msg(`{"role":"toolResult","toolCallId":"%s","toolName":"read","content":[%s],"isError":false,"timestamp":%d}`, id, g.pick(`{"type":"text","text":"ok"}`, `{"type":"text","text":" "}`, ``), g.ts)
+			g.msg(`{"role":"toolResult","toolCallId":"%s","toolName":"%s","content":[%s],"isError":false,"timestamp":%d}`, id, g.pick("read", "read", "read", "write"), g.pick(`{"type":"text","text":"ok"}`, `{"type":"text","text":" "}`, ``), g.ts)
 		}
 	case 1:
 		g.msg(`{"role":"assistant","content":[],"stopReason":%s,%s,"timestamp":%d}`, stop, g.usage(), g.ts)

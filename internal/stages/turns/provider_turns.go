@@ -32,6 +32,11 @@ import (
 //     message after tool results continues the same user turn.
 //   - No trailing failed turn: a filled empty turn at the end is popped by
 //     §3.2's trailing trim (the prefill rejection of spec §6).
+//     Where the policy validates Anthropic turns, a merge that gives a
+//     tool-calling turn thinking blocks is checked again by §3.12.2's
+//     dangling-call rule (the thinking path is stricter), and the turns its
+//     removals make adjacent are merged once more (a turn whose calls were
+//     omitted has none left, so no further check is needed).
 //   - The first turn is the user's (Anthropic, Bedrock, Gemini, strict
 //     OpenAI-compatible): a history that starts with an assistant gets the
 //     exact "(session bootstrap)" user turn of §3.11 in front, stamped like
@@ -51,6 +56,16 @@ func ProviderTurns() stage.Stage {
 		var n int
 		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
 		env.Report.Add(name, "assistants_merged", n)
+		if p.ValidateAnthropicTurns && n > 0 {
+			var changed, removed int
+			t.Messages, changed, removed = stripDangling(t.Messages)
+			env.Report.Add(name, "dangling_stripped", changed)
+			env.Report.Add(name, "results_removed", removed)
+			if removed > 0 {
+				t.Messages, n = mergeAssistants(t.Messages, env.Policy)
+				env.Report.Add(name, "assistants_merged", n)
+			}
+		}
 		t.Messages, n = mergeUsers(t.Messages)
 		env.Report.Add(name, "users_merged", n)
 		filled := 0

@@ -42,6 +42,11 @@ func TestProviderTurns(t *testing.T) {
 			want: `[{"role":"user","content":[{"type":"text","text":"[empty content omitted]"}]}]`,
 		},
 		{
+			name: "a merge that gives calls thinking is checked again; omitted calls lose their results, neighbours merge",
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"Eq"}]},{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","toolName":"write","content":[{"type":"text","text":"r"}]},{"role":"assistant","content":[{"type":"text","text":"done"}]}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"[tool calls omitted]"},{"type":"text","text":"done"}]}]`,
+		},
+		{
 			name: "OpenAI Responses is not a strict target: unchanged",
 			c:    stagetest.Case{Target: openaiTarget},
 			in:   `[{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
