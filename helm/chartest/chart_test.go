@@ -276,6 +276,9 @@ func checkAllFeatures(t *testing.T, o Objects, cfg config.Config, notes string) 
 	if cfg.Kafka.SASL.Password != "from-secret-password" || cfg.Kafka.SASL.Mechanism != config.SASLScramSHA512 {
 		t.Errorf("sasl = %+v, want the password from the Secret", cfg.Kafka.SASL)
 	}
+	if cfg.Pipeline.MaxInflightBytes != 512<<20 {
+		t.Errorf("a large integer did not survive the values round trip: max_inflight_bytes = %d", cfg.Pipeline.MaxInflightBytes)
+	}
 	if cfg.Images.Workers != 2 {
 		t.Errorf("extraEnv HYGIENE_IMAGES_WORKERS did not reach the config: images.workers = %d", cfg.Images.Workers)
 	}
