@@ -1,0 +1,421 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/images"
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/sessiongen"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+var imgs *images.Processor
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	images.Startup()
+	var err error
+	imgs, err = images.NewProcessor(images.Config{Workers: 2, MaxDecodedBytes: 256 << 20, CacheBytes: 64 << 20})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	imgs.Close()
+	os.Exit(code)
+}
+
+// targets covers every row of spec §2.2 (provider table) and §2.3
+// (transport fallback), with the model conditions that change a row.
+var targets = []struct {
+	name string
+	t    policy.Target
+}{
+	{"openai-completions", policy.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}},
+	{"openai-responses", policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}},
+	{"openai-codex-responses", policy.Target{Provider: "openai-codex", API: "openai-codex-responses", Model: "gpt-5-codex"}},
+	{"anthropic-opus-4", policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}},
+	{"anthropic-claude-3-7", policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-3-7-sonnet-20250219"}},
+	{"anthropic-vertex", policy.Target{Provider: "anthropic-vertex", API: "anthropic-messages", Model: "claude-sonnet-4"}},
+	{"amazon-bedrock", policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-3-7-sonnet-20250219-v1:0"}},
+	{"google", policy.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}},
+	{"google-gemini-cli", policy.Target{Provider: "google-gemini-cli", API: "google-gemini-cli", Model: "gemini-2.5-pro"}},
+	{"mistral", policy.Target{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"}},
+	{"openrouter-gemini", policy.Target{Provider: "openrouter", API: "openai-completions", Model: "google/gemini-2.5-pro"}},
+	{"openrouter-claude", policy.Target{Provider: "openrouter", API: "openai-completions", Model: "anthropic/claude-sonnet-4"}},
+	{"github-copilot-claude", policy.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}},
+	{"github-copilot-gpt", policy.Target{Provider: "github-copilot", API: "openai-completions", Model: "gpt-4.1"}},
+	{"minimax-anthropic", policy.Target{Provider: "minimax", API: "anthropic-messages", Model: "MiniMax-M2"}},
+	{"minimax-openai", policy.Target{Provider: "minimax", API: "openai-completions", Model: "MiniMax-M2"}},
+	{"kimi-coding", policy.Target{Provider: "kimi-coding", API: "anthropic-messages", Model: "kimi-k2"}},
+	{"moonshot-completions", policy.Target{Provider: "moonshot", API: "openai-completions", Model: "kimi-k2"}},
+	{"xai-responses", policy.Target{Provider: "xai", API: "openai-responses", Model: "grok-4"}},
+	{"fallback-openai-completions", policy.Target{Provider: "vllm", API: "openai-completions", Model: "gemma-3"}},
+	{"fallback-google", policy.Target{Provider: "custom-gemini", API: "google-generative-ai", Model: "gemini-2.5-flash"}},
+	{"fallback-anthropic", policy.Target{Provider: "custom-claude", API: "anthropic-messages", Model: "claude-opus-4-6"}},
+	{"fallback-bedrock", policy.Target{Provider: "my-bedrock-proxy", API: "bedrock-converse-stream", Model: "claude-3-5-sonnet"}},
+	{"fallback-azure-responses", policy.Target{Provider: "azure-openai", API: "azure-openai-responses", Model: "gpt-5"}},
+	{"fallback-mistral-model", policy.Target{Provider: "together", API: "openai-completions", Model: "mistralai/Mixtral-8x7B"}},
+	{"fallback-unknown", policy.Target{Provider: "acme-llm", API: "acme-chat", Model: "acme-1"}},
+}
+
+// run applies the whole default chain to a message array.
+func run(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry) (*transcript.Transcript, *stage.Env) {
+	t.Helper()
+	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.CustomEntries = entries
+	now := int64(1776000999000)
+	tr.Options.NowMs = &now
+	env := &stage.Env{
+		Policy: policy.Resolve(tg),
+		Settings: stage.Settings{
+			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
+				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
+			NowMs: now, HasNow: true,
+		},
+		Report: stage.NewReport(),
+	}
+	for _, s := range Default(imgs) {
+		if err := s.Apply(context.Background(), tr, env); err != nil {
+			t.Fatalf("stage %s: %v", s.Name, err)
+		}
+	}
+	return tr, env
+}
+
+// damaged is the golden input: one generated history with every kind of
+// damage, the same for every target (ids and shapes typical of Anthropic
+// and OpenAI mixed, as in a session that switched providers).
+func damaged() []byte {
+	return sessiongen.New(sessiongen.Config{Seed: 7, Messages: 36, ToolCallDensity: 0.8, Damage: sessiongen.Heavy(),
+		TextChars: 40, ToolResultChars: 30, Images: 1, ImageWidth: 1300, ImageHeight: 160}).History()
+}
+
+// TestGoldenChain runs the chain over the damaged history for every target
+// and compares with testdata/golden/<target>.json (go test -update rewrites).
+func TestGoldenChain(t *testing.T) {
+	input := damaged()
+	if *update {
+		writeGolden(t, "input.json", indent(t, input))
+	}
+	for _, tc := range targets {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, env := run(t, tc.t, input, nil)
+			report, _ := json.Marshal(env.Report)
+			got := indent(t, []byte(fmt.Sprintf(`{"messages":%s,"append_entries":%d,"report":%s}`, tr.MessagesJSON(), len(tr.AppendEntries), report)))
+			path := filepath.Join("testdata", "golden", tc.name+".json")
+			if *update {
+				writeGolden(t, tc.name+".json", got)
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("output differs from %s (inspect, then go test -update ./internal/stages)\n%s", path, firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func writeGolden(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join("testdata", "golden"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "golden", name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func indent(t testing.TB, data []byte) []byte {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, data, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	return append(buf.Bytes(), '\n')
+}
+
+// messageDiff shows the first message that differs between two arrays.
+func messageDiff(t testing.TB, a, b []byte) string {
+	var am, bm []json.RawMessage
+	if json.Unmarshal(a, &am) != nil || json.Unmarshal(b, &bm) != nil {
+		return "(not arrays)"
+	}
+	for i := 0; i < len(am) && i < len(bm); i++ {
+		if !bytes.Equal(am[i], bm[i]) {
+			return fmt.Sprintf("message %d:\n first  %s\n second %s", i, am[i], bm[i])
+		}
+	}
+	return fmt.Sprintf("%d messages, then %d", len(am), len(bm))
+}
+
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n got %.200s\nwant %.200s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths differ: %d and %d lines", len(al), len(bl))
+}
+
+// TestChainProperties runs generated damaged histories through the chain for
+// every target and checks what must hold whatever the damage: the chain is
+// deterministic and idempotent, no real tool result whose call survives is
+// lost, and the output has the shape the target provider accepts.
+func TestChainProperties(t *testing.T) {
+	seeds := 12
+	if testing.Short() {
+		seeds = 3
+	}
+	for _, tc := range targets {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range seeds {
+				input := sessiongen.New(sessiongen.Config{Seed: uint64(seed), Messages: 30 + seed*5, ToolCallDensity: 0.7,
+					Damage: sessiongen.Heavy(), TextChars: 30, ToolResultChars: 20, Target: transcript.Target(tc.t)}).History()
+				checkChain(t, tc.t, input)
+			}
+		})
+	}
+}
+
+func checkChain(t *testing.T, tg policy.Target, input []byte) {
+	t.Helper()
+	first, _ := run(t, tg, input, nil)
+	out := first.MessagesJSON()
+	again, _ := run(t, tg, input, nil)
+	if !bytes.Equal(out, again.MessagesJSON()) {
+		t.Fatalf("two runs differ for input %s", input)
+	}
+	// The runner persists the entries the chain asked for; a second pass
+	// with them in the session state must change nothing.
+	second, env := run(t, tg, out, first.AppendEntries)
+	if got := second.MessagesJSON(); !bytes.Equal(out, got) {
+		t.Fatalf("not idempotent: the second pass changed %v\n%s\ninput %s", env.Report.Stages, messageDiff(t, out, got), input)
+	}
+	if len(second.AppendEntries) != 0 {
+		t.Fatalf("second pass appended entries again: %+v (report %+v)", second.AppendEntries, env.Report.Stages)
+	}
+	checkProviderFacts(t, policy.Resolve(tg), out)
+	checkRealResultsKept(t, input, out)
+}
+
+type msg struct {
+	Role       string            `json:"role"`
+	Content    json.RawMessage   `json:"content"`
+	ToolCallID string            `json:"toolCallId"`
+	StopReason string            `json:"stopReason"`
+	Details    json.RawMessage   `json:"details"`
+	Blocks     []json.RawMessage `json:"-"`
+}
+
+type block struct {
+	Type string  `json:"type"`
+	ID   string  `json:"id"`
+	Text *string `json:"text"`
+	Name string  `json:"name"`
+}
+
+func parse(t *testing.T, data []byte) []msg {
+	t.Helper()
+	var ms []msg
+	if err := json.Unmarshal(data, &ms); err != nil {
+		t.Fatalf("output is not a message array: %v", err)
+	}
+	for i := range ms {
+		_ = json.Unmarshal(ms[i].Content, &ms[i].Blocks)
+	}
+	return ms
+}
+
+func blocksOf(m msg) []block {
+	out := make([]block, 0, len(m.Blocks))
+	for _, raw := range m.Blocks {
+		var b block
+		_ = json.Unmarshal(raw, &b)
+		out = append(out, b)
+	}
+	return out
+}
+
+func isCall(b block) bool {
+	return b.Type == "toolCall" || b.Type == "toolUse" || b.Type == "functionCall"
+}
+
+// checkProviderFacts asserts the provider facts of the rules issue on the
+// chain's output for policy p.
+func checkProviderFacts(t *testing.T, p policy.Policy, out []byte) {
+	t.Helper()
+	ms := parse(t, out)
+	seen := map[string]bool{}
+	for i := 0; i < len(ms); i++ {
+		m := ms[i]
+		if m.Details != nil && m.Role == "toolResult" {
+			t.Fatalf("message %d: toolResult still carries details", i)
+		}
+		if m.Role == "toolResult" {
+			t.Fatalf("message %d: toolResult %q does not follow its call", i, m.ToolCallID)
+		}
+		if m.Role != "assistant" {
+			continue
+		}
+		var calls []string
+		for _, b := range blocksOf(m) {
+			if isCall(b) {
+				calls = append(calls, b.ID)
+				if !p.IDLimits.Valid(b.ID) {
+					t.Fatalf("message %d: call id %q is not accepted by %s (%+v)", i, b.ID, p.Provider, p.IDLimits)
+				}
+				if p.ToolCallIDMode != "" && seen[b.ID] {
+					t.Fatalf("message %d: call id %q repeats an earlier call's id", i, b.ID)
+				}
+				seen[b.ID] = true
+			}
+		}
+		// Each call is answered at once, one result per call, in order.
+		for k, id := range calls {
+			j := i + 1 + k
+			if j >= len(ms) || ms[j].Role != "toolResult" || ms[j].ToolCallID != id {
+				t.Fatalf("message %d: call %q is not answered by message %d", i, id, j)
+			}
+		}
+		i += len(calls)
+	}
+	anthropicWire := p.API == "anthropic-messages" || p.API == "bedrock-converse-stream"
+	if anthropicWire || p.ValidateAnthropicTurns || p.ValidateGeminiTurns {
+		if len(ms) > 0 && ms[0].Role != "user" {
+			t.Fatalf("first message is %q, the target wants a user turn first", ms[0].Role)
+		}
+		for i := 1; i < len(ms); i++ {
+			if ms[i].Role == "assistant" && ms[i-1].Role == "assistant" {
+				t.Fatalf("messages %d and %d are consecutive assistant turns", i-1, i)
+			}
+		}
+	}
+	if anthropicWire {
+		for i, m := range ms {
+			if m.Role == "assistant" && len(m.Blocks) == 0 {
+				t.Fatalf("message %d: assistant with empty content", i)
+			}
+			for _, b := range blocksOf(m) {
+				if b.Type == "text" && (b.Text == nil || strings.TrimSpace(*b.Text) == "") {
+					t.Fatalf("message %d: blank text block", i)
+				}
+			}
+		}
+	}
+}
+
+var markerRE = regexp.MustCompile(`(ok|late):(\d+) `)
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9_:.-]{1,64}$`)
+
+// checkRealResultsKept asserts that a real result is never lost while its
+// call is kept: every result the generator made in place ("ok:<n>") for a
+// call whose id is unique in the history, in a turn whose calls are all
+// well-formed (so no rule may drop the turn or the call), is in the output.
+func checkRealResultsKept(t *testing.T, input, out []byte) {
+	t.Helper()
+	ms := parse(t, input)
+	callCount := map[string]int{}
+	for _, m := range ms {
+		if m.Role == "assistant" {
+			for _, b := range blocksOf(m) {
+				if isCall(b) {
+					callCount[b.ID]++
+				}
+			}
+		}
+	}
+	// A turn is safe when every call in it is well-formed and has an id no
+	// other call uses (a signed turn with a repeated or malformed sibling
+	// is dropped whole, as spec §3.5 says).
+	safe := map[string]bool{}
+	for _, m := range ms {
+		if m.Role != "assistant" || m.StopReason == "error" {
+			continue
+		}
+		var ids []string
+		wellFormed := true
+		for i, b := range blocksOf(m) {
+			if !isCall(b) {
+				continue
+			}
+			var args struct {
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			_ = json.Unmarshal(m.Blocks[i], &args)
+			if len(args.Arguments) == 0 || !validName.MatchString(b.Name) || callCount[b.ID] != 1 {
+				wellFormed = false
+			}
+			ids = append(ids, b.ID)
+		}
+		for _, id := range ids {
+			safe[id] = wellFormed
+		}
+	}
+	for _, m := range ms {
+		if m.Role != "toolResult" {
+			continue
+		}
+		sm := markerRE.FindStringSubmatch(string(m.Content))
+		if sm == nil || sm[1] != "ok" || callCount[m.ToolCallID] != 1 || !safe[m.ToolCallID] {
+			continue
+		}
+		if !bytes.Contains(out, []byte(sm[0])) {
+			t.Fatalf("real result %q of call %q was dropped\ninput  %s\noutput %s", sm[0], m.ToolCallID, around(input, m.ToolCallID), around(out, sm[0]))
+		}
+	}
+}
+
+// FuzzChain: any message array through the whole chain, for a few targets:
+// no panic, valid JSON out, deterministic, idempotent.
+func FuzzChain(f *testing.F) {
+	for seed := range 4 {
+		f.Add(sessiongen.New(sessiongen.Config{Seed: uint64(seed), Messages: 12, ToolCallDensity: 0.7, Damage: sessiongen.Heavy(), TextChars: 10, ToolResultChars: 10}).History(), uint8(seed))
+	}
+	f.Add([]byte(`[null,{"role":"assistant","content":"x"},{"role":"toolResult"},{"role":"user","content":[{"type":"image","data":"","mimeType":"image/png"}]}]`), uint8(3))
+	f.Fuzz(func(t *testing.T, input []byte, which uint8) {
+		if len(input) > 1<<16 || transcript.Valid(input, 64) != nil || !bytes.HasPrefix(bytes.TrimSpace(input), []byte("[")) {
+			return
+		}
+		tg := targets[int(which)%len(targets)].t
+		first, _ := run(t, tg, input, nil)
+		out := first.MessagesJSON()
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON out: %s", out)
+		}
+		second, _ := run(t, tg, out, first.AppendEntries)
+		if got := second.MessagesJSON(); !bytes.Equal(out, got) {
+			t.Fatalf("not idempotent for %s\ninput  %s\nfirst  %s\nsecond %s", tg, input, out, got)
+		}
+	})
+}
+
+// around returns the text near the first occurrence of s, for short
+// failure messages.
+func around(data []byte, s string) string {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return fmt.Sprintf("(%q not found; %d bytes)", s, len(data))
+	}
+	lo, hi := max(0, i-1500), min(len(data), i+1500)
+	return string(data[lo:hi])
+}
