@@ -1,6 +1,7 @@
 package media
 
 import (
+	"bytes"
 	"context"
 	"regexp"
 	"strings"
@@ -101,7 +102,11 @@ func staleBoundary(msgs []*transcript.Message) int {
 // user or toolResult message and returns how many of each it replaced. A
 // message with nothing to replace is left untouched.
 func scrubStaleMedia(m *transcript.Message) (images, refs int) {
-	if s, ok := m.ContentString(); ok {
+	if raw, _ := m.Get("content"); len(raw) > 0 && raw[0] == '"' {
+		if !mayHoldMediaRef(raw) {
+			return 0, 0 // nothing to decode
+		}
+		s, _ := m.ContentString()
 		if out, n := scrubMediaRefs(s); n > 0 {
 			m.SetContentString(out)
 			refs += n
@@ -123,6 +128,9 @@ func scrubStaleMedia(m *transcript.Message) (images, refs int) {
 			images++
 			continue
 		case transcript.BlockText:
+			if raw, _ := b.Get("text"); !mayHoldMediaRef(raw) {
+				break
+			}
 			if text, ok := b.Text(); ok {
 				if scrubbed, n := scrubMediaRefs(text); n > 0 {
 					b.SetString("text", scrubbed)
@@ -138,6 +146,13 @@ func scrubStaleMedia(m *transcript.Message) (images, refs int) {
 		m.SetBlocks(out)
 	}
 	return images, refs
+}
+
+// mayHoldMediaRef reports whether a raw JSON string value might decode to
+// text one of the patterns matches: the first two need a '[', the third
+// "media:", and outside \u escapes JSON can spell neither differently.
+func mayHoldMediaRef(raw []byte) bool {
+	return bytes.IndexByte(raw, '[') >= 0 || bytes.Contains(raw, []byte("media:")) || bytes.Contains(raw, []byte(`\u`))
 }
 
 // scrubMediaRefs applies the three patterns in order and returns the text

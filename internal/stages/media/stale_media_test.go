@@ -153,3 +153,27 @@ func FuzzStaleMedia(f *testing.F) {
 }
 
 func null() string { return "null" }
+
+// TestMayHoldMediaRef checks the raw prefilter never hides a reference
+// that JSON escapes spell differently.
+func TestMayHoldMediaRef(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want bool
+	}{
+		{`"plain text\nwith escapes \"quoted\" \/ path"`, false},
+		{`"[media attached: a]"`, true},
+		{`"\u005bmedia attached: a]"`, true},
+		{`"media:\/\/inbound\/x"`, true},
+		{`"\u006dedia://inbound/x"`, true},
+	} {
+		if got := mayHoldMediaRef([]byte(tc.raw)); got != tc.want {
+			t.Errorf("mayHoldMediaRef(%s) = %v, want %v", tc.raw, got, tc.want)
+		}
+	}
+	in := msgs(user(`"\u005bmedia attached: a] media:\/\/inbound\/x"`), asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst)
+	res := stagetest.Case{Target: stagetest.Anthropic}.Apply(t, in, StaleMedia())
+	if got := res.Report.Stages["stale_media"]["media_refs"]; got != 2 {
+		t.Errorf("escaped references: %d replaced, want 2", got)
+	}
+}
