@@ -102,11 +102,22 @@ classpath() {
   echo "$cp"
 }
 
+# cluster_id prints a random Kafka Uuid (16 random bytes, URL-safe base64 without padding), as
+# `kafka-storage random-uuid` does, without starting a JVM; like Kafka it avoids a leading "-".
+cluster_id() {
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ "$id" != -* ]] && break
+  done
+  echo "$id"
+}
+
 format_storage() {
   [[ -f "$DATA/meta.properties" ]] && return
   local cp id
   cp="$(classpath)"
-  id="$("$JAVA" -cp "$cp" -Dkafka.logfile="$LOG" kafka.tools.StorageTool random-uuid)"
+  id="$(cluster_id)"
   log "formatting KRaft storage in $DATA with cluster id $id"
   "$JAVA" -cp "$cp" -Dkafka.logfile="$LOG" kafka.tools.StorageTool format -t "$id" -c "$CONF" >&2 \
     || die "kafka-storage format failed (see $LOG)"
