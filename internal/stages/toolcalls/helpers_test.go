@@ -71,8 +71,3 @@ func (c idCase) run(t *testing.T, stages ...stage.Stage) stagetest.Result {
 	sc.CheckProperties(t, []byte(c.in), stages...)
 	return res
 }
-
-// contextWithCancel returns a cancellable background context.
-func contextWithCancel() (context.Context, context.CancelFunc) {
-	return context.WithCancel(context.Background())
-}

@@ -1,6 +1,7 @@
 package toolcalls
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -245,7 +246,7 @@ func TestToolCallIDsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := contextWithCancel()
+	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	env := &stage.Env{Policy: policy.Resolve(anthropic), Report: stage.NewReport()}
 	for _, s := range []stage.Stage{ToolCallInputs(), ToolCallIDs(), StripDetails()} {
