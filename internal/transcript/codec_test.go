@@ -198,3 +198,19 @@ func TestEncodeJobRoundTrips(t *testing.T) {
 		t.Fatalf("custom entries: %+v", back.CustomEntries)
 	}
 }
+
+func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud800"`, `"\ud800x"`, `"\udc00\ud800"`, `"\ud83d\u0041"`, `"tail\\"`, `"é\n中"`} {
+		got, ok := decodeString([]byte(raw))
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if !ok || got != want {
+			t.Errorf("%s: got %q (%v), encoding/json %q", raw, got, ok, want)
+		}
+		if b, _ := UnquoteBytes([]byte(raw)); string(b) != want {
+			t.Errorf("%s: UnquoteBytes %q, want %q", raw, b, want)
+		}
+	}
+}

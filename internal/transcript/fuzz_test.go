@@ -68,3 +68,24 @@ func jsonValue(t *testing.T, data []byte) any {
 	}
 	return v
 }
+
+// FuzzDecodeString checks the hand-written unescaper against encoding/json
+// on every valid JSON string.
+func FuzzDecodeString(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `"\ud83d\ude00"`, `"\ud800"`, `"\u0000\/"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		raw = bytes.TrimSpace(raw)
+		if Valid(raw, 1) != nil || len(raw) == 0 || raw[0] != '"' {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("scanner accepted %q, encoding/json: %v", raw, err)
+		}
+		if got, ok := decodeString(raw); !ok || got != want {
+			t.Fatalf("%q: got %q, want %q", raw, got, want)
+		}
+	})
+}

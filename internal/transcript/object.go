@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Field is one member of a JSON object: its key and its value as raw JSON
@@ -249,20 +251,113 @@ func (o *Object) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// decodeString decodes a raw JSON string (quotes included).
+// decodeString decodes a raw JSON string (quotes included). Strings without
+// escapes are converted directly; escaped ones are unescaped in one pass
+// (invalid surrogates become U+FFFD, as encoding/json does).
 func decodeString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
-		return string(body), true
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		return aliasString(body), true
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
+	out, ok := unescape(make([]byte, 0, len(body)), body, i)
+	return aliasString(out), ok
+}
+
+// aliasString views b as a string without copying. It is safe here because
+// no byte slice this package holds is ever written after it is created: the
+// input buffer is read-only by contract (DecodeJob), values are replaced,
+// never modified in place, and unescaped copies are not kept elsewhere.
+// Rules read roles, types and ids of every message many times; copying each
+// one would cost an allocation per read.
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
-	return s, true
+	return unsafe.String(&b[0], len(b))
+}
+
+// unescape appends body to dst with its escapes decoded; the first
+// backslash is at index i.
+func unescape(dst, body []byte, i int) ([]byte, bool) {
+	dst = append(dst, body[:i]...)
+	for i < len(body) {
+		c := body[i]
+		if c != '\\' {
+			j := bytes.IndexByte(body[i:], '\\')
+			if j < 0 {
+				return append(dst, body[i:]...), true
+			}
+			dst = append(dst, body[i:i+j]...)
+			i += j
+			continue
+		}
+		if i+1 >= len(body) {
+			return nil, false
+		}
+		switch e := body[i+1]; e {
+		case '"', '\\', '/':
+			dst = append(dst, e)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(body, i+2)
+			if !ok {
+				return nil, false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(-1), false
+				if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
+					r2, ok2 = hex4(body, i+2)
+				}
+				if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default:
+			return nil, false
+		}
+		i += 2
+	}
+	return dst, true
+}
+
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // UnquoteBytes decodes a raw JSON string value, returning a sub-slice of raw
@@ -275,8 +370,7 @@ func UnquoteBytes(raw []byte) ([]byte, bool) {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return body, true
 	}
-	s, ok := decodeString(raw)
-	return []byte(s), ok
+	return unescape(make([]byte, 0, len(body)), body, bytes.IndexByte(body, '\\'))
 }
 
 const hexDigits = "0123456789abcdef"
