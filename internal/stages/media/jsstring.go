@@ -182,3 +182,30 @@ func rawWeightedLen(raw []byte) int64 {
 	}
 	return n
 }
+
+// rawUTF16Len returns the JavaScript length of a raw JSON string value
+// without decoding it (a lone escaped surrogate is one unit, as the U+FFFD
+// it decodes to); 0 when raw is not a string.
+func rawUTF16Len(raw []byte) int {
+	body, ok := rawStringBody(raw)
+	if !ok {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c < utf8.RuneSelf && c != '\\' {
+			n++
+			i++
+			continue
+		}
+		r, lone, next := rawCodePoint(body, i)
+		if lone {
+			n++
+		} else {
+			n += units(r)
+		}
+		i = next
+	}
+	return n
+}

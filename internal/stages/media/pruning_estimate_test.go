@@ -231,7 +231,7 @@ func FuzzJSONStringifyLen(f *testing.F) {
 }
 
 // FuzzRawWeightedLen checks that measuring a raw JSON string gives the
-// estimate of the string it decodes to (lone surrogates aside, which
+// estimate and the UTF-16 length of the string it decodes to (lone surrogates aside, which
 // decode to U+FFFD: one unit either way).
 func FuzzRawWeightedLen(f *testing.F) {
 	for _, s := range []string{`"abc"`, `"\u4e2d\ud840\udc00"`, `"😀\n\\"`, `"\ud800x"`, `"한"`} {
@@ -244,6 +244,9 @@ func FuzzRawWeightedLen(f *testing.F) {
 		}
 		if got, want := rawWeightedLen(raw), weightedLen(s); got != want {
 			t.Fatalf("rawWeightedLen(%s) = %d, weightedLen(%q) = %d", raw, got, s, want)
+		}
+		if got, want := rawUTF16Len(raw), utf16Len(s); got != want {
+			t.Fatalf("rawUTF16Len(%s) = %d, utf16Len(%q) = %d", raw, got, s, want)
 		}
 		if got := rawWeightedLen(transcript.JSONString(s)); got != weightedLen(s) {
 			t.Fatalf("re-encoded %q measures %d, want %d", s, got, weightedLen(s))

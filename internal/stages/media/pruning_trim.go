@@ -28,25 +28,20 @@ type trimSettings struct {
 // the output changes nothing even when the note makes it longer than
 // maxChars.
 func softTrim(m *transcript.Message, s trimSettings) (text string, ok bool) {
-	parts, images, ok := trimParts(m)
+	rawLen, images, ok := measureParts(m)
 	if !ok {
 		return "", false
 	}
+	fits := rawLen <= s.maxChars || s.headChars+s.tailChars >= rawLen
+	if fits && images == 0 {
+		return "", false // the common case: no text is decoded
+	}
+	parts := trimParts(m)
+	if fits {
+		return strings.Join(parts, "\n"), true
+	}
 	if images == 0 && len(parts) == 1 && isTrimmed(parts[0], s) {
 		return "", false
-	}
-	rawLen := 0
-	for _, p := range parts {
-		rawLen += utf16Len(p)
-	}
-	if len(parts) > 0 {
-		rawLen += len(parts) - 1
-	}
-	if rawLen <= s.maxChars || s.headChars+s.tailChars >= rawLen {
-		if images == 0 {
-			return "", false
-		}
-		return strings.Join(parts, "\n"), true
 	}
 	var b strings.Builder
 	b.WriteString(takeHead(parts, s.headChars))
@@ -56,16 +51,47 @@ func softTrim(m *transcript.Message, s trimSettings) (text string, ok bool) {
 	return b.String(), true
 }
 
-// trimParts collects the parts of a tool result's content and counts its
-// images; ok is false when the content is neither a string nor an array.
-func trimParts(m *transcript.Message) (parts []string, images int, ok bool) {
-	if s, isString := m.ContentString(); isString {
-		return []string{s}, 0, true
+// measureParts returns the length of a tool result's parts joined by "\n"
+// and its count of images, from the raw JSON; ok is false when the content
+// is neither a string nor an array.
+func measureParts(m *transcript.Message) (rawLen, images int, ok bool) {
+	raw, _ := m.Get("content")
+	if len(raw) > 0 && raw[0] == '"' {
+		return rawUTF16Len(raw), 0, true
 	}
 	blocks, isArray := m.Blocks()
 	if !isArray {
-		return nil, 0, false
+		return 0, 0, false
 	}
+	parts := 0
+	for _, b := range blocks {
+		switch b.Type() {
+		case transcript.BlockText:
+			if t, _ := b.Get("text"); len(t) > 0 && t[0] == '"' {
+				rawLen += rawUTF16Len(t)
+				parts++
+			}
+		case transcript.BlockImage:
+			rawLen += len(prunedImageMarker)
+			parts++
+			images++
+		}
+	}
+	if parts > 0 {
+		rawLen += parts - 1
+	}
+	return rawLen, images, true
+}
+
+// trimParts returns the parts of a tool result's content: its string
+// content, or its text blocks with each image replaced by
+// prunedImageMarker.
+func trimParts(m *transcript.Message) []string {
+	if s, isString := m.ContentString(); isString {
+		return []string{s}
+	}
+	blocks, _ := m.Blocks()
+	var parts []string
 	for _, b := range blocks {
 		switch b.Type() {
 		case transcript.BlockText:
@@ -74,10 +100,9 @@ func trimParts(m *transcript.Message) (parts []string, images int, ok bool) {
 			}
 		case transcript.BlockImage:
 			parts = append(parts, prunedImageMarker)
-			images++
 		}
 	}
-	return parts, images, true
+	return parts
 }
 
 // trimNote is the note a soft trim appends.
