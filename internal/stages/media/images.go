@@ -36,10 +36,9 @@ const imageLabel = "session:history"
 // ManyImagesThreshold images remain, the side limit is
 // min(MaxDimensionPx, ManyImagesMaxDimensionPx). The images counted are the
 // image blocks left after the staling, before processing (an image omitted
-// later still counts), so
-// the smaller limit applies whenever the provider could see that many, and a
-// second run, which can only see fewer, keeps every image the first one
-// kept.
+// later still counts), so the smaller limit applies whenever the provider
+// could see that many, and a second run, which can only see fewer, keeps
+// every image the first one kept.
 //
 // The distinct images of one job (a payload repeated in several blocks is
 // processed once) go to p concurrently, at most GOMAXPROCS at a time (p's
