@@ -54,6 +54,8 @@ func ProviderTurns() stage.Stage {
 			return nil
 		}
 		var n int
+		t.Messages, n = withoutRoleless(t.Messages)
+		env.Report.Add(name, "roleless_dropped", n)
 		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
 		env.Report.Add(name, "assistants_merged", n)
 		if p.ValidateAnthropicTurns && n > 0 {
@@ -135,4 +137,25 @@ func fillEmptyContent(m *transcript.Message) bool {
 	}
 	m.SetBlocks(kept)
 	return true
+}
+
+// withoutRoleless drops the entries that have no role; it returns the list
+// itself when there are none.
+func withoutRoleless(msgs []*transcript.Message) ([]*transcript.Message, int) {
+	dropped := 0
+	for _, m := range msgs {
+		if !hasRole(m) {
+			dropped++
+		}
+	}
+	if dropped == 0 {
+		return msgs, 0
+	}
+	out := make([]*transcript.Message, 0, len(msgs)-dropped)
+	for _, m := range msgs {
+		if hasRole(m) {
+			out = append(out, m)
+		}
+	}
+	return out, dropped
 }

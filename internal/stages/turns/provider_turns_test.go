@@ -31,9 +31,16 @@ func TestProviderTurns(t *testing.T) {
 			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"r"}]},{"role":"user","content":"more"},{"role":"assistant","content":[{"type":"text","text":"done"}]}]`,
 		},
 		{
-			name: "role-less entries before the first assistant: bootstrap goes first",
-			in:   `[null,{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}]`,
-			want: `[{"role":"user","content":"(session bootstrap)","timestamp":3},null,{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}]`,
+			name:   "role-less entries are dropped; the bootstrap goes first",
+			in:     `[null,{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3},{}]`,
+			want:   `[{"role":"user","content":"(session bootstrap)","timestamp":3},{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":3}]`,
+			report: map[string]int{"roleless_dropped": 2, "bootstrap": 1},
+		},
+		{
+			name:   "chain fuzz: a role-less entry between turns that merge cannot end up between a call and its result",
+			in:     `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a"}]},{},{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"r"}]}]`,
+			want:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","id":"c1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"r"}]}]`,
+			report: map[string]int{"roleless_dropped": 1, "assistants_merged": 1},
 		},
 		{
 			name: "fuzz: users without content merge into an empty content, which is filled",
