@@ -75,30 +75,49 @@ func Decode(value []byte, headers []transport.Header, maxBytes int64) ([]byte, e
 	return decodeZstd(value, maxBytes)
 }
 
-// decodeZstd streams value through a synchronous zstd decoder into a buffer
-// that never grows past maxBytes+1.
-func decodeZstd(value []byte, maxBytes int64) ([]byte, error) {
-	window := uint64(max(maxBytes, minWindow))
-	dec, err := zstd.NewReader(bytes.NewReader(value),
-		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxWindow(window),
-		zstd.WithDecoderMaxMemory(window),
-		zstd.WithDecoderLowmem(true),
-	)
+// decoders holds synchronous stream decoders (concurrency 1: no goroutines),
+// reset with the caller's limits on each use.
+var decoders = sync.Pool{New: func() any {
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 	if err != nil {
+		panic(fmt.Sprintf("compression: the zstd decoder options are invalid: %v", err))
+	}
+	return dec
+}}
+
+// decodeZstd streams value through a pooled decoder into a buffer that
+// never grows past maxBytes+1. A frame that declares a content size over the
+// limit fails before decoding; the window is capped by the limit too.
+func decodeZstd(value []byte, maxBytes int64) ([]byte, error) {
+	tooLarge := fmt.Errorf("compression: %w: the zstd value decompresses to more than %d bytes", ErrTooLarge, maxBytes)
+	initial := min(int64(len(value))*4+readChunk, maxBytes+1)
+	var hdr zstd.Header
+	if err := hdr.Decode(value); err == nil && hdr.HasFCS {
+		if hdr.FrameContentSize > uint64(maxBytes) {
+			return nil, tooLarge
+		}
+		initial = int64(hdr.FrameContentSize) + 1 // +1 detects a frame that lies about its size
+	}
+
+	window := uint64(max(maxBytes, minWindow))
+	dec := decoders.Get().(*zstd.Decoder)
+	defer func() {
+		_ = dec.Reset(nil)
+		decoders.Put(dec)
+	}()
+	if err := dec.ResetWithOptions(bytes.NewReader(value), zstd.WithDecoderMaxWindow(window), zstd.WithDecoderMaxMemory(window)); err != nil {
 		return nil, fmt.Errorf("compression: %w: %v", ErrCorrupt, err)
 	}
-	defer dec.Close()
 
-	out := make([]byte, 0, min(int64(len(value))*4+readChunk, maxBytes+1))
+	out := make([]byte, 0, initial)
 	for {
 		if len(out) == cap(out) {
+			if int64(len(out)) > maxBytes {
+				return nil, tooLarge
+			}
 			grown := make([]byte, len(out), min(int64(cap(out))*2, maxBytes+1))
 			copy(grown, out)
 			out = grown
-		}
-		if int64(len(out)) > maxBytes {
-			return nil, fmt.Errorf("compression: %w: the zstd value decompresses to more than %d bytes", ErrTooLarge, maxBytes)
 		}
 		n, err := dec.Read(out[len(out):cap(out)])
 		out = out[:len(out)+n]
@@ -113,7 +132,7 @@ func decodeZstd(value []byte, maxBytes int64) ([]byte, error) {
 		}
 	}
 	if int64(len(out)) > maxBytes {
-		return nil, fmt.Errorf("compression: %w: the zstd value decompresses to more than %d bytes", ErrTooLarge, maxBytes)
+		return nil, tooLarge
 	}
 	return out, nil
 }

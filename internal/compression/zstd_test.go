@@ -127,3 +127,22 @@ func BenchmarkEncode(b *testing.B) {
 		Encode(plain)
 	}
 }
+
+// TestPooledDecoderRecoversAfterErrors alternates corrupt, oversized and
+// valid frames so pooled decoders are reused after every kind of failure.
+func TestPooledDecoderRecoversAfterErrors(t *testing.T) {
+	plain := bytes.Repeat([]byte("transcript "), 5000)
+	packed := Encode(plain)
+	for i := range 20 {
+		if _, err := Decode(flipped(packed), zstdHeader, 1<<20); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("round %d: corrupt frame = %v", i, err)
+		}
+		if _, err := Decode(encodeStreamed(t, plain), zstdHeader, 100); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("round %d: oversized frame = %v", i, err)
+		}
+		got, err := Decode(packed, zstdHeader, 1<<20)
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Fatalf("round %d: valid frame after failures: %v", i, err)
+		}
+	}
+}
