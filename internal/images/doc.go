@@ -13,7 +13,9 @@
 //     mixed), padding is optional but at most two '=' at the end. An empty
 //     payload gives "[<label>] omitted empty image payload"; anything else
 //     that does not decode gives "[<label>] omitted image payload: invalid
-//     base64". Output base64 is always standard and padded.
+//     base64". Output base64 is always standard and padded. (The spec's
+//     canonicaliser accepts the standard alphabet only; URL-safe and
+//     unpadded input are accepted here on purpose and rewritten.)
 //  3. Sniffing and header: the format comes from the decoded bytes only
 //     (JPEG, PNG, GIF and WebP; every other format is omitted, which also
 //     keeps the rest of libvips' loaders out of reach of untrusted input).
@@ -22,18 +24,28 @@
 //     marker, PNG chunks with their CRCs up to IEND, GIF blocks up to the
 //     trailer, WebP RIFF chunks), so corrupt and truncated files are caught
 //     without decoding pixels. The declared mimeType is never trusted.
-//  4. Limits from the header: width*height against MaxInputPixels, frames
-//     against MaxFrames (default 64; an animation longer than that is
-//     omitted rather than walked further by a decoder), and the decoded size
-//     estimate against the processor's whole decode budget.
+//  4. Limits from the header: width*height against MaxInputPixels (checked
+//     first, even when the rest of the file is missing, as the reference
+//     reads it from the header), frames against MaxFrames, and the decoded
+//     size estimate against the processor's whole decode budget. MaxFrames
+//     defaults to 64: only the first frame is ever decoded, but a kept
+//     animation is sent on to the provider whole, and 64 frames covers
+//     ordinary GIF screen recordings while refusing the frame-count bombs
+//     that make providers and viewers decode thousands of frames.
 //  5. Keep (spec step 4): both sides <= MaxDimensionPx and the base64 length
 //     <= MaxBytes. Unchanged when the canonical base64 equals the input,
 //     with MimeType set to the sniffed type (the caller rewrites only the
 //     mime when it differs); Rewritten when the base64 was not canonical.
+//     A kept image's pixels are never decoded (the reference only reads
+//     metadata too): its structure is checked, but damage inside the
+//     compressed pixel data of a kept image is not detected.
 //  6. Resize: libvips thumbnail from the buffer (shrink-on-load, EXIF
 //     auto-rotation, fit inside side x side, never enlarge) over the spec's
 //     side ladder and the qualities 85, 75, 65, 55, 45, 35; the first
-//     candidate whose base64 length fits MaxBytes wins.
+//     candidate whose base64 length fits MaxBytes wins. Sides above the
+//     image's own longest side are skipped, since a thumbnail never
+//     enlarges and they would repeat the same candidates. Decoder warnings
+//     count as failures, so a truncated or damaged scan is Omitted.
 //
 // # Output format
 //
@@ -64,6 +76,8 @@
 // bytes (width*height*bands*bytes-per-sample of the full input, an upper
 // bound: shrink-on-load usually decodes far less). Each worker owns a locked
 // OS thread and calls vips.ShutdownThread before it exits. Results are kept
-// in a content-addressed LRU cache, bounded in bytes and partitioned by
-// tenant.
+// in a content-addressed LRU cache bounded in bytes: the key is the
+// SHA-256 of the input base64 plus the tenant, the limits, the declared
+// mime and the label (the last two change the Result too). Entries are
+// never shared across tenants, and results handed out are copies.
 package images

@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
-	"image/color/palette"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -88,7 +87,8 @@ func encJPEG(t testing.TB, img image.Image, q int) []byte {
 func encPNG(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&b, img); err != nil {
 		t.Fatalf("encode PNG: %v", err)
 	}
 	return b.Bytes()
@@ -102,14 +102,40 @@ func opaque(img *image.NRGBA) image.Image {
 	return out
 }
 
-// encGIF writes frames palettised copies of img, each shifted, as one GIF.
-func encGIF(t testing.TB, img image.Image, frames int) []byte {
+// cube is a 6x6x6 colour cube palette; cubeIndex maps a colour onto it
+// with arithmetic instead of a nearest-colour search.
+var cube = func() color.Palette {
+	p := make(color.Palette, 0, 216)
+	for r := range 6 {
+		for g := range 6 {
+			for b := range 6 {
+				p = append(p, color.RGBA{uint8(r * 51), uint8(g * 51), uint8(b * 51), 255})
+			}
+		}
+	}
+	return p
+}()
+
+func cubeIndex(r, g, b uint8) uint8 {
+	q := func(v uint8) int { return (int(v) + 25) / 51 }
+	return uint8(q(r)*36 + q(g)*6 + q(b))
+}
+
+// encGIF writes frames colour-cube copies of img, each shifted by 7 px
+// more, as one GIF.
+func encGIF(t testing.TB, img *image.NRGBA, frames int) []byte {
 	t.Helper()
 	g := &gif.GIF{}
 	b := img.Bounds()
 	for i := range frames {
-		p := image.NewPaletted(b, palette.Plan9)
-		draw.Draw(p, b, img, image.Point{X: i * 7}, draw.Src)
+		p := image.NewPaletted(b, cube)
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				sx := min(x+i*7, b.Max.X-1)
+				o := img.PixOffset(sx, y)
+				p.Pix[p.PixOffset(x, y)] = cubeIndex(img.Pix[o], img.Pix[o+1], img.Pix[o+2])
+			}
+		}
 		g.Image = append(g.Image, p)
 		g.Delay = append(g.Delay, 10)
 	}

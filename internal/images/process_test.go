@@ -32,8 +32,8 @@ func process(t testing.TB, p *Processor, r Request) Result {
 func TestProcessGoodImages(t *testing.T) {
 	p := newTestProcessor(t, Config{Workers: 2, CacheBytes: -1})
 	big := pattern(4000, 3000, false)
-	alpha := pattern(2000, 1000, true)
-	square := pattern(2000, 2000, false)
+	alpha := pattern(1500, 750, true)
+	square := pattern(1600, 1600, false)
 	small := pattern(800, 600, false)
 	wide := pattern(1600, 1200, false)
 	tests := []struct {
@@ -47,8 +47,8 @@ func TestProcessGoodImages(t *testing.T) {
 	}{
 		{"JPEG 4000x3000 resized", encJPEG(t, big, 90), big, Rewritten, "image/jpeg", 1200, 900, 6},
 		{"JPEG 800x600 kept", encJPEG(t, small, 90), nil, Unchanged, "image/jpeg", 800, 600, 0},
-		{"PNG without alpha 2000x2000 to JPEG", encPNG(t, opaque(square)), square, Rewritten, "image/jpeg", 1200, 1200, 6},
-		{"PNG with alpha 2000x1000 stays PNG", encPNG(t, alpha), alpha, Rewritten, "image/png", 1200, 600, 4},
+		{"PNG without alpha 1600x1600 to JPEG", encPNG(t, opaque(square)), square, Rewritten, "image/jpeg", 1200, 1200, 6},
+		{"PNG with alpha 1500x750 stays PNG", encPNG(t, alpha), alpha, Rewritten, "image/png", 1200, 600, 4},
 		{"PNG 800x600 kept", encPNG(t, small), nil, Unchanged, "image/png", 800, 600, 0},
 		{"WebP 1600x1200 to JPEG", encWebP(t, encPNG(t, opaque(wide))), wide, Rewritten, "image/jpeg", 1200, 900, 8},
 		{"WebP 800x600 kept", encWebP(t, encPNG(t, small)), nil, Unchanged, "image/webp", 800, 600, 0},
@@ -93,7 +93,7 @@ func TestProcessGoodImages(t *testing.T) {
 
 func TestProcessKeepsAlpha(t *testing.T) {
 	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
-	res := process(t, p, Request{Data: b64(encPNG(t, pattern(2400, 1200, true))), MimeType: "image/png"})
+	res := process(t, p, Request{Data: b64(encPNG(t, pattern(1500, 750, true))), MimeType: "image/png"})
 	if res.Outcome != Rewritten || res.MimeType != "image/png" {
 		t.Fatalf("got %v %q, want a rewritten PNG", res.Outcome, res.MimeType)
 	}
@@ -108,7 +108,7 @@ func TestProcessKeepsAlpha(t *testing.T) {
 
 func TestProcessAutoRotatesByEXIF(t *testing.T) {
 	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
-	src := pattern(2400, 1200, false)
+	src := pattern(1400, 700, false)
 	res := process(t, p, Request{Data: b64(withEXIFOrientation(encJPEG(t, src, 90), 6))})
 	if res.Outcome != Rewritten || res.Width != 600 || res.Height != 1200 {
 		t.Fatalf("got %v %dx%d, want rewritten 600x1200", res.Outcome, res.Width, res.Height)
