@@ -16,14 +16,21 @@
 // partition applies backpressure to the Source. Offsets acked after a failed
 // one are not stored at all.
 //
-// Partitions can be dropped (a rebalance moved them away); tickets of a
-// dropped partition still ack exactly once but no longer move any commit
-// point, so a Source never commits a partition it no longer owns on the
-// strength of stale acks.
+// A consumer-group Source tells the Checkpointer each new assignment
+// (Assign). Partitions that moved away are dropped: tickets of a dropped
+// partition still ack exactly once but no longer move any commit point, so a
+// Source never commits a partition it no longer owns on the strength of
+// stale acks. Every assignment starts a new epoch; a record fetched in an
+// earlier epoch can only be tracked into partition state that existed then
+// (TrackAt returns ErrStale otherwise). This matters when a partition moves
+// away and comes back: its fresh state must not start from a record fetched
+// before the move, or the commit point could jump over records that were
+// in flight in the dropped state.
 package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -40,12 +47,20 @@ type Key struct {
 // String returns "topic/partition".
 func (k Key) String() string { return fmt.Sprintf("%s/%d", k.Topic, k.Partition) }
 
+// ErrStale is returned by TrackAt for a record of a partition that is not in
+// the current assignment, or whose state is newer than the record's fetch.
+// The Source drops such a record: the partition's current owner reads it
+// from the committed offset.
+var ErrStale = errors.New("checkpoint: record belongs to an earlier assignment")
+
 // Checkpointer tracks in-flight offsets for many partitions. It is safe for
 // concurrent use.
 type Checkpointer struct {
 	maxInFlight int
 	mu          sync.Mutex
 	parts       map[Key]*partition
+	epoch       int64        // incremented by Assign
+	assigned    map[Key]bool // nil until the first Assign: every partition allowed
 	closed      chan struct{}
 	closeOnce   sync.Once
 }
@@ -57,6 +72,7 @@ type partition struct {
 	failed    int64         // lowest offset acked with an error, or -1
 	next      int64         // highest offset seen + 1, or -1 before the first
 	committed int64         // last offset reported by MarkCommitted, or -1
+	epoch     int64         // Checkpointer epoch when this state was created
 	dropped   bool
 	space     chan struct{} // closed and replaced when an ack frees room
 }
@@ -70,21 +86,52 @@ func New(maxInFlight int) (*Checkpointer, error) {
 	return &Checkpointer{maxInFlight: maxInFlight, parts: map[Key]*partition{}, closed: make(chan struct{})}, nil
 }
 
-func newPartition() *partition {
-	return &partition{inflight: map[int64]int{}, failed: -1, next: -1, committed: -1, space: make(chan struct{})}
+func newPartition(epoch int64) *partition {
+	return &partition{inflight: map[int64]int{}, failed: -1, next: -1, committed: -1, epoch: epoch, space: make(chan struct{})}
 }
 
 // Track records offset of key as in flight and returns its Ticket. It blocks
 // while the partition has the maximum number of offsets in flight, until an
 // ack frees room, ctx ends (returning ctx.Err()) or the Checkpointer is closed
-// (returning transport.ErrClosed).
+// (returning transport.ErrClosed). For a Source without assignments.
 func (c *Checkpointer) Track(ctx context.Context, key Key, offset int64) (*Ticket, error) {
+	return c.track(ctx, key, offset, -1)
+}
+
+// Epoch returns the current assignment epoch; a Source notes it when it
+// fetches a record and passes it to TrackAt.
+func (c *Checkpointer) Epoch() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch
+}
+
+// TrackAt is Track for a record fetched during epoch: it returns ErrStale
+// when key is not in the current assignment or its state was created after
+// epoch.
+func (c *Checkpointer) TrackAt(ctx context.Context, key Key, offset, epoch int64) (*Ticket, error) {
+	return c.track(ctx, key, offset, epoch)
+}
+
+// track implements Track (epoch < 0: no epoch check) and TrackAt.
+func (c *Checkpointer) track(ctx context.Context, key Key, offset, epoch int64) (*Ticket, error) {
 	for {
 		c.mu.Lock()
+		if c.assigned != nil && !c.assigned[key] {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("%w: partition %s is not assigned", ErrStale, key)
+		}
 		p, ok := c.parts[key]
 		if !ok {
-			p = newPartition()
+			p = newPartition(c.epoch)
 			c.parts[key] = p
+		}
+		if epoch >= 0 && p.epoch > epoch {
+			if p.count == 0 && p.next < 0 {
+				delete(c.parts, key) // created just now for this record; leave no trace
+			}
+			c.mu.Unlock()
+			return nil, fmt.Errorf("%w: offset %s/%d was fetched before the partition was assigned again", ErrStale, key, offset)
 		}
 		if p.count < c.maxInFlight {
 			p.inflight[offset]++
@@ -134,11 +181,19 @@ func (c *Checkpointer) MarkCommitted(key Key, offset int64) {
 	}
 }
 
-// Retain drops every partition not in keep: their tickets no longer move a
-// commit point and their blocked Track calls move to a fresh partition.
-func (c *Checkpointer) Retain(keep map[Key]bool) {
+// Assign starts a new epoch with the given assignment and drops every
+// partition not in it: their tickets no longer move a commit point, Track
+// calls for them fail with ErrStale, and blocked Track calls wake to find out.
+func (c *Checkpointer) Assign(keep map[Key]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.epoch++
+	c.assigned = make(map[Key]bool, len(keep))
+	for k, v := range keep {
+		if v {
+			c.assigned[k] = true
+		}
+	}
 	for key, p := range c.parts {
 		if !keep[key] {
 			p.dropped = true

@@ -164,23 +164,21 @@ func TestCloseWakesBlockedTrack(t *testing.T) {
 	}
 }
 
-func TestRetainDropsStalePartitions(t *testing.T) {
+func TestAssignDropsStalePartitions(t *testing.T) {
 	c := mustNew(t, 1)
 	p1 := Key{Topic: "jobs", Partition: 1}
 	stale := mustTrack(t, c, p0, 0)
 	kept := mustTrack(t, c, p1, 4)
 
-	blocked := make(chan *Ticket, 1)
+	blocked := make(chan error, 1)
 	go func() {
-		tk, err := c.Track(context.Background(), p0, 9)
-		if err != nil {
-			t.Error(err)
-		}
-		blocked <- tk
+		_, err := c.TrackAt(context.Background(), p0, 9, c.Epoch())
+		blocked <- err
 	}()
-	c.Retain(map[Key]bool{p1: true})
-	fresh := <-blocked // the blocked Track moved to a fresh p0
-
+	c.Assign(map[Key]bool{p1: true})
+	if err := <-blocked; !errors.Is(err, ErrStale) {
+		t.Fatalf("Track blocked on a partition that moved away = %v, want ErrStale", err)
+	}
 	if err := stale.Ack(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +189,55 @@ func TestRetainDropsStalePartitions(t *testing.T) {
 	if commits[p1] != 5 {
 		t.Fatalf("Commits()[p1] = %d, want 5", commits[p1])
 	}
-	if got := commits[p0]; got != 9 {
-		t.Fatalf("Commits()[p0] = %d, want 9 (the stale ack of offset 0 must not count)", got)
+	if got, ok := commits[p0]; ok {
+		t.Fatalf("Commits()[p0] = %d, want nothing: p0 is not assigned", got)
 	}
-	if err := fresh.Ack(nil); err != nil {
+	if got := c.Partitions(); len(got) != 1 || got[0] != p1 {
+		t.Fatalf("Partitions() = %v, want [p1]", got)
+	}
+}
+
+func TestTrackAtRejectsRecordsFromBeforeAReassignment(t *testing.T) {
+	c := mustNew(t, 10)
+	both := map[Key]bool{p0: true, {Topic: "jobs", Partition: 1}: true}
+	c.Assign(both)
+	fetched := c.Epoch()
+	inFlight, err := c.TrackAt(context.Background(), p0, 3, fetched)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Partitions(); len(got) != 2 || got[0] != p0 || got[1] != p1 {
-		t.Fatalf("Partitions() = %v", got)
+
+	// p0 moves away and comes back: its fresh state must not accept a
+	// record fetched before the move (offset 3 was in flight then).
+	c.Assign(map[Key]bool{{Topic: "jobs", Partition: 1}: true})
+	c.Assign(both)
+	if _, err := c.TrackAt(context.Background(), p0, 7, fetched); !errors.Is(err, ErrStale) {
+		t.Fatalf("TrackAt with a pre-move epoch = %v, want ErrStale", err)
+	}
+	if _, ok := c.Commits()[p0]; ok {
+		t.Fatal("the rejected record left a commit point behind")
+	}
+	if err := inFlight.Ack(nil); err != nil { // a late ack of the dropped state changes nothing
+		t.Fatal(err)
+	}
+	// A record fetched in the current epoch starts the fresh state.
+	tk, err := c.TrackAt(context.Background(), p0, 2, c.Epoch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Commits()[p0]; got != 2 {
+		t.Fatalf("Commits()[p0] = %d, want 2", got)
+	}
+	// A partition kept across assignments accepts records from the older epoch.
+	c.Assign(both)
+	if _, err := c.TrackAt(context.Background(), p0, 3, c.Epoch()-1); err != nil {
+		t.Fatalf("TrackAt on a kept partition = %v", err)
+	}
+	if err := tk.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TrackAt(context.Background(), Key{Topic: "jobs", Partition: 2}, 0, c.Epoch()); !errors.Is(err, ErrStale) {
+		t.Fatalf("TrackAt on an unassigned partition = %v, want ErrStale", err)
 	}
 }
 

@@ -43,8 +43,10 @@
 // the Reader's Logger (the messages kafka-go logs when it joins, subscribes
 // and stops a generation's heartbeat), and then (1) drops the checkpoint
 // state of partitions it no longer owns, so late acks of their records never
-// reach a commit; (2) discards records of partitions it does not own that
-// were fetched before the switch; (3) flushes acked offsets at the end and
+// reach a commit; (2) discards records fetched before the switch for
+// partitions it does not own now, or that moved away and came back (their
+// fresh state must start at the committed offset, not at a record fetched
+// earlier; see checkpoint.ErrStale); (3) flushes acked offsets at the end and
 // start of each generation, so a partition that moves carries as little
 // uncommitted work as possible. A commit racing the boundary can still be
 // stale in the narrow window between the end of a generation and the next

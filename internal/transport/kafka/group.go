@@ -100,14 +100,6 @@ func partitionsOf(v interface{}, topic string) (map[int]bool, bool) {
 	return out, true
 }
 
-// owns reports whether partition belongs to the current assignment; before
-// the first assignment is known every partition counts as owned.
-func (g *groupState) owns(partition int) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return !g.known || g.partitions[partition]
-}
-
 // snapshot returns the assigned partitions (sorted), whether the member is
 // in a stable generation, the generation id and the member id.
 func (g *groupState) snapshot() (parts []int, stable bool, generation int32, member string, rebalances int64) {

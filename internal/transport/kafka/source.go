@@ -97,8 +97,9 @@ type Source struct {
 	cp     *checkpoint.Checkpointer
 	group  *groupState
 
-	readMu  sync.Mutex
-	pending *kafkago.Message // fetched but not yet tracked (Track was interrupted)
+	readMu       sync.Mutex
+	pending      *kafkago.Message // fetched but not yet tracked (Track was interrupted)
+	pendingEpoch int64            // checkpointer epoch when pending was fetched
 
 	flush     chan struct{}      // asks the commit loop to commit now
 	loopCtx   context.Context    // ends the commit loop and its commit in progress
@@ -178,16 +179,16 @@ func (s *Source) Read(ctx context.Context) (transport.Record, transport.AckFunc,
 			if err != nil {
 				return transport.Record{}, nil, s.readError(ctx, err)
 			}
-			s.pending = &m
+			s.pending, s.pendingEpoch = &m, s.cp.Epoch()
 		}
 		m := *s.pending
-		if !s.group.owns(m.Partition) {
-			// Fetched before a rebalance moved the partition away: its new owner
+		tk, err := s.cp.TrackAt(ctx, checkpoint.Key{Topic: m.Topic, Partition: m.Partition}, m.Offset, s.pendingEpoch)
+		if errors.Is(err, checkpoint.ErrStale) {
+			// Fetched before a rebalance moved the partition away: its owner
 			// reads it from the committed offset, which never passes this record.
 			s.pending = nil
 			continue
 		}
-		tk, err := s.cp.Track(ctx, checkpoint.Key{Topic: m.Topic, Partition: m.Partition}, m.Offset)
 		if err != nil {
 			return transport.Record{}, nil, err
 		}
@@ -229,7 +230,7 @@ func (s *Source) onAssigned(partitions map[int]bool) {
 	for p := range partitions {
 		keep[checkpoint.Key{Topic: s.cfg.Topic, Partition: p}] = true
 	}
-	s.cp.Retain(keep)
+	s.cp.Assign(keep)
 }
 
 // requestFlush asks the commit loop for a commit now, without blocking.
