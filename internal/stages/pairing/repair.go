@@ -69,10 +69,10 @@ const (
 // occurrence is one tool call of a frame. Duplicate ids within one turn are
 // separate occurrences.
 type occurrence struct {
-	rawID  string // the call's id as written (emitted on synthetic results)
-	key    string // the trimmed id, used for matching
+	rawID  string            // the call's id as written (emitted on synthetic results)
+	key    string            // the trimmed id, used for matching
 	call   *transcript.Block // the call block, for its name when needed
-	result int32  // index into the run's results; -1 when it has none
+	result int32             // index into the run's results; -1 when it has none
 }
 
 // name returns the call's trimmed name ("" when it has none).
@@ -88,6 +88,7 @@ type resultRef struct {
 	idless    bool   // no id and not adopted: never displaced across frames
 	synthetic bool
 	adopt     bool // legacy id-less adoption: write toolCallId and isError
+	plainName bool // its toolName needs no normalisation (see plainName)
 	moved     bool // a remainder message preceded it, or it came from a later frame
 }
 
@@ -101,139 +102,177 @@ type frame struct {
 // repair runs the occurrence-based pairing repair of spec §3.7 over msgs. It
 // returns msgs itself when no entry was added, removed or moved (results may
 // still have been edited in place; the counts say so). The run is linear in
-// the number of messages and blocks: frames are indexed by id, and results
-// displaced across frames are matched through per-id pools.
+// the number of messages and blocks, and reads each message once: frames are
+// indexed by id while the messages stream past, and results displaced across
+// frames are matched through per-id pools when their frame closes.
 func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Message, repairCounts) {
-	var c repairCounts
 	n := len(msgs)
-	kinds := make([]uint8, n)
-	frames := make([]frame, 0, n/8)
-	occs := make([]occurrence, 0, n/8)
+	s := &repairState{
+		msgs:  msgs,
+		kinds: make([]uint8, n),
+		// Typical histories have a frame in every fourth message or so.
+		frames:  make([]frame, 0, n/4),
+		occs:    make([]occurrence, 0, n/4),
+		results: make([]resultRef, 0, n/4),
+		pools:   map[string]*pool{},
+	}
 	for i, m := range msgs {
-		if !m.IsObject() {
-			if bytes.Equal(m.Raw(), []byte("null")) {
-				kinds[i] = kindNull
-			}
-			continue
+		s.add(int32(i), m)
+	}
+	s.closeFrame(int32(n))
+	return s.emit(opts), s.c
+}
+
+// repairState is one run of the repair: steps 1 to 3 of spec §3.7 happen as
+// the messages are added in order, step 4 in emit.
+type repairState struct {
+	msgs      []*transcript.Message
+	kinds     []uint8
+	frames    []frame
+	occs      []occurrence
+	results   []resultRef
+	unclaimed []resultRef // results of the open frame that none of its calls took
+	pools     map[string]*pool
+	synced    int32      // occurrences before this one are in the pools
+	idx       frameIndex // the open frame's calls
+	remainder bool       // a non-result message came since the open frame began
+	c         repairCounts
+}
+
+// add classifies message i and, inside a frame, claims it when it is a
+// result (step 2). An assistant with calls closes the open frame and opens
+// its own (step 1).
+func (s *repairState) add(i int32, m *transcript.Message) {
+	if !m.IsObject() {
+		if bytes.Equal(m.Raw(), []byte("null")) {
+			s.kinds[i] = kindNull
+			return
 		}
-		switch roleOf(m) {
-		case roleResult:
-			kinds[i] = kindResult
-		case roleAssistant:
-			calls := m.ToolCalls()
-			if len(calls) == 0 {
-				continue
-			}
-			kinds[i] = kindFrame
-			f := frame{msg: int32(i), occ0: int32(len(occs))}
+		s.remainder = true
+		return
+	}
+	switch roleOf(m) {
+	case roleResult:
+		s.kinds[i] = kindResult
+		if len(s.frames) > 0 {
+			s.claim(i, m)
+		}
+		return
+	case roleAssistant:
+		if calls := m.ToolCalls(); len(calls) > 0 {
+			s.closeFrame(i)
+			s.kinds[i] = kindFrame
+			f := frame{msg: i, occ0: int32(len(s.occs)), failed: failedTurn(m)}
 			for _, b := range calls {
 				id, _ := b.CallID()
-				occs = append(occs, occurrence{rawID: id, key: strings.TrimSpace(id), call: b, result: -1})
+				s.occs = append(s.occs, occurrence{rawID: id, key: strings.TrimSpace(id), call: b, result: -1})
 			}
-			f.occ1 = int32(len(occs))
-			f.failed = failedTurn(m)
-			frames = append(frames, f)
+			f.occ1 = int32(len(s.occs))
+			s.frames = append(s.frames, f)
+			s.idx.reset(s.occs, f.occ0, f.occ1)
+			s.remainder = false
+			return
 		}
 	}
-	for fi := range frames {
-		frames[fi].end = int32(n)
-		if fi+1 < len(frames) {
-			frames[fi].end = frames[fi+1].msg
-		}
-	}
-
-	results := claimAndDisplace(msgs, kinds, frames, occs, &c)
-	return emit(msgs, kinds, frames, occs, results, opts, &c), c
+	s.remainder = true
 }
 
-// claimAndDisplace does steps 2 and 3 of spec §3.7: every frame claims the
-// results inside it (FIFO per id), and the results no occurrence of their
-// own frame could take move back to a single earlier owner, or are dropped.
-func claimAndDisplace(msgs []*transcript.Message, kinds []uint8, frames []frame, occs []occurrence, c *repairCounts) []resultRef {
-	var results []resultRef
-	var unclaimed []resultRef
-	pools := map[string]*pool{}
-	var idx frameIndex
-	for fi := range frames {
-		f := &frames[fi]
-		idx.reset(occs, f.occ0, f.occ1)
-		unclaimed = unclaimed[:0]
-		seenRemainder := false
-		for i := f.msg + 1; i < f.end; i++ {
-			switch kinds[i] {
-			case kindNull:
-				continue
-			case kindResult:
-			default:
-				seenRemainder = true
-				continue
-			}
-			m := msgs[i]
-			ref := resultRef{msg: i, moved: seenRemainder, synthetic: isSynthetic(m)}
-			var hasID bool
-			ref.key, hasID = m.ResultID()
-			if !hasID {
-				if f.occ1-f.occ0 == 1 && adoptable(m, &occs[f.occ0]) {
-					ref.key, ref.adopt = occs[f.occ0].key, true
-				} else {
-					ref.idless = true
-				}
-			}
-			if o := idx.claim(ref.key, occs); o >= 0 {
-				occs[o].result = int32(len(results))
-				results = append(results, ref)
-				continue
-			}
-			if !idx.has(ref.key, occs) {
-				unclaimed = append(unclaimed, ref)
-				continue
-			}
-			if !ref.synthetic {
-				if o := idx.syntheticHolder(ref.key, occs, results); o >= 0 {
-					occs[o].result = int32(len(results))
-					results = append(results, ref)
-					c.replaced++
-					continue
-				}
-			}
-			c.duplicate++
-		}
-		for o := f.occ0; o < f.occ1; o++ {
-			oc := &occs[o]
-			if oc.key == "" {
-				continue // only id-less results match it, and they never move
-			}
-			if oc.result < 0 {
-				poolFor(pools, oc.key).addNone(o)
-			} else if results[oc.result].synthetic {
-				poolFor(pools, oc.key).addSynthetic(o)
-			}
-		}
-		for _, ref := range unclaimed {
-			p := pools[ref.key]
-			if ref.idless || p == nil {
-				c.orphan++
-				continue
-			}
-			o := p.take(ref.synthetic, occs, results)
-			if o < 0 {
-				c.orphan++
-				continue
-			}
-			if occs[o].result >= 0 {
-				c.replaced++
-			}
-			ref.moved = true
-			occs[o].result = int32(len(results))
-			results = append(results, ref)
+// claim gives result i to the earliest unclaimed call of its id in the open
+// frame, lets a real duplicate replace a synthetic one, drops any other
+// duplicate, and keeps the rest for displacement when the frame closes.
+func (s *repairState) claim(i int32, m *transcript.Message) {
+	f := &s.frames[len(s.frames)-1]
+	ref := resultRef{msg: i, moved: s.remainder, synthetic: isSynthetic(m)}
+	raw, _ := m.Get("toolName")
+	ref.plainName = plainName(raw)
+	var hasID bool
+	ref.key, hasID = m.ResultID()
+	if !hasID {
+		if f.occ1-f.occ0 == 1 && adoptable(m, &s.occs[f.occ0]) {
+			ref.key, ref.adopt = s.occs[f.occ0].key, true
+		} else {
+			ref.idless = true
 		}
 	}
-	return results
+	if o := s.idx.claim(ref.key, s.occs); o >= 0 {
+		s.hold(o, ref)
+		return
+	}
+	if !s.idx.has(ref.key, s.occs) {
+		s.unclaimed = append(s.unclaimed, ref)
+		return
+	}
+	if !ref.synthetic {
+		if o := s.idx.syntheticHolder(ref.key, s.occs, s.results); o >= 0 {
+			s.hold(o, ref)
+			s.c.replaced++
+			return
+		}
+	}
+	s.c.duplicate++
 }
 
-// emit does step 4 of spec §3.7 and returns the new message list, or msgs
-// itself when it is element-wise the same.
-func emit(msgs []*transcript.Message, kinds []uint8, frames []frame, occs []occurrence, results []resultRef, opts repairOptions, c *repairCounts) []*transcript.Message {
+// syncPools adds the calls of closed frames up to occurrence end to the
+// pools. It runs only when a displaced result needs them, so a history
+// without displaced results does no map work; a call's state cannot change
+// between its frame's close and the sync, because only pools reach it then.
+func (s *repairState) syncPools(end int32) {
+	for o := s.synced; o < end; o++ {
+		oc := &s.occs[o]
+		if oc.key == "" {
+			continue // only id-less results match it, and they never move
+		}
+		if oc.result < 0 {
+			poolFor(s.pools, oc.key).addNone(o)
+		} else if s.results[oc.result].synthetic {
+			poolFor(s.pools, oc.key).addSynthetic(o)
+		}
+	}
+	s.synced = end
+}
+
+// hold makes ref the result of occurrence o.
+func (s *repairState) hold(o int32, ref resultRef) {
+	s.occs[o].result = int32(len(s.results))
+	s.results = append(s.results, ref)
+}
+
+// closeFrame ends the open frame at end (step 3): its calls without a real
+// result join the pools, and each result none of its calls took moves back
+// to the single call that can take it, or is dropped as an orphan.
+func (s *repairState) closeFrame(end int32) {
+	if len(s.frames) == 0 {
+		return
+	}
+	f := &s.frames[len(s.frames)-1]
+	f.end = end
+	if len(s.unclaimed) > 0 {
+		s.syncPools(f.occ1)
+	}
+	for _, ref := range s.unclaimed {
+		p := s.pools[ref.key]
+		if ref.idless || p == nil {
+			s.c.orphan++
+			continue
+		}
+		o := p.take(ref.synthetic, s.occs, s.results)
+		if o < 0 {
+			s.c.orphan++
+			continue
+		}
+		if s.occs[o].result >= 0 {
+			s.c.replaced++
+		}
+		ref.moved = true
+		s.hold(o, ref)
+	}
+	s.unclaimed = s.unclaimed[:0]
+}
+
+// emit does step 4 of spec §3.7 and returns the new message list, or the
+// input itself when it is element-wise the same.
+func (s *repairState) emit(opts repairOptions) []*transcript.Message {
+	msgs, kinds, frames, occs, results, c := s.msgs, s.kinds, s.frames, s.occs, s.results, &s.c
 	n := len(msgs)
 	first := n
 	if len(frames) > 0 {
@@ -349,8 +388,8 @@ func fixResult(m *transcript.Message, oc *occurrence, ref *resultRef, c *repairC
 			c.adopted++
 		}
 	}
-	if raw, _ := m.Get("toolName"); plainName(raw) {
-		return // a non-blank, untrimmed-free name without escapes: nothing to do
+	if ref.plainName {
+		return // a non-blank, trimmed name without escapes: nothing to do
 	}
 	name, isString := m.String("toolName")
 	trimmed := strings.TrimSpace(name)
