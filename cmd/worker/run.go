@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -155,15 +156,8 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	src, err := kafka.NewSource(kafka.SourceConfig{
 		Config: kcfg, Topic: cfg.Kafka.JobsTopic, GroupID: cfg.Kafka.GroupID,
 		MaxInFlightPerPartition: cfg.Kafka.MaxInflightPerPartition, CommitInterval: cfg.Kafka.CommitInterval,
-		MaxBytes: int(max(cfg.Limits.MaxCompressedBytes, 1<<20)),
-		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
-			// Closing the reader makes its fetches fail; that is not news.
-			level := slog.LevelWarn
-			if closing.Load() {
-				level = slog.LevelDebug
-			}
-			log.Log(context.Background(), level, "kafka reader: "+fmt.Sprintf(msg, args...))
-		}),
+		MaxBytes:    int(max(cfg.Limits.MaxCompressedBytes, 1<<20)),
+		ErrorLogger: readerErrorLogger(log, &closing),
 	})
 	if err != nil {
 		return err
@@ -238,6 +232,23 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	}
 	log.Info("worker stopped cleanly")
 	return nil
+}
+
+// readerErrorLogger logs kafka-go's reader errors at warn level, except two
+// kinds that are not news: fetches of an idle partition that hit the
+// reader's read deadline ("i/o timeout", kafka-go issues #726 and #998; the
+// reader fetches again at once), and every error once the worker is closing
+// the reader. Those go to debug. A broker that stays away also makes Read
+// fail, which the runner logs itself.
+func readerErrorLogger(log *slog.Logger, closing *atomic.Bool) kafkago.Logger {
+	return kafkago.LoggerFunc(func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		level := slog.LevelWarn
+		if closing.Load() || strings.HasSuffix(msg, "i/o timeout") {
+			level = slog.LevelDebug
+		}
+		log.Log(context.Background(), level, "kafka reader: "+msg)
+	})
 }
 
 // kafkaConfig is the connection of cfg to brokers.

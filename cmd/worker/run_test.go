@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,6 +179,28 @@ func TestDescribe(t *testing.T) {
 		}
 		if strings.Contains(got, "\n") {
 			t.Errorf("%s: %q spans lines", tt.name, got)
+		}
+	}
+}
+
+func TestReaderErrorLoggerLevels(t *testing.T) {
+	tests := []struct {
+		msg     string
+		closing bool
+		level   string
+	}{
+		{"the kafka reader got an unknown error reading partition 2 of jobs at offset 0: read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout", false, "DEBUG"},
+		{"failed to dial: connection refused", false, "WARN"},
+		{"failed to dial: connection refused", true, "DEBUG"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		var closing atomic.Bool
+		closing.Store(tt.closing)
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		readerErrorLogger(log, &closing).Printf("%s", tt.msg)
+		if !strings.Contains(buf.String(), "level="+tt.level) {
+			t.Errorf("%q (closing %v) logged %q, want level %s", tt.msg, tt.closing, buf.String(), tt.level)
 		}
 	}
 }
