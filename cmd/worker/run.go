@@ -81,6 +81,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	log := newLogger(cfg.Log, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal drains; a second one ends the process at once
+	}()
 	if err := runWorker(ctx, cfg, opts, demo, log); err != nil {
 		log.Error("the worker stopped with an error", "err", err)
 		fmt.Fprintf(stderr, "worker run: %s\n", firstLine(err.Error()))
