@@ -11,7 +11,7 @@ func readWebP(b []byte) (header, error) {
 	if size+8 > int64(len(b)) {
 		return h, truncated(formatWebP, "RIFF declares %d bytes, the file has %d", size+8, len(b))
 	}
-	if size%2 != 0 || size < 4 {
+	if size < 4 {
 		return h, corrupt(formatWebP, "RIFF size %d is not valid", size)
 	}
 	b = b[:size+8]
@@ -24,7 +24,7 @@ func readWebP(b []byte) (header, error) {
 		}
 		typ := string(b[i : i+4])
 		n := int(binary.LittleEndian.Uint32(b[i+4:]))
-		if n < 0 || i+8+n > len(b) {
+		if i+8+n > len(b) {
 			return h, truncated(formatWebP, "file ends inside the %q chunk", typ)
 		}
 		d := b[i+8 : i+8+n]

@@ -52,7 +52,7 @@ func TestProcessGoodImages(t *testing.T) {
 		{"PNG 800x600 kept", encPNG(t, small), nil, Unchanged, "image/png", 800, 600, 0},
 		{"WebP 1600x1200 to JPEG", encWebP(t, encPNG(t, opaque(wide))), wide, Rewritten, "image/jpeg", 1200, 900, 8},
 		{"WebP 800x600 kept", encWebP(t, encPNG(t, small)), nil, Unchanged, "image/webp", 800, 600, 0},
-		{"animated GIF 1500x1000 to first frame", encGIF(t, pattern(1500, 1000, false), 3), pattern(1500, 1000, false), Rewritten, "", 1200, 800, 16},
+		{"animated GIF 1500x1000 to first frame", encGIF(t, pattern(1500, 1000, false), 3), pattern(1500, 1000, false), Rewritten, "image/jpeg", 1200, 800, 16},
 		{"animated GIF 200x100 kept", encGIF(t, pattern(200, 100, false), 5), nil, Unchanged, "image/gif", 200, 100, 0},
 	}
 	for _, tc := range tests {
