@@ -30,11 +30,14 @@ const responsesMissingToolResultText = "aborted"
 // (spec §3.10), by a later stage.
 var syntheticDetails = []byte(`{"openclawSyntheticMissingToolResult":true,"reason":"missing_tool_result"}`)
 
-// syntheticContent returns the raw content array of a synthetic result.
+// syntheticContent returns the raw content array of a synthetic result. The
+// synthetic results of one run share it, so it is capped at its length: an
+// append by a later stage copies instead of writing into a sibling's value.
 func syntheticContent(text string) []byte {
 	dst := []byte(`[{"type":"text","text":`)
 	dst = transcript.AppendString(dst, text)
-	return append(dst, `}]`...)
+	dst = append(dst, `}]`...)
+	return dst[:len(dst):len(dst)]
 }
 
 // newSynthetic builds the synthetic missing result for a call, in the field
