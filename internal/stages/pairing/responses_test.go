@@ -1,10 +1,12 @@
 package pairing
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -270,4 +272,41 @@ func TestResponsesInvariantRepairsFirst(t *testing.T) {
 	res := stagetest.Case{Target: openAIResponses}.Apply(t, in, ResponsesInvariant())
 	stagetest.Equal(t, res.JSON, want)
 	checkReport(t, res.Report, ResponsesInvariantName, map[string]int{"synthetic": 1, "orphan": 1})
+}
+
+// TestResponsesGuards: outside the Responses family every Responses rule
+// leaves the transcript alone.
+func TestResponsesGuards(t *testing.T) {
+	in := arr(user("x"), asst("toolUse", 1000, tc("functions.read:0|fc_1", "read")), user("y"), asst("stop", 2000, rsThinking))
+	for _, s := range responsesChain() {
+		res := stagetest.Case{Target: stagetest.Anthropic, ModelChanged: true}.Apply(t, in, s)
+		stagetest.Equal(t, res.JSON, in)
+		if len(res.Report.Stages) != 0 {
+			t.Errorf("%s reported %v on an Anthropic target", s.Name, res.Report.Stages)
+		}
+	}
+}
+
+// TestCancelledContext: every rule gives up on a cancelled context before
+// touching the transcript.
+func TestCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := arr(user("x"), asst("toolUse", 1000, tc("c1", "read")))
+	all := append([]stage.Stage{ToolResultPairing()}, responsesChain()...)
+	for _, s := range all {
+		target := openAIResponses
+		if s.Name == ToolResultPairingName {
+			target = stagetest.Anthropic
+		}
+		tr, err := transcript.FromMessages([]byte(in), transcript.Target(target))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := &stage.Env{Policy: policy.Resolve(target), Report: stage.NewReport()}
+		if err := s.Apply(ctx, tr, env); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err = %v, want context.Canceled", s.Name, err)
+		}
+		stagetest.Equal(t, tr.MessagesJSON(), in)
+	}
 }

@@ -1,8 +1,12 @@
 package pairing
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
@@ -298,6 +302,16 @@ func TestToolResultPairingGuards(t *testing.T) {
 	if len(res.Report.Stages) != 0 {
 		t.Errorf("report = %v, want none for a Responses target", res.Report.Stages)
 	}
+	// A policy with the repair off (no table row has one today).
+	tr, err := transcript.FromMessages([]byte(in), transcript.Target(stagetest.Anthropic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &stage.Env{Policy: policy.Policy{API: "anthropic-messages"}, Report: stage.NewReport()}
+	if err := ToolResultPairing().Apply(context.Background(), tr, env); err != nil {
+		t.Fatal(err)
+	}
+	stagetest.Equal(t, tr.MessagesJSON(), in)
 }
 
 func TestToolResultPairingKeepsUntouchedPointers(t *testing.T) {
