@@ -6,10 +6,9 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
-
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // D is the synthetic text when the settings give none.
