@@ -31,9 +31,9 @@ func Default(imgs *images.Processor) []stage.Stage {
 		turns.InterSessionMarker(), // step 1, §3.1
 		turns.AssistantReplay(),    // step 2, §3.2 (and §3.16 Bedrock empty turns)
 		// step 3, §3.3: the image pass (thought signatures §3.9, blank
-		// blocks, images, and tool-call ids where the policy allows here)
+		// blocks, and tool-call ids where the policy allows here); the
+		// images themselves are resized last, see below
 		turns.ThoughtSignatures(),
-		media.Images(imgs),
 		turns.BlankBlocks(),
 		toolcalls.ToolCallIDsInImagePass(),
 		turns.ReplayInvalidSignatures(),   // step 4, §3.4.1
@@ -59,6 +59,13 @@ func Default(imgs *images.Processor) []stage.Stage {
 		turns.AnthropicTurns(),       // §3.12.2
 		media.Pruning(),              // §3.18, per request, behind the TTL gate
 		media.StaleMedia(),           // §3.19
-		turns.ProviderTurns(),        // beyond OpenClaw: the target accepts the shape
+		// §3.3's image part, moved from step 3 to after the per-request
+		// transforms: no rule in between reads image bytes (pruning counts
+		// every image as 8,000 characters whatever its size), so the output
+		// is the same, and images that pruning or stale-media cleanup
+		// replaces are never decoded or resized: in a long session that is
+		// most of them.
+		media.Images(imgs),
+		turns.ProviderTurns(), // beyond OpenClaw: the target accepts the shape
 	}
 }
