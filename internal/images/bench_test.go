@@ -216,6 +216,9 @@ func BenchmarkResize(b *testing.B) {
 	if _, err := exec.LookPath("vipsthumbnail"); err != nil {
 		b.Fatalf("vipsthumbnail is not installed (Debian package libvips-tools): %v", err)
 	}
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		b.Fatalf("GNU time is not installed (Debian package time); it measures CPU and peak RSS: %v", err)
+	}
 	for _, f := range benchFixtures(b) {
 		in := b64(f.raw)
 		b.Run(f.name+"/govips", func(b *testing.B) {
