@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // workerBin is the worker binary built once for the whole package.
@@ -29,5 +31,15 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "integration: building the worker binary: %v\n", err)
 		return 1
 	}
-	return m.Run()
+	before := goleak.IgnoreCurrent()
+	code := m.Run()
+	if code == 0 {
+		// Every broker, collector and worker process of the tests is
+		// stopped by now; a goroutine still running is a leak.
+		if err := goleak.Find(before); err != nil {
+			fmt.Fprintf(os.Stderr, "integration: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
