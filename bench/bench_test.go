@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// TestQuickInProcess runs the in-process part of --quick on a few jobs and
+// writes its results, so the harness cannot rot.
+func TestQuickInProcess(t *testing.T) {
+	o, err := parseOptions([]string{"--quick", "--suite", "inproc", "--jobs", "6", "--duration", "2m", "--out", t.TempDir()}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runSuites(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.InProcess) != 1 {
+		t.Fatalf("got %d in-process runs, want 1 (quick sweeps concurrency 2 only)", len(res.InProcess))
+	}
+	r := res.InProcess[0]
+	if r.Jobs != 6 || r.DeadLetters != 0 || r.CappedByTime || r.JobsPerSec <= 0 || r.MBPerSec <= 0 {
+		t.Errorf("run = %+v, want all 6 jobs ready within the cap", r)
+	}
+	var sum float64
+	names := map[string]bool{}
+	for _, s := range r.Stages {
+		sum += s.Share
+		names[s.Stage] = true
+	}
+	if math.Abs(sum-1) > 0.01 {
+		t.Errorf("stage shares sum to %.3f, want 1", sum)
+	}
+	for _, want := range []string{"images", "tool_result_pairing", "decode+encode"} {
+		if !names[want] {
+			t.Errorf("no share for stage %q in %v", want, r.Stages)
+		}
+	}
+	if err := writeResults(o, res, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(o.out, "quick.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back results
+	if err := json.Unmarshal(data, &back); err != nil || len(back.InProcess) != 1 || back.Workload.Jobs != 6 {
+		t.Errorf("quick.json does not hold the run: %v %+v", err, back.Workload)
+	}
+	if st, err := os.Stat(filepath.Join(o.out, "quick-throughput.png")); err != nil || st.Size() == 0 {
+		t.Errorf("no throughput plot: %v", err)
+	}
+}
+
+func TestParseOptionsErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--suite", "nope"}, {"--jobs", "0"}, {"--duration", "-1s"}, {"--image-size", "big"},
+		{"--concurrency", "1,x"}, {"--pools", "0"}, {"--window", "0"}, {"extra"},
+	} {
+		if _, err := parseOptions(args, io.Discard); err == nil {
+			t.Errorf("parseOptions(%q) = nil error, want one", args)
+		}
+	}
+}
+
+func TestParseOptionsQuickKeepsExplicitFlags(t *testing.T) {
+	o, err := parseOptions([]string{"--quick", "--jobs", "7", "--suite", "codec,e2e"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.jobs != 7 || o.duration != 5*time.Second || o.name != "quick" || strings.Join(o.suites, ",") != "codec,e2e" {
+		t.Errorf("options = %+v", o)
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	var lat []time.Duration
+	for i := 100; i >= 1; i-- {
+		lat = append(lat, time.Duration(i)*time.Millisecond)
+	}
+	p := percentiles(lat)
+	for pct, want := range map[int]float64{0: 1, 1: 1, 50: 50, 95: 95, 99: 99, 100: 100} {
+		if p[pct] != want {
+			t.Errorf("p%d = %v, want %v", pct, p[pct], want)
+		}
+	}
+	if percentiles(nil) != nil {
+		t.Error("percentiles of nothing should be nil")
+	}
+}
+
+func TestJobNumber(t *testing.T) {
+	payload := []byte(`{"job_id":"job-42","tenant":"t","messages":[]}`)
+	for name, rec := range map[string]transport.Record{
+		"plain": {Value: payload},
+		"zstd":  compression.EncodeRecord(transport.Record{Value: payload}, 0),
+	} {
+		if n, err := jobNumber(rec); err != nil || n != 42 {
+			t.Errorf("%s: jobNumber = %d, %v; want 42", name, n, err)
+		}
+	}
+	if _, err := jobNumber(transport.Record{Value: []byte(`{"job_id":"other"}`)}); err == nil {
+		t.Error("a record without a generated job id should be an error")
+	}
+}
+
+func TestLoopbackOnly(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:19092": true, "localhost:9092": true, "[::1]:9092": true,
+		"10.0.0.5:9092": false, "kafka.example.com:9092": false, "127.0.0.1": false,
+	} {
+		if err := loopbackOnly([]string{addr}); (err == nil) != ok {
+			t.Errorf("loopbackOnly(%s) = %v, want ok=%v", addr, err, ok)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// suiteNames are the parts of a run, in the order they run.
+var suiteNames = []string{"inproc", "codec", "images", "pairing", "e2e"}
+
+// options are the bench's flags after defaults and --quick are applied.
+type options struct {
+	command  string
+	suites   []string
+	brokers  []string // empty: the embedded broker inside this process
+	jobs     int      // jobs per load run
+	duration time.Duration
+	seed     uint64
+	messages int // messages per generated history
+	images   int // images per generated history
+	imageW   int
+	imageH   int
+	window   int   // end to end: jobs produced but not yet ready, at most
+	conc     []int // in-process sweep: goroutines calling Process
+	pools    []int // sweep: the worker's job pool sizes (and image pool sizes in process)
+	pairing  []int // history lengths of the pairing suite
+	codecMB  int   // size of the codec suite's job
+	out      string
+	name     string // file prefix of the results: "full" or "quick"
+	quick    bool
+}
+
+// parseOptions reads the flags; --quick shrinks every default it did not
+// see set explicitly.
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	suite := fs.String("suite", "all", "comma-separated suites to run: "+strings.Join(suiteNames, ",")+" or all")
+	brokers := fs.String("brokers", "", "comma-separated Kafka bootstrap `addresses` for the end-to-end suite (default: an embedded broker on a free loopback port)")
+	jobs := fs.Int("jobs", 300, "jobs per load run (in process and end to end)")
+	duration := fs.Duration("duration", 20*time.Second, "time cap of each load run; a run that hits it reports what it finished")
+	seed := fs.Uint64("seed", 1, "seed of the generated sessions")
+	messages := fs.Int("messages", 60, "messages per generated history")
+	imgs := fs.Int("images", 2, "images per generated history (the same picture repeats inside a history)")
+	size := fs.String("image-size", "1920x1080", "generated image size, `WxH` (larger than 1200 px is resized)")
+	window := fs.Int("window", 64, "end to end: most jobs produced but not yet ready")
+	conc := fs.String("concurrency", "1,2,4,8", "in-process sweep: goroutines calling Process")
+	pools := fs.String("pools", "1,2,4,8", "sweep: the worker's job pool sizes end to end, and image pool sizes in process (up to the cores)")
+	pairing := fs.String("pairing", "10000,100000,1000000", "history lengths (messages) of the pairing suite")
+	codecMB := fs.Int("codec-mb", 10, "size in MB of the codec suite's generated job")
+	out := fs.String("out", "bench/results", "`directory` of the JSON results and PNG plots")
+	quick := fs.Bool("quick", false, "a smoke run under a minute: few jobs, short caps, small sweep")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: go run ./bench [flags]\n\nMeasures the pipeline in process and end to end through Kafka, with baselines.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o := options{command: commandLine(args), jobs: *jobs, duration: *duration, seed: *seed, messages: *messages,
+		images: *imgs, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
+	if o.quick {
+		o.name = "quick"
+		shrink := map[string]func(){
+			"jobs":        func() { o.jobs = 100 },
+			"duration":    func() { o.duration = 5 * time.Second },
+			"concurrency": func() { *conc = "2" },
+			"pools":       func() { *pools = "2" },
+			"pairing":     func() { *pairing = "10000" },
+			"codec-mb":    func() { o.codecMB = 2 },
+		}
+		for name, f := range shrink {
+			if !set[name] {
+				f()
+			}
+		}
+	}
+	var err error
+	if o.suites, err = parseSuites(*suite); err != nil {
+		return options{}, err
+	}
+	if *brokers != "" {
+		o.brokers = strings.Split(*brokers, ",")
+	}
+	if _, err := fmt.Sscanf(*size, "%dx%d", &o.imageW, &o.imageH); err != nil || o.imageW <= 0 || o.imageH <= 0 {
+		return options{}, fmt.Errorf("--image-size %q is not WxH with positive sizes", *size)
+	}
+	if o.conc, err = parseInts("concurrency", *conc); err != nil {
+		return options{}, err
+	}
+	if o.pools, err = parseInts("pools", *pools); err != nil {
+		return options{}, err
+	}
+	if o.pairing, err = parseInts("pairing", *pairing); err != nil {
+		return options{}, err
+	}
+	switch {
+	case o.jobs <= 0:
+		return options{}, fmt.Errorf("--jobs must be positive, got %d", o.jobs)
+	case o.duration <= 0:
+		return options{}, fmt.Errorf("--duration must be positive, got %s", o.duration)
+	case o.messages <= 0:
+		return options{}, fmt.Errorf("--messages must be positive, got %d", o.messages)
+	case o.images < 0:
+		return options{}, fmt.Errorf("--images must not be negative, got %d", o.images)
+	case o.window <= 0:
+		return options{}, fmt.Errorf("--window must be positive, got %d", o.window)
+	case o.codecMB <= 0:
+		return options{}, fmt.Errorf("--codec-mb must be positive, got %d", o.codecMB)
+	}
+	return o, nil
+}
+
+// parseSuites expands "all" and checks every name.
+func parseSuites(s string) ([]string, error) {
+	if s == "all" {
+		return suiteNames, nil
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		if !slices.Contains(suiteNames, name) {
+			return nil, fmt.Errorf("--suite: unknown suite %q (known: %s, all)", name, strings.Join(suiteNames, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// parseInts reads a comma-separated list of positive integers.
+func parseInts(flagName, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--%s: %q is not a positive integer", flagName, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// has reports whether the suite is part of this run.
+func (o options) has(suite string) bool { return slices.Contains(o.suites, suite) }

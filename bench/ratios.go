@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+)
+
+// computeRatios derives the headline comparisons from what was measured.
+func computeRatios(res *results) map[string]ratio {
+	out := map[string]ratio{}
+	if real, noop, ok := headlineE2E(res.EndToEnd); ok && noop.JobsPerSec > 0 {
+		out["end_to_end_vs_ceiling"] = ratio{real.JobsPerSec / noop.JobsPerSec,
+			fmt.Sprintf("jobs/s of the real pipeline over the no-op ceiling, same broker, pool %d", real.Pool)}
+	}
+	if h, cli, pure := imageWays(res.Images); h != nil {
+		if cli != nil {
+			out["images_vs_vipsthumbnail"] = ratio{h.ImagesPerSec / cli.ImagesPerSec,
+				fmt.Sprintf("images/s in process over the vipsthumbnail CLI (CPU per image %.0f vs %.0f ms)", h.CPUMsPerImg, cli.CPUMsPerImg)}
+		}
+		if pure != nil {
+			out["images_vs_pure_go"] = ratio{h.ImagesPerSec / pure.ImagesPerSec,
+				fmt.Sprintf("images/s in process over pure Go (CPU per image %.0f vs %.0f ms)", h.CPUMsPerImg, pure.CPUMsPerImg)}
+		}
+	}
+	if len(res.Codec) == 2 && res.Codec[1].MBPerSec > 0 {
+		out["codec_vs_encoding_json"] = ratio{res.Codec[0].MBPerSec / res.Codec[1].MBPerSec,
+			fmt.Sprintf("MB/s of package transcript over encoding/json, decode and re-encode of a %.0f MB job", float64(res.Codec[0].JobBytes)/1e6)}
+	}
+	if n := len(res.Pairing); n > 1 && res.Pairing[0].PairingCPUNsPerMsg > 0 {
+		first, last := res.Pairing[0], res.Pairing[n-1]
+		out["pairing_per_message_growth"] = ratio{last.PairingCPUNsPerMsg / first.PairingCPUNsPerMsg,
+			fmt.Sprintf("pairing CPU time per message at %d messages (%.0f ms CPU in all) over %d messages: 1.0 is linear", last.Messages, last.PairingCPUMs, first.Messages)}
+	}
+	return out
+}
+
+// headlineE2E picks the real and no-op runs at the worker's default pool
+// (2 x cores) when swept, else at the largest pool.
+func headlineE2E(runs []e2eRun) (real, noop e2eRun, ok bool) {
+	want, best := 2*runtime.NumCPU(), 0
+	for _, r := range runs {
+		if r.Pool == want {
+			best = want
+			break
+		}
+		best = max(best, r.Pool)
+	}
+	var haveReal, haveNoop bool
+	for _, r := range runs {
+		if r.Pool != best {
+			continue
+		}
+		if r.Pipeline == "real" {
+			real, haveReal = r, true
+		} else {
+			noop, haveNoop = r, true
+		}
+	}
+	return real, noop, haveReal && haveNoop
+}
+
+// imageWays returns the three image runs by way.
+func imageWays(runs []imageRun) (hygiene, cli, pure *imageRun) {
+	for i := range runs {
+		switch {
+		case strings.HasPrefix(runs[i].Way, "hygiene"):
+			hygiene = &runs[i]
+		case strings.HasPrefix(runs[i].Way, "vipsthumbnail"):
+			cli = &runs[i]
+		case strings.HasPrefix(runs[i].Way, "pure Go"):
+			pure = &runs[i]
+		}
+	}
+	return
+}
+
+// printTable prints the figures as Markdown tables.
+func printTable(w io.Writer, res *results) {
+	m := res.Machine
+	fmt.Fprintf(w, "Machine: %d cores, %s, %d GB, %s, %s; load %s before, %s after.\n\n", m.Cores, m.CPU, m.MemoryGB, m.OS, m.Go, m.LoadBefore, m.LoadAfter)
+	if len(res.InProcess) > 0 {
+		fmt.Fprintln(w, "| in process | jobs | jobs/s | MB/s | CPU ms/job | top stages (share of Process time) |\n| --- | --- | --- | --- | --- | --- |")
+		for _, r := range res.InProcess {
+			fmt.Fprintf(w, "| concurrency %d, image pool %d | %d | %.1f | %.2f | %.1f | %s |\n", r.Concurrency, r.ImagePool, r.Jobs, r.JobsPerSec, r.MBPerSec, r.CPUMsPerJob, topStages(r.Stages, 4))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(res.EndToEnd) > 0 {
+		fmt.Fprintln(w, "| end to end | done/jobs | jobs/s | MB/s | p50 / p95 / p99 ms | worker CPU ms/job | worker peak RSS MB |\n| --- | --- | --- | --- | --- | --- | --- |")
+		for _, r := range res.EndToEnd {
+			fmt.Fprintf(w, "| %s, pool %d, %s | %d/%d | %.1f | %.2f | %.0f / %.0f / %.0f | %.1f | %.0f |\n", r.Pipeline, r.Pool, r.Broker, r.Done, r.Jobs, r.JobsPerSec, r.MBPerSec, r.P50Ms, r.P95Ms, r.P99Ms, r.CPUMsPerJob, r.PeakRSSMB)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(res.Codec) > 0 {
+		fmt.Fprintln(w, "| codec | job MB | ms/op | CPU ms/op | MB/s | alloc MB/op |\n| --- | --- | --- | --- | --- | --- |")
+		for _, r := range res.Codec {
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %.1f | %.0f | %.1f |\n", r.Codec, float64(r.JobBytes)/1e6, r.MsPerOp, r.CPUMsPerOp, r.MBPerSec, r.AllocMBPerOp)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(res.Images) > 0 {
+		fmt.Fprintln(w, "| images | images | images/s | CPU ms/image | out bytes per mix | peak RSS MB |\n| --- | --- | --- | --- | --- | --- |")
+		for _, r := range res.Images {
+			fmt.Fprintf(w, "| %s | %d | %.2f | %.0f | %d | %.0f |\n", r.Way, r.Images, r.ImagesPerSec, r.CPUMsPerImg, r.OutBytes, r.PeakRSSMB)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(res.Pairing) > 0 {
+		fmt.Fprintln(w, "| pairing | job MB | decode ms (CPU) | pairing ms (CPU) | pairing CPU ns/message |\n| --- | --- | --- | --- | --- |")
+		for _, r := range res.Pairing {
+			fmt.Fprintf(w, "| %d messages | %.0f | %.0f (%.0f) | %.0f (%.0f) | %.0f |\n", r.Messages, r.JobMB, r.DecodeMs, r.DecodeCPUMs, r.PairingMs, r.PairingCPUMs, r.PairingCPUNsPerMsg)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, k := range []string{"end_to_end_vs_ceiling", "images_vs_vipsthumbnail", "images_vs_pure_go", "codec_vs_encoding_json", "pairing_per_message_growth"} {
+		if r, ok := res.Ratios[k]; ok {
+			fmt.Fprintf(w, "- %s: %.3g (%s)\n", k, r.Value, r.Means)
+		}
+	}
+}
+
+// topStages names the first n stages with their shares.
+func topStages(s []stageShare, n int) string {
+	var top []string
+	for _, st := range s[:min(n, len(s))] {
+		top = append(top, fmt.Sprintf("%s %.0f%%", st.Stage, 100*st.Share))
+	}
+	return strings.Join(top, ", ")
+}
