@@ -220,3 +220,23 @@ func realResultsKept(tb testing.TB, in string, out []*transcript.Message) string
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// FuzzPairingDamaged explores the damaged-history generator's seed space
+// and checks the provider facts and the real-result guarantees on each.
+func FuzzPairingDamaged(f *testing.F) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		f.Add(seed, uint8(seed*7))
+	}
+	c := stagetest.Case{Target: stagetest.Anthropic}
+	f.Fuzz(func(t *testing.T, seed uint64, turns uint8) {
+		in := damagedHistory(seed, int(turns%64))
+		c.CheckProperties(t, []byte(in), ToolResultPairing())
+		res := c.Apply(t, in, ToolResultPairing())
+		if err := adjacencyViolation(res.Transcript.Messages); err != "" {
+			t.Fatalf("%s\n in: %s\nout: %s", err, in, res.JSON)
+		}
+		if err := realResultsKept(t, in, res.Transcript.Messages); err != "" {
+			t.Fatalf("%s\n in: %s\nout: %s", err, in, res.JSON)
+		}
+	})
+}
