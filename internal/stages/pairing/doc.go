@@ -23,9 +23,12 @@
 // What every target gets from these rules: each assistant with tool calls
 // is followed at once by exactly one result per call, in call order; no
 // result is left without its call; a real result is never dropped in favour
-// of a synthetic one (a late real result replaces a synthetic); and a call
-// removed by an earlier rule gets no synthetic result, because it is no
-// longer in the transcript and its result becomes an orphan.
+// of a synthetic one (a late real result replaces a synthetic, a synthetic
+// never displaces a real one); and a call removed by an earlier rule gets no
+// synthetic result, because it is no longer in the transcript and its
+// result becomes an orphan. The one real result the spec does drop is a
+// displaced one whose id names several unanswered calls (vector V6): it
+// cannot be told which call it answers, so each of them gets a synthetic.
 //
 // Choices the spec leaves open, and where this package goes beyond
 // OpenClaw (each also in the rule's doc comment):
