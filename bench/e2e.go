@@ -40,7 +40,8 @@ type e2eRun struct {
 }
 
 // e2eEnv is what every end-to-end run shares: the worker binary, the
-// broker and a directory for the workers' logs.
+// brokers (none: an embedded one per run) and a directory for the
+// workers' logs.
 type e2eEnv struct {
 	worker  string
 	brokers []string
@@ -49,9 +50,9 @@ type e2eEnv struct {
 	runs    int
 }
 
-// e2eSuite builds the worker, starts the embedded broker unless --brokers
-// names one, and runs the real pipeline and the no-op ceiling at each pool
-// size of the sweep.
+// e2eSuite builds the worker and runs the real pipeline and the no-op
+// ceiling at each pool size of the sweep, on the --brokers cluster or on an
+// embedded broker started for each run with the same configuration.
 func e2eSuite(ctx context.Context, o options, jobs *jobSet, log io.Writer) ([]e2eRun, error) {
 	dir, err := os.MkdirTemp("", "hygiene-bench-e2e-")
 	if err != nil {
@@ -66,12 +67,7 @@ func e2eSuite(ctx context.Context, o options, jobs *jobSet, log io.Writer) ([]e2
 		return nil, fmt.Errorf("building the worker: %w", err)
 	}
 	if len(env.brokers) == 0 {
-		b, err := embedded.Start(embedded.Config{Addr: "127.0.0.1:0", Partitions: 4, MaxMessageBytes: 11 << 20})
-		if err != nil {
-			return nil, fmt.Errorf("starting the embedded broker: %w", err)
-		}
-		defer b.Close()
-		env.brokers, env.broker = []string{b.Addr()}, "embedded kfake (in the bench process)"
+		env.broker = "embedded kfake (in the bench process)"
 	} else {
 		if err := loopbackOnly(env.brokers); err != nil {
 			return nil, err
@@ -141,16 +137,28 @@ func e2eOnce(ctx context.Context, o options, env *e2eEnv, jobs *jobSet, pool int
 	jobsTopic, readyTopic, dlqTopic, group := topicsOf(env.runs)
 	r := e2eRun{Pipeline: map[bool]string{false: "real", true: "noop"}[noop], Broker: env.broker, Pool: pool,
 		Window: o.window, Jobs: len(jobs.values)}
+	brokers := env.brokers
+	if len(brokers) == 0 {
+		// A fresh embedded broker per run: kfake keeps every record in
+		// this process's memory, and a heap grown by earlier runs would
+		// slow the later ones down.
+		b, err := embedded.Start(embedded.Config{Addr: "127.0.0.1:0", Partitions: 4, MaxMessageBytes: 11 << 20})
+		if err != nil {
+			return r, fmt.Errorf("starting the embedded broker: %w", err)
+		}
+		defer b.Close()
+		brokers = []string{b.Addr()}
+	}
 	setup, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := kafka.EnsureTopics(setup, env.brokers, []string{jobsTopic, readyTopic, dlqTopic}, 4); err != nil {
+	if err := kafka.EnsureTopics(setup, brokers, []string{jobsTopic, readyTopic, dlqTopic}, 4); err != nil {
 		return r, fmt.Errorf("creating the run's topics: %w", err)
 	}
 	metricsAddr, err := freeAddr()
 	if err != nil {
 		return r, err
 	}
-	w, err := startWorker(setup, env, noop, workerEnv(env.brokers, jobsTopic, readyTopic, dlqTopic, group, metricsAddr, pool))
+	w, err := startWorker(setup, env, noop, workerEnv(brokers, jobsTopic, readyTopic, dlqTopic, group, metricsAddr, pool))
 	if err != nil {
 		return r, err
 	}
@@ -164,7 +172,7 @@ func e2eOnce(ctx context.Context, o options, env *e2eEnv, jobs *jobSet, pool int
 	if err != nil {
 		return r, err
 	}
-	st, err := stream(load, ctx, env.brokers, jobsTopic, readyTopic, dlqTopic, jobs, o.window)
+	st, err := stream(load, ctx, brokers, jobsTopic, readyTopic, dlqTopic, jobs, o.window)
 	if err != nil {
 		return r, fmt.Errorf("%w (worker log: %s)", err, w.logTail())
 	}

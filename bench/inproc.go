@@ -21,16 +21,21 @@ import (
 // inprocRun is one in-process measurement: goroutines calling
 // Processor.Process over the generated jobs.
 type inprocRun struct {
-	Concurrency  int          `json:"concurrency"`
-	ImagePool    int          `json:"image_pool"`
-	Jobs         int          `json:"jobs"`
-	DeadLetters  int          `json:"dead_letters"`
-	Seconds      float64      `json:"seconds"`
-	JobsPerSec   float64      `json:"jobs_per_sec"`
-	MBPerSec     float64      `json:"mb_per_sec"`
-	CPUMsPerJob  float64      `json:"cpu_ms_per_job"`
-	Stages       []stageShare `json:"stages"`
-	CappedByTime bool         `json:"capped_by_time"`
+	Concurrency int          `json:"concurrency"`
+	ImagePool   int          `json:"image_pool"`
+	Jobs        int          `json:"jobs"`
+	DeadLetters int          `json:"dead_letters"`
+	Seconds     float64      `json:"seconds"`
+	JobsPerSec  float64      `json:"jobs_per_sec"`
+	MBPerSec    float64      `json:"mb_per_sec"`
+	CPUMsPerJob float64      `json:"cpu_ms_per_job"`
+	Stages      []stageShare `json:"stages"`
+	// ImagesResized and ImagesKept count the image blocks libvips resized
+	// and the ones kept as they were (the rest were omitted or replaced by
+	// earlier rules, such as stale-image cleanup, before the images stage).
+	ImagesResized int64 `json:"images_resized"`
+	ImagesKept    int64 `json:"images_kept"`
+	CappedByTime  bool  `json:"capped_by_time"`
 }
 
 // stageShare is one stage's part of the processing time. "decode+encode"
@@ -133,6 +138,8 @@ func inprocOnce(ctx context.Context, o options, jobs *jobSet, c, imagePool int) 
 		CPUMsPerJob: ms(cpu) / float64(max(n, 1)), CappedByTime: int(n) < len(jobs.values),
 	}
 	r.Stages = shares(clock.d, time.Duration(busy.Load()), n)
+	st := imgs.Stats()
+	r.ImagesResized, r.ImagesKept = st.Resized, st.Unchanged
 	return r, nil
 }
 

@@ -31,7 +31,7 @@ type options struct {
 	pairing  []int // history lengths of the pairing suite
 	codecMB  int   // size of the codec suite's job
 	out      string
-	name     string // file prefix of the results: "full" or "quick"
+	name     string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
 	quick    bool
 }
 
@@ -42,11 +42,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	suite := fs.String("suite", "all", "comma-separated suites to run: "+strings.Join(suiteNames, ",")+" or all")
 	brokers := fs.String("brokers", "", "comma-separated Kafka bootstrap `addresses` for the end-to-end suite (default: an embedded broker on a free loopback port)")
-	jobs := fs.Int("jobs", 300, "jobs per load run (in process and end to end)")
+	jobs := fs.Int("jobs", 2000, "jobs per load run (in process and end to end)")
 	duration := fs.Duration("duration", 20*time.Second, "time cap of each load run; a run that hits it reports what it finished")
 	seed := fs.Uint64("seed", 1, "seed of the generated sessions")
 	messages := fs.Int("messages", 60, "messages per generated history")
-	imgs := fs.Int("images", 2, "images per generated history (the same picture repeats inside a history)")
+	imgs := fs.Int("images", 1, "images per generated history (the same picture repeats inside a history)")
 	size := fs.String("image-size", "1920x1080", "generated image size, `WxH` (larger than 1200 px is resized)")
 	window := fs.Int("window", 64, "end to end: most jobs produced but not yet ready")
 	conc := fs.String("concurrency", "1,2,4,8", "in-process sweep: goroutines calling Process")
@@ -91,6 +91,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if *brokers != "" {
 		o.brokers = strings.Split(*brokers, ",")
+		o.name += "-kafka" // results on a real broker do not overwrite the embedded ones
 	}
 	if _, err := fmt.Sscanf(*size, "%dx%d", &o.imageW, &o.imageH); err != nil || o.imageW <= 0 || o.imageH <= 0 {
 		return options{}, fmt.Errorf("--image-size %q is not WxH with positive sizes", *size)

@@ -76,6 +76,7 @@ func throughputPlot(res *results, path string) error {
 		return fmt.Errorf("drawing the throughput plot: %w", err)
 	}
 	p.Legend.Top = true
+	p.Y.Max *= 4 // room for the legend above the lines
 	return save(p, path)
 }
 
@@ -114,7 +115,8 @@ func save(p *plot.Plot, path string) error {
 
 // logTicks labels a log axis at these multiples of every power of ten in
 // range ({1, 2, 5} gives 1, 2, 5, 10, 20, 50, ...), with minor ticks at
-// the other integers of each decade.
+// the other integers of each decade; a range narrower than a decade gets
+// every integer multiple labelled.
 type logTicks []float64
 
 // Ticks implements plot.Ticker.
@@ -128,7 +130,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			tick := plot.Tick{Value: v}
-			if slices.Contains(t, m) {
+			if slices.Contains(t, m) || hi/lo < 10 {
 				tick.Label = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 			out = append(out, tick)

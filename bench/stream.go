@@ -56,6 +56,11 @@ func stream(load, ctx context.Context, brokers []string, jobsTopic, readyTopic, 
 			defer src.Close(context.Background())
 			consume(readCtx, src, topic == dlqTopic, results)
 		}()
+		// The clock starts once the bench's consumers hold their
+		// partitions, so no latency includes their group join.
+		if err := waitAssigned(load, src, topic); err != nil {
+			return streamStats{}, err
+		}
 	}
 
 	n := len(jobs.values)
@@ -158,4 +163,16 @@ func jobNumber(rec transport.Record) (int, error) {
 		return -1, fmt.Errorf("an output record at %s has an unterminated job id", rec.SourceRef())
 	}
 	return strconv.Atoi(string(rest[:end]))
+}
+
+// waitAssigned waits until src holds a stable assignment with partitions.
+func waitAssigned(ctx context.Context, src *kafka.Source, topic string) error {
+	for !src.Ready() || len(src.Partitions()) == 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the bench's consumer of %s got no partitions before the time cap", topic)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
 }
