@@ -3,6 +3,7 @@
 # they are missing (Debian/Ubuntu, through apt; sudo when not root).
 #   always: libvips-dev (the image stage is cgo over libvips)
 #   test:   libvips-tools (vipsthumbnail, the image baseline), kcat, zstd,
+#           GNU time (peak RSS of the baselines in the benchmarks),
 #           Java 17 and Maven (the real Apache Kafka broker of the
 #           integration suite)
 set -euo pipefail
@@ -12,6 +13,7 @@ if [[ "${1:-}" == "test" ]]; then
   command -v vipsthumbnail >/dev/null 2>&1 || need+=(libvips-tools)
   command -v kcat >/dev/null 2>&1 || need+=(kcat)
   command -v zstd >/dev/null 2>&1 || need+=(zstd)
+  [[ -x /usr/bin/time ]] || need+=(time)
   command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null 2>&1 || need+=(maven)
 fi
