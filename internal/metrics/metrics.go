@@ -37,7 +37,8 @@ type Metrics struct {
 	// StageDuration observes seconds spent in each pipeline stage.
 	StageDuration *prometheus.HistogramVec
 	// PoolRunning, PoolWaiting and PoolCapacity describe the job pool:
-	// jobs on a worker, jobs read and waiting for one, and its size.
+	// jobs being processed on a worker, jobs read and not started yet, and
+	// its size.
 	PoolRunning, PoolWaiting, PoolCapacity prometheus.Gauge
 	// InflightBytes and InflightJobs are the jobs read but not yet acked.
 	InflightBytes, InflightJobs prometheus.Gauge
@@ -78,11 +79,11 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"stage"}),
 		PoolRunning: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "pool_running",
-			Help: "Jobs running on a pool worker now.",
+			Help: "Jobs being processed on a pool worker now (writing their output does not hold a worker).",
 		}),
 		PoolWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "pool_waiting",
-			Help: "Jobs read and waiting for a pool worker now.",
+			Help: "Jobs read and not started yet: waiting for a pool worker, their tenant's share, or the job before them with the same key.",
 		}),
 		PoolCapacity: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "pool_capacity",
