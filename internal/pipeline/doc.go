@@ -1,0 +1,28 @@
+// Package pipeline turns job records into ready payloads or dead letters,
+// and runs that work between a transport.Source and two transport.Sinks.
+//
+// The Processor handles one record: bounded decompression, decoding, the
+// target's policy, the stage chain and the ready payload. Its error is only
+// ever the context's; bad input and stage bugs become dead-letter outcomes.
+//
+// The Runner is the service around it:
+//
+//   - a dispatcher that keeps the jobs of one record key in offset order and
+//     runs different keys in parallel;
+//   - a bounded ants pool that holds a worker only while a job is
+//     processed, with a per-tenant cap (no tenant holds more than its share
+//     of the pool, and tenants with waiting work take turns);
+//   - an in-flight budget of jobs and bytes read but not acknowledged;
+//   - output written durably before its input is acknowledged, transient
+//     write errors retried with backoff and never acknowledged, invalid input
+//     and panics sent to the dead-letter topic (design §2 codes and headers)
+//     and then acknowledged;
+//   - a drain on shutdown: stop reading, finish what was read within the
+//     deadline, acknowledge the rest with an error so it is delivered again.
+//
+// Three error classes follow from that: invalid input (dead letter, then
+// ack), transient (retry, no ack) and bug (recovered, dead letter naming the
+// stage, counted). Delivery is at least once; because output is a pure
+// function of the input bytes and the configuration, a redelivered job
+// produces the same bytes again.
+package pipeline
