@@ -7,11 +7,11 @@
 # under .kafka/ in the repository root (ignored by git).
 #
 # Environment:
-#   HYGIENE_KAFKA_PORT             client port (default 19092; the embedded broker defaults to 9092)
-#   HYGIENE_KAFKA_CONTROLLER_PORT  controller port (default client port + 1)
-#   HYGIENE_KAFKA_HEAP             JVM heap (default 512m)
-#   HYGIENE_KAFKA_WAIT_SECONDS     how long start waits for the broker to answer (default 180)
-#   JAVA                           java binary (default: java on PATH; must be Java 17 or newer)
+#   KAFKA_SH_PORT             client port (default 19092; the embedded broker defaults to 9092)
+#   KAFKA_SH_CONTROLLER_PORT  controller port (default client port + 1)
+#   KAFKA_SH_HEAP             JVM heap (default 512m)
+#   KAFKA_SH_WAIT_SECONDS     how long start waits for the broker to answer (default 180)
+#   JAVA                      java binary (default: java on PATH; must be Java 17 or newer)
 #
 # status prints "running pid=… bootstrap=…" and exits 0, or prints "stopped" and exits 3.
 # Data stays in .kafka/data across stop/start; delete .kafka/data for an empty broker.
@@ -29,10 +29,10 @@ CONF="$STATE/server.properties"
 LOG="$STATE/kafka.log"
 OUT="$STATE/kafka.out"
 PIDFILE="$STATE/kafka.pid"
-PORT="${HYGIENE_KAFKA_PORT:-19092}"
-CPORT="${HYGIENE_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
-HEAP="${HYGIENE_KAFKA_HEAP:-512m}"
-WAIT="${HYGIENE_KAFKA_WAIT_SECONDS:-180}"
+PORT="${KAFKA_SH_PORT:-19092}"
+CPORT="${KAFKA_SH_CONTROLLER_PORT:-$((PORT + 1))}"
+HEAP="${KAFKA_SH_HEAP:-512m}"
+WAIT="${KAFKA_SH_WAIT_SECONDS:-180}"
 JAVA="${JAVA:-java}"
 BOOTSTRAP="127.0.0.1:$PORT"
 

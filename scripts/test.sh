@@ -23,17 +23,20 @@ if [[ -n "$unformatted" ]]; then
   log "gofmt would change:"; echo "$unformatted" >&2; exit 1
 fi
 go vet ./...
+(cd helm/chartest && go vet ./...)
 
 started_kafka=""
 if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
+  # Stop the broker at exit only if this run started it.
+  scripts/kafka.sh status >/dev/null 2>&1 || started_kafka=1
   log "starting a real Apache Kafka broker (scripts/kafka.sh)"
   HYGIENE_KAFKA_BROKERS="$(scripts/kafka.sh start)"
   export HYGIENE_KAFKA_BROKERS
-  started_kafka=1
-  trap 'scripts/kafka.sh stop >/dev/null 2>&1 || true' EXIT
+  if [[ -n "$started_kafka" ]]; then
+    trap 'scripts/kafka.sh stop >/dev/null 2>&1 || true' EXIT
+  fi
 fi
 log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
 
 go test -race -timeout 45m "$@" ./...
 (cd helm/chartest && go test -timeout 20m "$@" ./...)
-[[ -n "$started_kafka" ]] && log "stopping the broker"

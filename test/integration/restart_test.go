@@ -71,8 +71,8 @@ func startPrivateKafka(t *testing.T) *privateKafka {
 	kb := &privateKafka{
 		root:   root,
 		script: filepath.Join(root, "scripts", "kafka.sh"),
-		env: append(os.Environ(), "HYGIENE_KAFKA_PORT="+strconv.Itoa(port),
-			"HYGIENE_KAFKA_CONTROLLER_PORT="+strconv.Itoa(cport), "HYGIENE_KAFKA_HEAP=256m"),
+		env: append(os.Environ(), "KAFKA_SH_PORT="+strconv.Itoa(port),
+			"KAFKA_SH_CONTROLLER_PORT="+strconv.Itoa(cport), "KAFKA_SH_HEAP=256m"),
 	}
 	kb.addr = kb.run(t, "start")
 	t.Cleanup(func() { _, _ = kb.exec("stop") })
