@@ -125,3 +125,14 @@ func TestLoopbackOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestRowCommand(t *testing.T) {
+	o, err := parseOptions([]string{"--seed", "3", "--suite", "all", "--pools=1,2", "--out", "x", "--jobs", "50"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := o.rowCommand("--suite", "e2e", "--pools", "2")
+	if want := "go run ./bench --suite e2e --pools 2 --seed 3 --jobs 50"; got != want {
+		t.Errorf("rowCommand = %q, want %q", got, want)
+	}
+}

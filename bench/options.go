@@ -16,6 +16,7 @@ var suiteNames = []string{"inproc", "codec", "images", "pairing", "e2e"}
 // options are the bench's flags after defaults and --quick are applied.
 type options struct {
 	command  string
+	args     []string // as given, for the per-row commands of the table
 	suites   []string
 	brokers  []string // empty: the embedded broker inside this process
 	jobs     int      // jobs per load run
@@ -67,7 +68,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	o := options{command: commandLine(args), jobs: *jobs, duration: *duration, seed: *seed, messages: *messages,
+	o := options{command: commandLine(args), args: args, jobs: *jobs, duration: *duration, seed: *seed, messages: *messages,
 		images: *imgs, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
 	if o.quick {
 		o.name = "quick"
@@ -152,3 +153,23 @@ func parseInts(flagName, s string) ([]int, error) {
 
 // has reports whether the suite is part of this run.
 func (o options) has(suite string) bool { return slices.Contains(o.suites, suite) }
+
+// rowFlags are the flags a table row's command sets itself.
+var rowFlags = map[string]bool{"suite": true, "concurrency": true, "pools": true, "pairing": true, "out": true}
+
+// rowCommand is the command that measures one row of the table again: this
+// run's flags without the ones that choose suites and sweeps, plus extra.
+func (o options) rowCommand(extra ...string) string {
+	rest := []string{}
+	for i := 0; i < len(o.args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(o.args[i], "-"), "=")
+		if rowFlags[name] {
+			if !hasValue {
+				i++ // skip the value
+			}
+			continue
+		}
+		rest = append(rest, o.args[i])
+	}
+	return commandLine(append(extra, rest...))
+}

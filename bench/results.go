@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -86,7 +87,8 @@ func runSuites(ctx context.Context, o options, log io.Writer) (*results, error) 
 	return res, nil
 }
 
-// writeResults writes <out>/<name>.json and the plots, and prints the table.
+// writeResults writes <out>/<name>.json, the plots and <out>/<name>.md
+// (the tables, each row with its command), and prints the tables.
 func writeResults(o options, res *results, log io.Writer) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("making the results directory %s: %w", o.out, err)
@@ -103,7 +105,12 @@ func writeResults(o options, res *results, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "bench: wrote %s %v\n\n", path, plots)
-	printTable(log, res)
+	var table strings.Builder
+	printTable(&table, res, o)
+	tablePath := filepath.Join(o.out, o.name+".md")
+	if err := os.WriteFile(tablePath, []byte(table.String()), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", tablePath, err)
+	}
+	fmt.Fprintf(log, "bench: wrote %s, %s and %v\n\n%s", path, tablePath, plots, table.String())
 	return nil
 }
