@@ -201,8 +201,14 @@ func e2eOnce(ctx context.Context, o options, env *e2eEnv, jobs *jobSet, pool int
 	return r, nil
 }
 
+// maxMessageBytes bounds the record batches the bench and the worker
+// produce: a broker's default max.message.bytes (1,048,588) applies to a
+// whole batch, so a larger bound fails on a stock Kafka topic.
+const maxMessageBytes = 1_000_000
+
 // workerEnv is the worker's configuration for one run, as HYGIENE_
 // variables: fresh topics and group, a free metrics port, the pool size,
+// batches that fit a stock topic,
 // and a one-byte image cache that holds nothing, so every job's images are
 // resized as in process. (images.cache_bytes 0 is documented as "no cache"
 // but reaches images.Config as 0, which means the 64 MiB default.)
@@ -217,6 +223,6 @@ func workerEnv(brokers []string, jobs, ready, dlq, group, metricsAddr string, po
 		"HYGIENE_KAFKA_BROKERS="+strings.Join(brokers, ","),
 		"HYGIENE_KAFKA_JOBS_TOPIC="+jobs, "HYGIENE_KAFKA_READY_TOPIC="+ready, "HYGIENE_KAFKA_DLQ_TOPIC="+dlq,
 		"HYGIENE_KAFKA_GROUP_ID="+group, "HYGIENE_METRICS_LISTEN="+metricsAddr,
-		fmt.Sprintf("HYGIENE_PIPELINE_WORKERS=%d", pool), "HYGIENE_IMAGES_CACHE_BYTES=1", "HYGIENE_LOG_LEVEL=warn",
+		fmt.Sprintf("HYGIENE_PIPELINE_WORKERS=%d", pool), fmt.Sprintf("HYGIENE_KAFKA_MAX_MESSAGE_BYTES=%d", maxMessageBytes), "HYGIENE_IMAGES_CACHE_BYTES=1", "HYGIENE_LOG_LEVEL=warn",
 	)
 }

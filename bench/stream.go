@@ -36,7 +36,7 @@ type outcome struct {
 // until every job is back or load ends. ctx bounds the cleanup.
 func stream(load, ctx context.Context, brokers []string, jobsTopic, readyTopic, dlqTopic string, jobs *jobSet, window int) (streamStats, error) {
 	cfg := kafka.Config{Brokers: brokers, ClientID: "hygiene-bench"}
-	sink, err := kafka.NewSink(kafka.SinkConfig{Config: cfg, Topic: jobsTopic, CompressAbove: -1, MaxMessageBytes: 10 << 20})
+	sink, err := kafka.NewSink(kafka.SinkConfig{Config: cfg, Topic: jobsTopic, CompressAbove: -1, MaxMessageBytes: maxMessageBytes})
 	if err != nil {
 		return streamStats{}, err
 	}
