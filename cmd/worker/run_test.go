@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,7 @@ func TestRunCommandUsageErrors(t *testing.T) {
 // TestRunProducesTheExamples is the README's first command: the embedded
 // broker, every example job produced to it, one line per outcome, exit 0.
 func TestRunProducesTheExamples(t *testing.T) {
+	embeddedOnly(t)
 	t.Setenv("HYGIENE_KAFKA_EMBEDDED_LISTEN", "127.0.0.1:0")
 	t.Setenv("HYGIENE_METRICS_LISTEN", "127.0.0.1:0")
 	examples, err := filepath.Glob("../../examples/*.json")
@@ -203,4 +205,13 @@ func TestReaderErrorLoggerLevels(t *testing.T) {
 			t.Errorf("%q (closing %v) logged %q, want level %s", tt.msg, tt.closing, buf.String(), tt.level)
 		}
 	}
+}
+
+// embeddedOnly hides the brokers of the environment (scripts/test.sh exports
+// HYGIENE_KAFKA_BROKERS for the integration suite) so that the worker starts
+// its embedded broker, as it does on a machine with no configuration.
+func embeddedOnly(t *testing.T) {
+	t.Helper()
+	t.Setenv("HYGIENE_KAFKA_BROKERS", "")
+	os.Unsetenv("HYGIENE_KAFKA_BROKERS")
 }
