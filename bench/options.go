@@ -55,6 +55,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	pairing := fs.String("pairing", "10000,100000,1000000", "history lengths (messages) of the pairing suite")
 	codecMB := fs.Int("codec-mb", 10, "size in MB of the codec suite's generated job")
 	out := fs.String("out", "bench/results", "`directory` of the JSON results and PNG plots")
+	name := fs.String("name", "", "file `prefix` of the results (default full, or quick with --quick; -kafka is added with --brokers)")
 	quick := fs.Bool("quick", false, "a smoke run under a minute: few jobs, short caps, small sweep")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: go run ./bench [flags]\n\nMeasures the pipeline in process and end to end through Kafka, with baselines.\n\nflags:\n")
@@ -89,6 +90,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var err error
 	if o.suites, err = parseSuites(*suite); err != nil {
 		return options{}, err
+	}
+	if *name != "" {
+		o.name = *name
 	}
 	if *brokers != "" {
 		o.brokers = strings.Split(*brokers, ",")
@@ -155,7 +159,7 @@ func parseInts(flagName, s string) ([]int, error) {
 func (o options) has(suite string) bool { return slices.Contains(o.suites, suite) }
 
 // rowFlags are the flags a table row's command sets itself.
-var rowFlags = map[string]bool{"suite": true, "concurrency": true, "pools": true, "pairing": true, "out": true}
+var rowFlags = map[string]bool{"suite": true, "concurrency": true, "pools": true, "pairing": true, "out": true, "name": true}
 
 // rowCommand is the command that measures one row of the table again: this
 // run's flags without the ones that choose suites and sweeps, plus extra.
