@@ -284,36 +284,10 @@ func wrapMessages(elems [][]byte, raw []byte, lim Limits) ([]*Message, error) {
 // and the report, which the caller has already encoded as a JSON object. The
 // output is a pure function of the transcript and the report.
 func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
-	dst = append(dst, `{"job_id":`...)
-	dst = AppendString(dst, t.JobID)
-	dst = append(dst, `,"tenant":`...)
-	dst = AppendString(dst, t.Tenant)
-	dst = append(dst, `,"session_id":`...)
-	dst = AppendString(dst, t.SessionID)
-	dst = append(dst, `,"target":`...)
-	if t.rawTarget != nil {
-		dst = append(dst, t.rawTarget...)
-	} else {
-		dst = t.Target.appendJSON(dst)
-	}
-	dst = append(dst, `,"messages":[`...)
-	for i, m := range t.Messages {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = m.AppendJSON(dst)
-	}
-	dst = append(dst, ']')
-	if len(t.AppendEntries) > 0 {
-		dst = append(dst, `,"append_entries":[`...)
-		for i, e := range t.AppendEntries {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = e.appendJSON(dst)
-		}
-		dst = append(dst, ']')
-	}
+	dst = t.appendEnvelope(dst)
+	dst = append(dst, `,"messages":`...)
+	dst = t.appendMessages(dst)
+	dst = appendEntries(dst, "append_entries", t.AppendEntries)
 	dst = append(dst, `,"report":`...)
 	if len(report) == 0 {
 		report = []byte("{}")
@@ -395,8 +369,39 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 }
 
 // MessagesJSON encodes the message list alone as a JSON array.
-func (t *Transcript) MessagesJSON() []byte {
-	dst := []byte{'['}
+func (t *Transcript) MessagesJSON() []byte { return t.appendMessages(nil) }
+
+// EncodeJob appends the transcript as a job (design §2), the form `worker
+// replay --to-kafka` produces from a session file. Messages are written as
+// their bytes; options are not carried (the consuming workers apply their
+// defaults).
+func (t *Transcript) EncodeJob(dst []byte) []byte {
+	dst = t.appendEnvelope(dst)
+	dst = appendEntries(dst, "custom_entries", t.CustomEntries)
+	dst = append(dst, `,"messages":`...)
+	dst = t.appendMessages(dst)
+	return append(dst, '}')
+}
+
+// appendEnvelope opens the object and writes job_id, tenant, session_id
+// and target (the job's own target bytes when it had them).
+func (t *Transcript) appendEnvelope(dst []byte) []byte {
+	dst = append(dst, `{"job_id":`...)
+	dst = AppendString(dst, t.JobID)
+	dst = append(dst, `,"tenant":`...)
+	dst = AppendString(dst, t.Tenant)
+	dst = append(dst, `,"session_id":`...)
+	dst = AppendString(dst, t.SessionID)
+	dst = append(dst, `,"target":`...)
+	if t.rawTarget != nil {
+		return append(dst, t.rawTarget...)
+	}
+	return t.Target.appendJSON(dst)
+}
+
+// appendMessages writes the message list as a JSON array.
+func (t *Transcript) appendMessages(dst []byte) []byte {
+	dst = append(dst, '[')
 	for i, m := range t.Messages {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -406,30 +411,17 @@ func (t *Transcript) MessagesJSON() []byte {
 	return append(dst, ']')
 }
 
-// EncodeJob appends the transcript as a job (design §2), the form `worker
-// replay --to-kafka` produces from a session file. Messages are written as
-// their bytes; options are not carried (the consuming workers apply their
-// defaults).
-func (t *Transcript) EncodeJob(dst []byte) []byte {
-	dst = append(dst, `{"job_id":`...)
-	dst = AppendString(dst, t.JobID)
-	dst = append(dst, `,"tenant":`...)
-	dst = AppendString(dst, t.Tenant)
-	dst = append(dst, `,"session_id":`...)
-	dst = AppendString(dst, t.SessionID)
-	dst = append(dst, `,"target":`...)
-	dst = t.Target.appendJSON(dst)
-	if len(t.CustomEntries) > 0 {
-		dst = append(dst, `,"custom_entries":[`...)
-		for i, e := range t.CustomEntries {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = e.appendJSON(dst)
-		}
-		dst = append(dst, ']')
+// appendEntries writes `,"<name>":[…]`, or nothing for no entries.
+func appendEntries(dst []byte, name string, entries []CustomEntry) []byte {
+	if len(entries) == 0 {
+		return dst
 	}
-	dst = append(dst, `,"messages":`...)
-	dst = append(dst, t.MessagesJSON()...)
-	return append(dst, '}')
+	dst = append(dst, `,"`+name+`":[`...)
+	for i, e := range entries {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.appendJSON(dst)
+	}
+	return append(dst, ']')
 }
