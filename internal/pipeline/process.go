@@ -121,7 +121,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	}
 	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
 	env.Report.BytesIn = t.InputBytes
-	env.Report.BytesOut = len(t.MessagesJSON())
+	env.Report.BytesOut = t.MessagesSize()
 	report, err := transcript.Marshal(env.Report)
 	if err != nil {
 		out.Code, out.Error, out.Stage = CodeInternalError, fmt.Sprintf("encoding the report: %v", err), "encode"

@@ -214,3 +214,21 @@ func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestMessagesSizeIsTheEncodedLength(t *testing.T) {
+	tr, err := DecodeJob([]byte(cleanJob), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.MessagesSize(), len(tr.MessagesJSON()); got != want {
+		t.Fatalf("unchanged: size %d, encoded %d", got, want)
+	}
+	tr.Messages[0].SetString("content", "a longer content than before")
+	tr.Messages = append(tr.Messages, NewMessage(Field{"role", JSONString("user")}))
+	if got, want := tr.MessagesSize(), len(tr.MessagesJSON()); got != want {
+		t.Fatalf("changed: size %d, encoded %d", got, want)
+	}
+	if (&Transcript{}).MessagesSize() != len("[]") {
+		t.Fatal("empty list")
+	}
+}

@@ -369,7 +369,26 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 }
 
 // MessagesJSON encodes the message list alone as a JSON array.
-func (t *Transcript) MessagesJSON() []byte { return t.appendMessages(nil) }
+func (t *Transcript) MessagesJSON() []byte {
+	return t.appendMessages(make([]byte, 0, t.MessagesSize()))
+}
+
+// MessagesSize is the length of MessagesJSON without building it: unchanged
+// messages count their input bytes; only changed ones are encoded (into one
+// reused buffer).
+func (t *Transcript) MessagesSize() int {
+	n := 2 + max(len(t.Messages)-1, 0)
+	var scratch []byte
+	for _, m := range t.Messages {
+		if !m.Changed() {
+			n += len(m.raw)
+			continue
+		}
+		scratch = m.AppendJSON(scratch[:0])
+		n += len(scratch)
+	}
+	return n
+}
 
 // EncodeJob appends the transcript as a job (design §2), the form `worker
 // replay --to-kafka` produces from a session file. Messages are written as
