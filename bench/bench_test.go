@@ -136,3 +136,10 @@ func TestRowCommand(t *testing.T) {
 		t.Errorf("rowCommand = %q, want %q", got, want)
 	}
 }
+
+func TestHotKeyShare(t *testing.T) {
+	s := &jobSet{keys: [][]byte{[]byte("a/1"), []byte("a/1"), []byte("b/2"), []byte("a/1")}}
+	if got := s.hotKeyShare(); got != 0.75 {
+		t.Errorf("hotKeyShare = %v, want 0.75", got)
+	}
+}

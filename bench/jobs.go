@@ -6,11 +6,11 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 )
 
-// The key mix of the load runs: a few tenants, many sessions, Zipf skew.
+// The key mix of the load runs: a few tenants, many sessions (the skew
+// over them is --key-skew).
 const (
 	benchTenants  = 8
 	benchSessions = 500
-	benchKeySkew  = 1.2
 )
 
 // jobSet is the generated jobs of the load runs, made once per bench run so
@@ -26,7 +26,7 @@ func generatorConfig(o options) sessiongen.Config {
 	return sessiongen.Config{
 		Seed: o.seed, Messages: o.messages, ToolCallDensity: 0.6, Images: o.images,
 		ImageWidth: o.imageW, ImageHeight: o.imageH, Damage: sessiongen.Realistic(),
-		Tenants: benchTenants, Sessions: benchSessions, KeySkew: benchKeySkew,
+		Tenants: benchTenants, Sessions: benchSessions, KeySkew: o.keySkew,
 	}
 }
 
@@ -48,7 +48,20 @@ func (s *jobSet) workload(o options) workload {
 	return workload{
 		Seed: o.seed, Jobs: len(s.values), Messages: o.messages, Images: o.images,
 		ImageSize: fmt.Sprintf("%dx%d", o.imageW, o.imageH), Damage: "sessiongen.Realistic",
-		Tenants: benchTenants, Sessions: benchSessions, KeySkew: benchKeySkew,
+		Tenants: benchTenants, Sessions: benchSessions, KeySkew: o.keySkew,
 		AvgJobBytes: int(s.bytes / int64(max(len(s.values), 1))), DurationCap: o.duration.String(),
+		HotKeyShare: s.hotKeyShare(),
 	}
+}
+
+// hotKeyShare is the fraction of the jobs that carry the most frequent key:
+// the worker runs one key's jobs one after another.
+func (s *jobSet) hotKeyShare() float64 {
+	counts := map[string]int{}
+	top := 0
+	for _, k := range s.keys {
+		counts[string(k)]++
+		top = max(top, counts[string(k)])
+	}
+	return float64(top) / float64(max(len(s.keys), 1))
 }

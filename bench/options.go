@@ -26,11 +26,12 @@ type options struct {
 	images   int // images per generated history
 	imageW   int
 	imageH   int
-	window   int   // end to end: jobs produced but not yet ready, at most
-	conc     []int // in-process sweep: goroutines calling Process
-	pools    []int // sweep: the worker's job pool sizes (and image pool sizes in process)
-	pairing  []int // history lengths of the pairing suite
-	codecMB  int   // size of the codec suite's job
+	keySkew  float64 // Zipf exponent over the sessions (0 or <= 1: uniform)
+	window   int     // end to end: jobs produced but not yet ready, at most
+	conc     []int   // in-process sweep: goroutines calling Process
+	pools    []int   // sweep: the worker's job pool sizes (and image pool sizes in process)
+	pairing  []int   // history lengths of the pairing suite
+	codecMB  int     // size of the codec suite's job
 	out      string
 	name     string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
 	quick    bool
@@ -49,6 +50,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	messages := fs.Int("messages", 60, "messages per generated history")
 	imgs := fs.Int("images", 1, "images per generated history (the same picture repeats inside a history)")
 	size := fs.String("image-size", "1920x1080", "generated image size, `WxH` (larger than 1200 px is resized)")
+	keySkew := fs.Float64("key-skew", 1.2, "Zipf exponent over the 500 sessions (keys); 1 or less is uniform")
 	window := fs.Int("window", 64, "end to end: most jobs produced but not yet ready")
 	conc := fs.String("concurrency", "1,2,4,8", "in-process sweep: goroutines calling Process")
 	pools := fs.String("pools", "1,2,4,8", "sweep: the worker's job pool sizes end to end, and image pool sizes in process (up to the cores)")
@@ -70,7 +72,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o := options{command: commandLine(args), args: args, jobs: *jobs, duration: *duration, seed: *seed, messages: *messages,
-		images: *imgs, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
+		images: *imgs, keySkew: *keySkew, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
 	if o.quick {
 		o.name = "quick"
 		shrink := map[string]func(){
@@ -119,6 +121,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return options{}, fmt.Errorf("--messages must be positive, got %d", o.messages)
 	case o.images < 0:
 		return options{}, fmt.Errorf("--images must not be negative, got %d", o.images)
+	case o.keySkew < 0:
+		return options{}, fmt.Errorf("--key-skew must not be negative, got %g", o.keySkew)
 	case o.window <= 0:
 		return options{}, fmt.Errorf("--window must be positive, got %d", o.window)
 	case o.codecMB <= 0:

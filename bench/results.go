@@ -38,6 +38,7 @@ type workload struct {
 	Sessions    int     `json:"sessions"`
 	KeySkew     float64 `json:"key_skew"`
 	AvgJobBytes int     `json:"avg_job_bytes"`
+	HotKeyShare float64 `json:"hot_key_share"`
 	DurationCap string  `json:"duration_cap"`
 }
 
