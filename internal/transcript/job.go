@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -284,6 +285,7 @@ func wrapMessages(elems [][]byte, raw []byte, lim Limits) ([]*Message, error) {
 // and the report, which the caller has already encoded as a JSON object. The
 // output is a pure function of the transcript and the report.
 func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
+	dst = slices.Grow(dst, t.MessagesSize()+len(report)+len(t.rawTarget)+len(t.JobID)+len(t.Tenant)+len(t.SessionID)+128)
 	dst = t.appendEnvelope(dst)
 	dst = append(dst, `,"messages":`...)
 	dst = t.appendMessages(dst)
