@@ -159,7 +159,17 @@ func rawStringBody(raw []byte) ([]byte, bool) {
 
 // rawWeightedLen returns the pruning estimate of a raw JSON string value
 // without decoding it; 0 when raw is not a string.
-func rawWeightedLen(raw []byte) int64 {
+func rawWeightedLen(raw []byte) int64 { return rawLen(raw, weight) }
+
+// rawUTF16Len returns the JavaScript length of a raw JSON string value
+// without decoding it (a lone escaped surrogate is one unit, as the U+FFFD
+// it decodes to); 0 when raw is not a string.
+func rawUTF16Len(raw []byte) int { return int(rawLen(raw, units)) }
+
+// rawLen sums per(r) over the code points of a raw JSON string value without
+// decoding it; plain ASCII and lone escaped surrogates count 1. It is 0 when
+// raw is not a string.
+func rawLen(raw []byte, per func(rune) int) int64 {
 	body, ok := rawStringBody(raw)
 	if !ok {
 		return 0
@@ -176,34 +186,7 @@ func rawWeightedLen(raw []byte) int64 {
 		if lone {
 			n++
 		} else {
-			n += int64(weight(r))
-		}
-		i = next
-	}
-	return n
-}
-
-// rawUTF16Len returns the JavaScript length of a raw JSON string value
-// without decoding it (a lone escaped surrogate is one unit, as the U+FFFD
-// it decodes to); 0 when raw is not a string.
-func rawUTF16Len(raw []byte) int {
-	body, ok := rawStringBody(raw)
-	if !ok {
-		return 0
-	}
-	n := 0
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c < utf8.RuneSelf && c != '\\' {
-			n++
-			i++
-			continue
-		}
-		r, lone, next := rawCodePoint(body, i)
-		if lone {
-			n++
-		} else {
-			n += units(r)
+			n += int64(per(r))
 		}
 		i = next
 	}
