@@ -44,7 +44,13 @@ func weight(r rune) int {
 }
 
 // weightedLen returns the pruning estimate of a decoded string.
-func weightedLen(s string) int64 {
+func weightedLen(s string) int64 { return decodedLen(s, weight) }
+
+// utf16Len returns the JavaScript length of a decoded string.
+func utf16Len(s string) int { return int(decodedLen(s, units)) }
+
+// decodedLen sums per(r) over the code points of s; ASCII counts 1.
+func decodedLen(s string, per func(rune) int) int64 {
 	var n int64
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -54,24 +60,7 @@ func weightedLen(s string) int64 {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		n += int64(weight(r))
-		i += size
-	}
-	return n
-}
-
-// utf16Len returns the JavaScript length of a decoded string.
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		n += units(r)
+		n += int64(per(r))
 		i += size
 	}
 	return n
