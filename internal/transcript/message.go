@@ -185,8 +185,10 @@ func (m *Message) Blocks() (blocks []*Block, ok bool) {
 			if elems, err := ParseArray(raw); err == nil {
 				m.blocksIsArray = true
 				m.blocks = make([]*Block, len(elems))
+				backing := make([]Block, len(elems)) // one allocation for all the blocks
 				for i, e := range elems {
-					m.blocks[i] = &Block{node{raw: e}}
+					backing[i].raw = e
+					m.blocks[i] = &backing[i]
 				}
 			}
 		}

@@ -44,7 +44,7 @@ func parseObject(raw []byte, maxDepth int, splitKey string) (Object, [][]byte, e
 	if i >= len(raw) || raw[i] != '{' {
 		return Object{}, nil, s.errAt(i, "expected a JSON object")
 	}
-	var fields []Field
+	fields := make([]Field, 0, 8) // a message or block has a handful of members: one allocation
 	var elems [][]byte
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == '}' {
@@ -118,7 +118,7 @@ func (s *scanner) splitArray(i, depth int) ([][]byte, int, error) {
 		return nil, i, &depthError{offset: i, limit: s.maxDepth}
 	}
 	raw := s.data
-	elems := [][]byte{}
+	elems := make([][]byte, 0, 4) // content arrays are short; long arrays grow as usual
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == ']' {
 		return elems, i + 1, nil
