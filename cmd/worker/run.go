@@ -160,6 +160,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	src, err := kafka.NewSource(kafka.SourceConfig{
 		Config: kcfg, Topic: cfg.Kafka.JobsTopic, GroupID: cfg.Kafka.GroupID,
 		MaxInFlightPerPartition: cfg.Kafka.MaxInflightPerPartition, CommitInterval: cfg.Kafka.CommitInterval,
+		SessionTimeout: cfg.Kafka.SessionTimeout, HeartbeatInterval: cfg.Kafka.HeartbeatInterval, RebalanceTimeout: cfg.Kafka.RebalanceTimeout,
 		MaxBytes:    int(max(cfg.Limits.MaxCompressedBytes, 1<<20)),
 		ErrorLogger: readerErrorLogger(log, &closing),
 	})

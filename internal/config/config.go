@@ -34,6 +34,13 @@ type KafkaConfig struct {
 	DLQTopic string `yaml:"dlq_topic"`
 	// CommitInterval is how often acknowledged offsets are committed.
 	CommitInterval time.Duration `yaml:"commit_interval"`
+	// SessionTimeout is how long the group waits for a silent member (a
+	// crashed worker) before its partitions move.
+	SessionTimeout time.Duration `yaml:"session_timeout"`
+	// HeartbeatInterval is how often a member tells the group it is alive.
+	HeartbeatInterval time.Duration `yaml:"heartbeat_interval"`
+	// RebalanceTimeout is how long a rebalance waits for members to rejoin.
+	RebalanceTimeout time.Duration `yaml:"rebalance_timeout"`
 	// MaxInflightPerPartition caps read-but-unacknowledged offsets per partition.
 	MaxInflightPerPartition int `yaml:"max_inflight_per_partition"`
 	// MaxMessageBytes is the largest output record after compression.

@@ -75,6 +75,12 @@ func (c Config) validateKafka(p *problems) {
 			k.JobsTopic, k.ReadyTopic, k.DLQTopic)
 	}
 	p.positive("kafka.commit_interval", k.CommitInterval)
+	p.positive("kafka.session_timeout", k.SessionTimeout)
+	p.positive("kafka.heartbeat_interval", k.HeartbeatInterval)
+	p.positive("kafka.rebalance_timeout", k.RebalanceTimeout)
+	if k.HeartbeatInterval >= k.SessionTimeout {
+		p.add("kafka.heartbeat_interval: must be shorter than kafka.session_timeout (%s), got %s", k.SessionTimeout, k.HeartbeatInterval)
+	}
 	p.atLeast("kafka.max_inflight_per_partition", int64(k.MaxInflightPerPartition), 1)
 	p.atLeast("kafka.max_message_bytes", k.MaxMessageBytes, 1)
 	p.atLeast("kafka.compress_above_bytes", k.CompressAboveBytes, 0)

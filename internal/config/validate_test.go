@@ -23,6 +23,7 @@ func TestValidateNamesEachBadValue(t *testing.T) {
 		{"same topics", func(c *Config) { c.Kafka.DLQTopic = c.Kafka.ReadyTopic }, "must be three different topics"},
 		{"empty group", func(c *Config) { c.Kafka.GroupID = "" }, "kafka.group_id: must not be empty"},
 		{"commit interval", func(c *Config) { c.Kafka.CommitInterval = 0 }, "kafka.commit_interval: must be a positive duration, got 0s"},
+		{"heartbeat not shorter than the session", func(c *Config) { c.Kafka.HeartbeatInterval = c.Kafka.SessionTimeout }, "kafka.heartbeat_interval: must be shorter than kafka.session_timeout (10s), got 10s"},
 		{"cert without key", func(c *Config) { c.Kafka.TLS = TLSConfig{Enabled: true, CertFile: "c.pem"} }, "kafka.tls.cert_file, kafka.tls.key_file: must be set together"},
 		{"tls files while disabled", func(c *Config) { c.Kafka.TLS.CAFile = "ca.pem" }, "kafka.tls.enabled: must be true"},
 		{"sasl mechanism", func(c *Config) { c.Kafka.SASL = SASLConfig{Mechanism: "gssapi", Username: "u"} }, `kafka.sasl.mechanism: must be one of "", "plain", "scram-sha-256", "scram-sha-512", got "gssapi"`},

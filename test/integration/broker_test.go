@@ -83,6 +83,10 @@ func workerEnv(b broker, tp topics, extra ...string) []string {
 		"HYGIENE_KAFKA_GROUP_ID=" + tp.group,
 		"HYGIENE_KAFKA_EMBEDDED_PARTITIONS=4",
 		"HYGIENE_KAFKA_COMMIT_INTERVAL=100ms",
+		// Crashed workers leave the group sooner than with the defaults.
+		"HYGIENE_KAFKA_SESSION_TIMEOUT=6s",
+		"HYGIENE_KAFKA_HEARTBEAT_INTERVAL=300ms",
+		"HYGIENE_KAFKA_REBALANCE_TIMEOUT=10s",
 		"HYGIENE_METRICS_LISTEN=127.0.0.1:0",
 		"HYGIENE_PIPELINE_SHUTDOWN_TIMEOUT=15s",
 		"HYGIENE_LOG_FORMAT=json",
