@@ -325,14 +325,6 @@ func (t *Transcript) SetTarget(tg Target) {
 	t.Target, t.rawTarget = tg, nil
 }
 
-// NowMs returns the job's clock (options.now_ms) and whether it was given.
-func (t *Transcript) NowMs() (int64, bool) {
-	if t.Options.NowMs == nil {
-		return 0, false
-	}
-	return *t.Options.NowMs, true
-}
-
 // ParseTimestamp reads a timestamp value: a JSON number of milliseconds or
 // an RFC 3339 / ISO 8601 string. ok is false when it does not parse.
 func ParseTimestamp(raw []byte) (ms int64, ok bool) {

@@ -50,16 +50,6 @@ func (n *node) Number(key string) (float64, bool) { n.load(); return n.obj.Numbe
 // IsNull reports whether a member is absent or null.
 func (n *node) IsNull(key string) bool { n.load(); return n.obj.IsNull(key) }
 
-// Keys returns the member names in order.
-func (n *node) Keys() []string {
-	n.load()
-	keys := make([]string, len(n.obj.Fields))
-	for i, f := range n.obj.Fields {
-		keys[i] = f.Key
-	}
-	return keys
-}
-
 // Set replaces or appends a member (raw JSON value) and marks the value
 // changed when the bytes differ.
 func (n *node) Set(key string, raw []byte) {
@@ -113,13 +103,6 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 		return append(dst, b.raw...)
 	}
 	return b.obj.AppendJSON(dst)
-}
-
-// Clone returns an independent copy of the block that shares its bytes.
-func (b *Block) Clone() *Block {
-	c := &Block{node: b.node}
-	c.obj = b.obj.Clone()
-	return c
 }
 
 // Message is one entry of a transcript's message list (spec §1.2). Its
@@ -279,25 +262,8 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 	return m.obj.AppendJSON(dst)
 }
 
-// Clone returns an independent copy of the message (members and blocks can
-// be changed without affecting the original); bytes are shared.
-func (m *Message) Clone() *Message {
-	m.flushBlocks()
-	c := &Message{node: m.node}
-	c.obj = m.obj.Clone()
-	return c
-}
-
 // JSONString encodes s as a raw JSON string value.
 func JSONString(s string) []byte { return AppendString(nil, s) }
 
 // JSONInt encodes n as a raw JSON number value.
 func JSONInt(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
-
-// JSONBool encodes b as a raw JSON boolean value.
-func JSONBool(b bool) []byte {
-	if b {
-		return []byte("true")
-	}
-	return []byte("false")
-}

@@ -230,12 +230,6 @@ func (o *Object) Delete(key string) bool {
 	return true
 }
 
-// Clone returns a copy whose member list can be changed independently. The
-// values still alias the same bytes (they are never written in place).
-func (o Object) Clone() Object {
-	return Object{Fields: append([]Field(nil), o.Fields...)}
-}
-
 // AppendJSON appends the object's compact encoding: members in order, values
 // as their raw bytes.
 func (o *Object) AppendJSON(dst []byte) []byte {
