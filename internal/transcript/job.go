@@ -285,7 +285,9 @@ func wrapMessages(elems [][]byte, raw []byte, lim Limits) ([]*Message, error) {
 // and the report, which the caller has already encoded as a JSON object. The
 // output is a pure function of the transcript and the report.
 func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
-	dst = slices.Grow(dst, t.MessagesSize()+len(report)+len(t.rawTarget)+len(t.JobID)+len(t.Tenant)+len(t.SessionID)+128)
+	// The input size is a cheap estimate of the output's (measuring the
+	// output would encode every changed message once more).
+	dst = slices.Grow(dst, t.InputBytes+len(report)+256)
 	dst = t.appendEnvelope(dst)
 	dst = append(dst, `,"messages":`...)
 	dst = t.appendMessages(dst)
