@@ -7,4 +7,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/deps.sh
+# go.mod names the patched toolchain; the Go distribution's go.env says
+# GOTOOLCHAIN=local, which would ignore it. The module proxy serves it.
+export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 exec go run ./cmd/worker run --produce examples "$@"

@@ -13,6 +13,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { echo "test.sh: $*" >&2; }
 
 scripts/deps.sh test
+# go.mod names the patched toolchain; the Go distribution's go.env says
+# GOTOOLCHAIN=local, which would ignore it. The module proxy serves it.
+export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 
 log "downloading Go modules"
 go mod download
