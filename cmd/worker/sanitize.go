@@ -17,7 +17,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-const sanitizeHelp = `usage: worker sanitize [FILE|-] [--target PROVIDER/API/MODEL] [--config FILE]
+const sanitizeHelp = `usage: worker sanitize [FILE|-] [--target PROVIDER/API/MODEL] [--render messages|request] [--config FILE]
 
 Reads one job (JSON; see README, "Job format") from FILE or standard input ("-" or no FILE)
 and writes its ready payload to standard output: the sanitized messages (every
@@ -31,6 +31,10 @@ sanitized for --target PROVIDER/API/MODEL (e.g.
 anthropic/anthropic-messages/claude-opus-4-6), or, without --target, for the
 target of its last assistant turn.
 
+With --render request the payload also carries the provider request body for
+the target (request_format and request: messages, contents or input, with the
+job's system prompt and tools), as the job option "render" does.
+
 Exit status: 0 on success; 2 with a one-line reason on stderr when the input
 is not a valid job or session (the reason is the dead-letter code and
 sentence the worker would give it); 1 on a runtime failure.
@@ -42,6 +46,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	fs := flag.NewFlagSet("sanitize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	target := fs.String("target", "", "read an OpenClaw session file (JSONL) and sanitize it for `PROVIDER/API/MODEL`")
+	render := fs.String("render", "", "`messages|request`: override the job option render (request adds the provider request body)")
 	configPath := fs.String("config", "", "worker configuration `FILE` (default: built-in defaults and HYGIENE_* variables)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), sanitizeHelp); fs.PrintDefaults() }
 	if err := fs.Parse(interleaved(fs, args)); err != nil {
@@ -74,10 +79,13 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	defer closeProc()
 
 	var out pipeline.Outcome
-	if *target == "" && !looksLikeSession(input) {
+	switch {
+	case *target != "" || looksLikeSession(input):
+		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render)
+	case *render != "":
+		out, err = sanitizeJob(ctx, proc, cfg, input, *render)
+	default:
 		out, err = proc.Process(ctx, recordOf(input))
-	} else {
-		out, err = sanitizeSession(ctx, proc, cfg, input, *target)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
@@ -96,7 +104,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 
 // sanitizeSession decodes a JSONL session for the --target (or, without
 // one, for its last assistant turn's target, as replay does) and runs it.
-func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, targetFlag string) (pipeline.Outcome, error) {
+func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, targetFlag, render string) (pipeline.Outcome, error) {
 	tg := transcript.Target{Provider: "unset"}
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
@@ -117,6 +125,19 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 		t.SetTarget(last)
 	}
 	t.Tenant = "local"
+	if render != "" {
+		t.Options.Render = render
+	}
+	return proc.Run(ctx, t)
+}
+
+// sanitizeJob runs a job with its render option replaced by --render.
+func sanitizeJob(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, render string) (pipeline.Outcome, error) {
+	t, err := transcript.DecodeJob(input, limitsOf(cfg))
+	if err != nil {
+		return pipeline.Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error()}, nil
+	}
+	t.Options.Render = render
 	return proc.Run(ctx, t)
 }
 

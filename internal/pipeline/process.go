@@ -14,6 +14,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
+	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
 // Dead-letter codes of design §2 that the processor produces besides the
@@ -89,7 +90,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 // `worker replay`, which decode their input themselves.
 func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
 	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
-	if err := ValidateOptions(t.Options); err != nil {
+	if err := errors.Join(ValidateOptions(t.Options), wire.CheckOptions(t.Options)); err != nil {
 		out.Code, out.Error, out.Stage = string(transcript.CodeInvalidJob), err.Error(), StageDecode
 		return out, nil
 	}
@@ -119,6 +120,9 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 			return out, nil
 		}
 	}
+	if t.Options.Render == wire.RenderRequest {
+		renderRequest(t, env.Policy)
+	}
 	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
 	env.Report.BytesIn = t.InputBytes
 	env.Report.BytesOut = t.MessagesSize()
@@ -130,6 +134,14 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	out.Ready, out.Report = true, env.Report
 	out.Payload = t.EncodePayload(make([]byte, 0, env.Report.BytesOut+len(report)+512), report)
 	return out, nil
+}
+
+// renderRequest adds the provider request body to the payload (job option
+// render: request), from the sanitized messages.
+func renderRequest(t *transcript.Transcript, p policy.Policy) {
+	f := wire.FormatFor(p)
+	body := wire.Render(nil, f, p, t.Messages, wire.Request{System: t.Options.System, Tools: t.Options.Tools})
+	t.Request = &transcript.Request{Format: string(f), Body: body}
 }
 
 // applyStage runs one stage and turns a panic into an error that names it.

@@ -27,6 +27,29 @@ type Options struct {
 	AllowedToolNames                []string        `json:"allowed_tool_names,omitempty"`
 	ReplayInvalid                   bool            `json:"replay_invalid,omitempty"`
 	PreserveLatestAssistantThinking *bool           `json:"preserve_latest_assistant_thinking,omitempty"`
+	// Render is "messages" (the default) or "request": the ready payload
+	// then also carries the provider request body (package wire).
+	Render string `json:"render,omitempty"`
+	// System is the system prompt for the request body: a JSON string or
+	// an array of {"type":"text","text":...} blocks.
+	System json.RawMessage `json:"system,omitempty"`
+	// Tools are the tools the runner offers the model, for the request body.
+	Tools []Tool `json:"tools,omitempty"`
+}
+
+// Tool is one entry of the job option `tools`: a tool the runner offers the
+// model, with its input's JSON Schema.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+}
+
+// Request is a provider request body rendered for the ready payload (job
+// option render: request): its format's name and the body as JSON.
+type Request struct {
+	Format string
+	Body   []byte
 }
 
 // PruningOptions are a job's session-pruning settings (spec §3.18). The
@@ -95,6 +118,9 @@ type Transcript struct {
 	Repair *RepairReport
 	// InputBytes is the size of the decoded input.
 	InputBytes int
+	// Request, when set, is written to the ready payload as request_format
+	// and request.
+	Request *Request
 
 	rawTarget []byte // the job's target object, echoed byte-identical
 }
@@ -291,6 +317,12 @@ func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
 	dst = t.appendEnvelope(dst)
 	dst = append(dst, `,"messages":`...)
 	dst = t.appendMessages(dst)
+	if t.Request != nil {
+		dst = append(dst, `,"request_format":`...)
+		dst = AppendString(dst, t.Request.Format)
+		dst = append(dst, `,"request":`...)
+		dst = append(dst, t.Request.Body...)
+	}
 	dst = appendEntries(dst, "append_entries", t.AppendEntries)
 	dst = append(dst, `,"report":`...)
 	if len(report) == 0 {

@@ -1,0 +1,152 @@
+package wire
+
+import "github.com/hygiene-dev/hygiene/internal/transcript"
+
+// renderAnthropic writes an Anthropic Messages body:
+// {"system":[text blocks],"messages":[...],"tools":[...]}.
+//
+// Each run of user and tool-result turns becomes one user message with
+// every tool_result block first (Anthropic: "tool_result blocks must come
+// first in the user message content", https://docs.anthropic.com/en/docs/build-with-claude/tool-use),
+// so consecutive results are merged and the user's own text follows them;
+// consecutive assistant turns become one assistant message (the API would
+// combine them the same way). Thinking without a signature is left out: the
+// API refuses unsigned thinking blocks.
+func renderAnthropic(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool) []byte {
+	dst = append(dst, '{')
+	if sys != nil {
+		dst = append(dst, `"system":[`...)
+		for i, s := range sys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"type":"text","text":`...)
+			dst = append(dst, s...)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, `],`...)
+	}
+	dst = append(dst, `"messages":[`...)
+	firstMsg := true
+	var content []byte
+	for _, group := range groupUserTurns(turns) {
+		content = content[:0]
+		first := true
+		roleName := "user"
+		if group[0].role == roleAssistant {
+			roleName = "assistant"
+			for i := range group {
+				for _, p := range group[i].parts {
+					content = anthropicBlock(content, p, &first)
+				}
+			}
+		} else {
+			for i := range group {
+				if group[i].role == roleResult {
+					content = anthropicResult(content, &group[i], &first)
+				}
+			}
+			for i := range group {
+				if group[i].role == roleUser {
+					for _, p := range group[i].parts {
+						content = anthropicBlock(content, p, &first)
+					}
+				}
+			}
+		}
+		if first {
+			continue // nothing the API can take
+		}
+		dst = comma(dst, &firstMsg)
+		dst = append(dst, `{"role":"`+roleName+`","content":[`...)
+		dst = append(dst, content...)
+		dst = append(dst, `]}`...)
+	}
+	dst = append(dst, ']')
+	if len(tools) > 0 {
+		dst = append(dst, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"name":`...)
+			dst = transcript.AppendString(dst, t.Name)
+			if t.Description != "" {
+				dst = append(dst, `,"description":`...)
+				dst = transcript.AppendString(dst, t.Description)
+			}
+			dst = append(dst, `,"input_schema":`...)
+			dst = append(dst, toolSchema(t)...)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// anthropicBlock writes one content block, or nothing for a part Anthropic
+// has no place for.
+func anthropicBlock(dst []byte, p part, first *bool) []byte {
+	switch p.kind {
+	case partText:
+		dst = comma(dst, first)
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = append(dst, p.text...)
+	case partImage:
+		dst = comma(dst, first)
+		dst = append(dst, `{"type":"image","source":{"type":"base64","media_type":`...)
+		dst = append(dst, p.mime...)
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, p.data...)
+		dst = append(dst, '}')
+	case partThinking:
+		if p.sig == nil {
+			return dst
+		}
+		dst = comma(dst, first)
+		dst = append(dst, `{"type":"thinking","thinking":`...)
+		dst = append(dst, p.text...)
+		dst = append(dst, `,"signature":`...)
+		dst = append(dst, p.sig...)
+	case partRedacted:
+		if p.sig == nil {
+			return dst
+		}
+		dst = comma(dst, first)
+		dst = append(dst, `{"type":"redacted_thinking","data":`...)
+		dst = append(dst, p.sig...)
+	case partCall:
+		dst = comma(dst, first)
+		dst = append(dst, `{"type":"tool_use","id":`...)
+		dst = append(dst, p.id...)
+		dst = append(dst, `,"name":`...)
+		dst = append(dst, p.name...)
+		dst = append(dst, `,"input":`...)
+		dst = append(dst, p.args...)
+	}
+	return append(dst, '}')
+}
+
+// anthropicResult writes a tool_result block with its text and image blocks.
+func anthropicResult(dst []byte, t *turn, first *bool) []byte {
+	dst = comma(dst, first)
+	dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
+	dst = append(dst, t.callID...)
+	inner := true
+	for _, p := range t.parts {
+		if p.kind != partText && p.kind != partImage {
+			continue
+		}
+		if inner {
+			dst = append(dst, `,"content":[`...)
+		}
+		dst = anthropicBlock(dst, p, &inner)
+	}
+	if !inner {
+		dst = append(dst, ']')
+	}
+	if t.isError {
+		dst = append(dst, `,"is_error":true`...)
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,193 @@
+package wire
+
+import (
+	"bytes"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// renderBedrock writes an Amazon Bedrock Converse body:
+// {"system":[{"text"}],"messages":[...],"toolConfig":{"tools":[...]}}.
+//
+// Turns are grouped as for Anthropic (Converse requires alternating roles,
+// and a toolResult answers its toolUse in the next user message), results
+// first. Images carry their base64 bytes as they were (the JSON form of a
+// blob). Thinking becomes reasoningContent: reasoningText with its
+// signature, or redactedContent; unsigned thinking is left out, as for
+// Anthropic.
+//
+// toolConfig: Converse refuses a history with toolUse or toolResult blocks
+// unless the request has a toolConfig ("The toolConfig field must be defined
+// when using toolUse and toolResult content blocks",
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html).
+// With the job's `tools` they are rendered; with none, every tool name the
+// history calls is declared with the permissive schema {"type":"object"},
+// so the history stays as it is (the tools_offered text form, once it
+// exists as a stage, is the alternative).
+func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool) []byte {
+	dst = append(dst, '{')
+	if sys != nil {
+		dst = append(dst, `"system":[`...)
+		for i, s := range sys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"text":`...)
+			dst = append(dst, s...)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, `],`...)
+	}
+	dst = append(dst, `"messages":[`...)
+	firstMsg := true
+	var content []byte
+	hasToolBlocks := false
+	for _, group := range groupUserTurns(turns) {
+		content = content[:0]
+		first := true
+		roleName := "user"
+		if group[0].role == roleAssistant {
+			roleName = "assistant"
+			for i := range group {
+				for _, p := range group[i].parts {
+					hasToolBlocks = hasToolBlocks || p.kind == partCall
+					content = bedrockBlock(content, p, &first)
+				}
+			}
+		} else {
+			for i := range group {
+				if group[i].role == roleResult {
+					hasToolBlocks = true
+					content = bedrockResult(content, &group[i], &first)
+				}
+			}
+			for i := range group {
+				if group[i].role == roleUser {
+					for _, p := range group[i].parts {
+						content = bedrockBlock(content, p, &first)
+					}
+				}
+			}
+		}
+		if first {
+			continue
+		}
+		dst = comma(dst, &firstMsg)
+		dst = append(dst, `{"role":"`+roleName+`","content":[`...)
+		dst = append(dst, content...)
+		dst = append(dst, `]}`...)
+	}
+	dst = append(dst, ']')
+	switch {
+	case len(tools) > 0:
+		dst = append(dst, `,"toolConfig":{"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"toolSpec":{"name":`...)
+			dst = transcript.AppendString(dst, t.Name)
+			if t.Description != "" {
+				dst = append(dst, `,"description":`...)
+				dst = transcript.AppendString(dst, t.Description)
+			}
+			dst = append(dst, `,"inputSchema":{"json":`...)
+			dst = append(dst, toolSchema(t)...)
+			dst = append(dst, `}}}`...)
+		}
+		dst = append(dst, `]}`...)
+	case hasToolBlocks:
+		names := historyToolNames(turns)
+		if len(names) > 0 {
+			dst = append(dst, `,"toolConfig":{"tools":[`...)
+			for i, name := range names {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, `{"toolSpec":{"name":`...)
+				dst = append(dst, name...)
+				dst = append(dst, `,"inputSchema":{"json":{"type":"object"}}}}`...)
+			}
+			dst = append(dst, `]}`...)
+		}
+	}
+	return append(dst, '}')
+}
+
+// bedrockBlock writes one ContentBlock, or nothing for a part Converse has
+// no place for.
+func bedrockBlock(dst []byte, p part, first *bool) []byte {
+	switch p.kind {
+	case partText:
+		dst = comma(dst, first)
+		dst = append(dst, `{"text":`...)
+		dst = append(dst, p.text...)
+	case partImage:
+		dst = comma(dst, first)
+		dst = bedrockImage(dst, p)
+		return dst
+	case partThinking:
+		if p.sig == nil {
+			return dst
+		}
+		dst = comma(dst, first)
+		dst = append(dst, `{"reasoningContent":{"reasoningText":{"text":`...)
+		dst = append(dst, p.text...)
+		dst = append(dst, `,"signature":`...)
+		dst = append(dst, p.sig...)
+		dst = append(dst, `}}`...)
+	case partRedacted:
+		if p.sig == nil {
+			return dst
+		}
+		dst = comma(dst, first)
+		dst = append(dst, `{"reasoningContent":{"redactedContent":`...)
+		dst = append(dst, p.sig...)
+		dst = append(dst, '}')
+	case partCall:
+		dst = comma(dst, first)
+		dst = append(dst, `{"toolUse":{"toolUseId":`...)
+		dst = append(dst, p.id...)
+		dst = append(dst, `,"name":`...)
+		dst = append(dst, p.name...)
+		dst = append(dst, `,"input":`...)
+		dst = append(dst, p.args...)
+		dst = append(dst, '}')
+	default:
+		return dst
+	}
+	return append(dst, '}')
+}
+
+// bedrockImage writes {"image":{"format":"png","source":{"bytes":"<base64>"}}}
+// (format is the MIME subtype; image/jpg is spelled jpeg).
+func bedrockImage(dst []byte, p part) []byte {
+	dst = append(dst, `{"image":{"format":"`...)
+	sub := mimeSubtype(p.mime)
+	if bytes.Equal(sub, []byte("jpg")) {
+		sub = []byte("jpeg")
+	}
+	dst = append(dst, sub...)
+	dst = append(dst, `","source":{"bytes":`...)
+	dst = append(dst, p.data...)
+	return append(dst, `}}}`...)
+}
+
+// bedrockResult writes a toolResult block with its text and image content.
+func bedrockResult(dst []byte, t *turn, first *bool) []byte {
+	dst = comma(dst, first)
+	dst = append(dst, `{"toolResult":{"toolUseId":`...)
+	dst = append(dst, t.callID...)
+	dst = append(dst, `,"content":[`...)
+	inner := true
+	for _, p := range t.parts {
+		if p.kind == partText || p.kind == partImage {
+			dst = bedrockBlock(dst, p, &inner)
+		}
+	}
+	dst = append(dst, ']')
+	if t.isError {
+		dst = append(dst, `,"status":"error"`...)
+	}
+	return append(dst, `}}`...)
+}

@@ -1,0 +1,191 @@
+package wire
+
+import "github.com/hygiene-dev/hygiene/internal/transcript"
+
+// chatDialect selects the differences between the Chat Completions formats.
+type chatDialect struct {
+	// reasoningContent adds reasoning_content to assistant tool-call turns
+	// (DeepSeek, Kimi / Moonshot; see wantsReasoningContent).
+	reasoningContent bool
+	// mistral names the tool in each tool message (Mistral's tool message
+	// has a name member) and writes no reasoning.
+	mistral bool
+}
+
+// imageMovedText stands in a tool message for the images the renderer moved
+// to the next user message.
+const imageMovedText = "[the tool returned images; they follow in the next user message]"
+
+// renderChat writes an OpenAI Chat Completions body (also Mistral chat):
+// {"messages":[...],"tools":[...]}.
+//
+// The system prompt is the first message. A user turn with a single text is
+// a string content, otherwise text and image_url parts (images as data
+// URLs). An assistant turn's texts are joined into one string content (many
+// OpenAI-compatible servers take only a string there) and its calls become
+// tool_calls with the arguments as a JSON string; thinking is not sent,
+// except as reasoning_content in the thinking dialects.
+//
+// Wire-only repairs:
+//   - reasoning_content: in the DeepSeek and Kimi / Moonshot dialects every
+//     assistant turn with tool calls carries reasoning_content, its
+//     thinking texts joined, or "" when the history has none (a call replayed
+//     from another provider): those APIs refuse a tool-call turn without it
+//     in thinking mode (https://api-docs.deepseek.com/guides/thinking_mode;
+//     anomalyco/opencode#24722, #25758; RooCodeInc/Roo-Code#10171). Turns
+//     without calls get none: DeepSeek ignores it there.
+//   - tool-result images: a tool message takes text only
+//     (https://platform.openai.com/docs/api-reference/chat/create, tool
+//     message content: string or text parts), so the images of a run of
+//     tool results move to one user message right after the run, and a tool
+//     message left with no text says so (imageMovedText).
+func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool, d chatDialect) []byte {
+	dst = append(dst, `{"messages":[`...)
+	first := true
+	if sys != nil {
+		dst = comma(dst, &first)
+		dst = append(dst, `{"role":"system","content":`...)
+		dst = appendJoined(dst, sys, "\n\n")
+		dst = append(dst, '}')
+	}
+	var moved []part
+	for i := range turns {
+		t := &turns[i]
+		switch t.role {
+		case roleUser:
+			dst = chatUser(dst, t.parts, &first)
+		case roleAssistant:
+			dst = chatAssistant(dst, t, d, &first)
+		case roleResult:
+			dst = comma(dst, &first)
+			dst = append(dst, `{"role":"tool","tool_call_id":`...)
+			dst = append(dst, t.callID...)
+			if d.mistral && t.toolName != nil {
+				dst = append(dst, `,"name":`...)
+				dst = append(dst, t.toolName...)
+			}
+			dst = append(dst, `,"content":`...)
+			txt := texts(t.parts)
+			hasImage := false
+			for _, p := range t.parts {
+				if p.kind == partImage {
+					moved = append(moved, p)
+					hasImage = true
+				}
+			}
+			if len(txt) == 0 && hasImage {
+				dst = transcript.AppendString(dst, imageMovedText)
+			} else {
+				dst = appendJoined(dst, txt, "\n")
+			}
+			dst = append(dst, '}')
+			if len(moved) > 0 && (i+1 == len(turns) || turns[i+1].role != roleResult) {
+				dst = chatUser(dst, moved, &first)
+				moved = moved[:0]
+			}
+		}
+	}
+	dst = append(dst, ']')
+	if len(tools) > 0 {
+		dst = append(dst, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"type":"function","function":{"name":`...)
+			dst = transcript.AppendString(dst, t.Name)
+			if t.Description != "" {
+				dst = append(dst, `,"description":`...)
+				dst = transcript.AppendString(dst, t.Description)
+			}
+			dst = append(dst, `,"parameters":`...)
+			dst = append(dst, toolSchema(t)...)
+			dst = append(dst, `}}`...)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// chatUser writes a user message; nothing when it has no text or image.
+func chatUser(dst []byte, parts []part, first *bool) []byte {
+	n, images := 0, 0
+	for _, p := range parts {
+		switch p.kind {
+		case partText:
+			n++
+		case partImage:
+			n++
+			images++
+		}
+	}
+	if n == 0 {
+		return dst
+	}
+	dst = comma(dst, first)
+	dst = append(dst, `{"role":"user","content":`...)
+	if n == 1 && images == 0 {
+		dst = append(dst, texts(parts)[0]...)
+		return append(dst, '}')
+	}
+	dst = append(dst, '[')
+	inner := true
+	for _, p := range parts {
+		switch p.kind {
+		case partText:
+			dst = comma(dst, &inner)
+			dst = append(dst, `{"type":"text","text":`...)
+			dst = append(dst, p.text...)
+			dst = append(dst, '}')
+		case partImage:
+			dst = comma(dst, &inner)
+			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
+			dst = appendDataURL(dst, p.mime, p.data)
+			dst = append(dst, `}}`...)
+		}
+	}
+	return append(dst, `]}`...)
+}
+
+// chatAssistant writes an assistant message; nothing when it has neither
+// text nor calls.
+func chatAssistant(dst []byte, t *turn, d chatDialect, first *bool) []byte {
+	txt := texts(t.parts)
+	calls := t.calls()
+	if len(txt) == 0 && len(calls) == 0 {
+		return dst
+	}
+	dst = comma(dst, first)
+	dst = append(dst, `{"role":"assistant"`...)
+	if len(txt) > 0 {
+		dst = append(dst, `,"content":`...)
+		dst = appendJoined(dst, txt, "")
+	}
+	if len(calls) == 0 {
+		return append(dst, '}')
+	}
+	if d.reasoningContent {
+		var thinking [][]byte
+		for _, p := range t.parts {
+			if p.kind == partThinking {
+				thinking = append(thinking, p.text)
+			}
+		}
+		dst = append(dst, `,"reasoning_content":`...)
+		dst = appendJoined(dst, thinking, "\n")
+	}
+	dst = append(dst, `,"tool_calls":[`...)
+	for i, c := range calls {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"id":`...)
+		dst = append(dst, c.id...)
+		dst = append(dst, `,"type":"function","function":{"name":`...)
+		dst = append(dst, c.name...)
+		dst = append(dst, `,"arguments":`...)
+		dst = appendEncodedJSON(dst, c.args)
+		dst = append(dst, `}}`...)
+	}
+	return append(dst, `]}`...)
+}

@@ -1,0 +1,65 @@
+// Package wire renders a sanitized transcript as the request body of the
+// target provider's own API, so that a runner which does not speak
+// OpenClaw's message model (pi-ai) can send it as it is. One file per
+// format:
+//
+//	anthropic.go  Anthropic Messages       messages (+ system, tools)
+//	bedrock.go    Amazon Bedrock Converse  messages (+ system, toolConfig)
+//	chat.go       OpenAI Chat Completions  messages (+ tools); also Mistral chat
+//	responses.go  OpenAI Responses         input items (+ instructions, tools)
+//	gemini.go     Gemini generateContent   contents (+ systemInstruction, tools)
+//
+// FormatFor picks the format from the target's API; Render writes the body's
+// history part, the system prompt and the tools (job options `system` and
+// `tools`); the runner adds its model parameters (model, max_tokens, ...).
+//
+// # Copying, not decoding
+//
+// Every text, id, signature and base64 image is copied from the
+// transcript's bytes as the raw JSON string it is: base64 is never decoded
+// and re-encoded (a data URL is the string's body spliced after its
+// prefix). Texts are decoded only to join several into one string, and call
+// arguments are compacted to write them as the JSON string OpenAI wants.
+// The output is a pure function of the messages' bytes, the policy and the
+// options: same job, same bytes.
+//
+// # What is left out
+//
+// A part the target format has no place for is not sent: thinking without a
+// signature the target can verify (Anthropic, Bedrock), thinking that is not
+// the target's own (Responses takes its reasoning items only, Gemini its own
+// signed thoughts, Chat Completions none but the reasoning_content below),
+// videos and unknown block types, and messages of roles no provider has
+// (custom). compactionSummary and branchSummary turns are sent as user text
+// (their summary). A message left with nothing to send is skipped.
+//
+// # Wire-only repairs
+//
+// Some refusals exist only at the wire, after the chain's rules; each is a
+// rule of its renderer, documented there with its source:
+//
+//   - DeepSeek, Kimi / Moonshot (chat.go, wantsReasoningContent):
+//     reasoning_content on every assistant tool-call turn, "" when the
+//     history has no thinking for it. Source: api-docs.deepseek.com/guides/thinking_mode;
+//     anomalyco/opencode#24722, #25758; RooCodeInc/Roo-Code#10171.
+//   - Gemini 3 and later (gemini.go, needsSignatureSentinel): the
+//     "skip_thought_signature_validator" signature on the first unsigned
+//     functionCall of each step of the current turn. Gemini 2.5 and the
+//     Gemini 3 image models do not validate, so they get none. Source:
+//     ai.google.dev/gemini-api/docs/thought-signatures, and the Vertex AI page
+//     of the same name.
+//   - Anthropic Messages and Bedrock Converse (anthropic.go, bedrock.go):
+//     tool_result / toolResult blocks first in their user message,
+//     consecutive results merged into one user message, consecutive turns of
+//     one role merged. Source: docs.anthropic.com tool use ("tool_result
+//     blocks must come first"); Converse requires alternating roles.
+//   - Chat Completions and Mistral (chat.go): a tool message takes no image,
+//     so tool-result images move to one user message right after the run of
+//     results.
+//   - Bedrock Converse (bedrock.go): toolConfig whenever the history has tool
+//     blocks; without the job's `tools`, the tools the history calls, each
+//     with the permissive input schema {"type":"object"}.
+//
+// Conformance with each provider's own SDK request types is tested in the
+// separate module test/wiresdk (so the SDKs stay out of this module).
+package wire

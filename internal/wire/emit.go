@@ -1,0 +1,111 @@
+package wire
+
+import "github.com/hygiene-dev/hygiene/internal/transcript"
+
+// stringBody returns a raw JSON string without its quotes. Its escapes stay
+// as they are, so it can be spliced into another JSON string (a data URL).
+func stringBody(raw []byte) []byte { return raw[1 : len(raw)-1] }
+
+// appendDataURL writes "data:<mime>;base64,<data>" from the raw JSON strings
+// of an image block: the base64 is copied, never decoded.
+func appendDataURL(dst, mime, data []byte) []byte {
+	dst = append(dst, `"data:`...)
+	dst = append(dst, stringBody(mime)...)
+	dst = append(dst, `;base64,`...)
+	dst = append(dst, stringBody(data)...)
+	return append(dst, '"')
+}
+
+// appendJoined writes the raw JSON strings texts as one JSON string, joined
+// by sep. A single text is copied as it is.
+func appendJoined(dst []byte, texts [][]byte, sep string) []byte {
+	switch len(texts) {
+	case 0:
+		return append(dst, `""`...)
+	case 1:
+		return append(dst, texts[0]...)
+	}
+	var s []byte
+	for i, t := range texts {
+		if i > 0 {
+			s = append(s, sep...)
+		}
+		if b, ok := transcript.UnquoteBytes(t); ok {
+			s = append(s, b...)
+		}
+	}
+	return transcript.AppendString(dst, string(s))
+}
+
+// appendEncodedJSON writes a compact JSON value as a JSON string (OpenAI's
+// function arguments are a string holding JSON).
+func appendEncodedJSON(dst, raw []byte) []byte { return transcript.AppendString(dst, string(raw)) }
+
+// texts returns the raw text of every text part of ps.
+func texts(ps []part) [][]byte {
+	var out [][]byte
+	for _, p := range ps {
+		if p.kind == partText {
+			out = append(out, p.text)
+		}
+	}
+	return out
+}
+
+// comma appends a separator before every element but the first.
+func comma(dst []byte, first *bool) []byte {
+	if *first {
+		*first = false
+		return dst
+	}
+	return append(dst, ',')
+}
+
+// mimeSubtype returns "png" for "image/png" (Bedrock's image format names).
+func mimeSubtype(mime []byte) []byte {
+	body := stringBody(mime)
+	for i, c := range body {
+		if c == '/' {
+			return body[i+1:]
+		}
+	}
+	return body
+}
+
+// historyToolNames returns the names of the tools the history calls, each
+// once, in order of first use (raw JSON strings).
+func historyToolNames(turns []turn) [][]byte {
+	var names [][]byte
+	seen := map[string]bool{}
+	for i := range turns {
+		for _, p := range turns[i].parts {
+			if p.kind == partCall && !seen[string(p.name)] {
+				seen[string(p.name)] = true
+				names = append(names, p.name)
+			}
+		}
+	}
+	return names
+}
+
+// groupUserTurns splits the history into alternating groups: each assistant
+// turn alone, and each run of user and tool-result turns together, for the
+// formats where one user message carries the results and what follows them.
+func groupUserTurns(turns []turn) [][]turn {
+	var groups [][]turn
+	for i := 0; i < len(turns); {
+		j := i + 1
+		if turns[i].role == roleAssistant {
+			for j < len(turns) && turns[j].role == roleAssistant {
+				j++
+			}
+		} else {
+			for j < len(turns) && turns[j].role != roleAssistant {
+				j++
+			}
+		}
+		groups = append(groups, turns[i:j])
+		i = j
+	}
+	return groups
+}

@@ -1,0 +1,201 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// Format is a provider request format the renderer writes.
+type Format string
+
+// The six formats, named as the ready payload's request_format names them.
+const (
+	AnthropicMessages Format = "anthropic-messages"
+	BedrockConverse   Format = "bedrock-converse"
+	OpenAIChat        Format = "openai-chat-completions"
+	OpenAIResponses   Format = "openai-responses"
+	GeminiContents    Format = "gemini-generate-content"
+	MistralChat       Format = "mistral-chat"
+)
+
+// Formats lists every format, in a fixed order.
+var Formats = []Format{AnthropicMessages, BedrockConverse, OpenAIChat, OpenAIResponses, GeminiContents, MistralChat}
+
+// Render values of the job option `render`.
+const (
+	RenderMessages = "messages" // the default: the sanitized messages only
+	RenderRequest  = "request"  // the messages and the provider request body
+)
+
+// FormatFor picks the request format of a target from its API (spec §1.2
+// lists the values): anthropic-messages; bedrock-converse(-stream); the
+// OpenAI Responses family; google-*; mistral-conversations (or provider
+// mistral). Every other API, openai-completions and custom strings alike,
+// gets Chat Completions, the format OpenAI-compatible servers share.
+func FormatFor(p policy.Policy) Format {
+	switch {
+	case p.API == "anthropic-messages":
+		return AnthropicMessages
+	case strings.HasPrefix(p.API, "bedrock-converse"):
+		return BedrockConverse
+	case p.IsResponsesAPI():
+		return OpenAIResponses
+	case strings.HasPrefix(p.API, "google-"):
+		return GeminiContents
+	case p.API == "mistral-conversations" || p.API == "" && p.Provider == "mistral":
+		return MistralChat
+	}
+	return OpenAIChat
+}
+
+// Request is what a rendered body carries besides the history.
+type Request struct {
+	// System is the job's `system` option: a JSON string or an array of
+	// {"type":"text","text":...} blocks; nil when the job has none.
+	System json.RawMessage
+	// Tools is the job's `tools` option.
+	Tools []transcript.Tool
+}
+
+// Render appends the request body of format f for the sanitized messages:
+// the history member (messages, contents or input), the system prompt and
+// the tools when the job gives them. Model parameters (model, max_tokens,
+// temperature, ...) are the runner's. p is the job's resolved policy (its
+// provider and model select the wire-only repairs). The output is a pure
+// function of the messages' bytes, p and req.
+func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, req Request) []byte {
+	turns := readHistory(msgs)
+	sys := systemTexts(req.System)
+	switch f {
+	case AnthropicMessages:
+		return renderAnthropic(dst, turns, sys, req.Tools)
+	case BedrockConverse:
+		return renderBedrock(dst, turns, sys, req.Tools)
+	case OpenAIResponses:
+		return renderResponses(dst, turns, sys, req.Tools)
+	case GeminiContents:
+		return renderGemini(dst, turns, sys, req.Tools, needsSignatureSentinel(p.Model))
+	case MistralChat:
+		return renderChat(dst, turns, sys, req.Tools, chatDialect{mistral: true})
+	}
+	return renderChat(dst, turns, sys, req.Tools, chatDialect{reasoningContent: wantsReasoningContent(p)})
+}
+
+// CheckOptions rejects the rendering options a job cannot be rendered
+// with, naming the field: an unknown render value, a system prompt that is
+// neither a string nor text blocks, a tool without a name or with a schema
+// that is not an object, a tool name given twice.
+func CheckOptions(o transcript.Options) error {
+	switch o.Render {
+	case "", RenderMessages, RenderRequest:
+	default:
+		return fmt.Errorf("options.render must be %q or %q, got %q", RenderMessages, RenderRequest, o.Render)
+	}
+	if len(o.System) > 0 && systemTexts(o.System) == nil && !bytes.Equal(bytes.TrimSpace(o.System), []byte("null")) {
+		return fmt.Errorf(`options.system must be a string or an array of {"type":"text","text":...} blocks`)
+	}
+	seen := make(map[string]bool, len(o.Tools))
+	for i, tool := range o.Tools {
+		if tool.Name == "" {
+			return fmt.Errorf("options.tools[%d].name must not be empty", i)
+		}
+		if seen[tool.Name] {
+			return fmt.Errorf("options.tools[%d].name %q is given twice", i, tool.Name)
+		}
+		seen[tool.Name] = true
+		if s := bytes.TrimSpace(tool.InputSchema); len(s) > 0 && s[0] != '{' {
+			return fmt.Errorf("options.tools[%d].input_schema must be a JSON object", i)
+		}
+	}
+	return nil
+}
+
+// systemTexts returns the system prompt's texts as raw JSON strings: the
+// string itself, or each text block's text. Nil when there is none or the
+// value has another shape (CheckOptions refuses those).
+func systemTexts(raw json.RawMessage) [][]byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil
+		}
+		return [][]byte{transcript.JSONString(s)}
+	}
+	var blocks []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if raw[0] != '[' || json.Unmarshal(raw, &blocks) != nil || len(blocks) == 0 {
+		return nil
+	}
+	texts := make([][]byte, 0, len(blocks))
+	for _, b := range blocks {
+		if b.Type != "text" || b.Text == nil {
+			return nil
+		}
+		texts = append(texts, transcript.JSONString(*b.Text))
+	}
+	return texts
+}
+
+// toolSchema returns a tool's input schema, {"type":"object"} when the job
+// gave none.
+func toolSchema(t transcript.Tool) []byte {
+	if s := bytes.TrimSpace(t.InputSchema); len(s) > 0 {
+		var buf bytes.Buffer
+		if json.Compact(&buf, s) == nil {
+			return buf.Bytes()
+		}
+	}
+	return []byte(`{"type":"object"}`)
+}
+
+// needsSignatureSentinel reports whether the Gemini model validates thought
+// signatures on the function calls of the current turn: Gemini 3 and later
+// (gemini-3-pro-preview, gemini-3-flash, gemini-3.1-…), except the image
+// models, which the Vertex AI page says do not enforce it. Gemini 2.5
+// accepts calls without a signature. Source: "Thought signatures",
+// https://ai.google.dev/gemini-api/docs/thought-signatures and
+// https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures.
+func needsSignatureSentinel(model string) bool {
+	m := strings.ToLower(model)
+	i := strings.Index(m, "gemini-")
+	if i < 0 || strings.Contains(m, "image") {
+		return false
+	}
+	rest := m[i+len("gemini-"):]
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	major, err := strconv.Atoi(rest[:end])
+	return err == nil && major >= 3
+}
+
+// wantsReasoningContent reports whether a Chat Completions target is one of
+// the thinking-mode APIs that require reasoning_content on assistant
+// tool-call turns: DeepSeek (provider deepseek or a deepseek model) and
+// Moonshot / Kimi (provider moonshot, kimi or kimi-coding, or a kimi model).
+// Sources: https://api-docs.deepseek.com/guides/thinking_mode (tool-call
+// turns must pass reasoning_content back, or the API returns 400; thinking
+// mode is on by default); anomalyco/opencode#24722 and #25758,
+// RooCodeInc/Roo-Code#10171 ("Missing reasoning_content field in the
+// assistant message at message index N" from Kimi).
+func wantsReasoningContent(p policy.Policy) bool {
+	switch p.Provider {
+	case "deepseek", "moonshot", "kimi", "kimi-coding":
+		return true
+	}
+	m := strings.ToLower(p.Model)
+	return strings.Contains(m, "deepseek") || strings.Contains(m, "kimi")
+}
