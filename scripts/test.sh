@@ -5,7 +5,8 @@
 # the tests call, through apt; the Go modules; Java 17 for the broker),
 # starts a real Apache Kafka broker on 127.0.0.1 (scripts/kafka.sh) unless
 # HYGIENE_KAFKA_BROKERS already names one, then runs gofmt, go vet, and
-# go test -race over the module and the Helm chart checks (helm/chartest).
+# go test -race over the module, the Helm chart checks (helm/chartest) and the
+# provider SDK conformance checks of the request bodies (test/wiresdk).
 # Extra arguments go to both go test runs (e.g. -run TestX, -short).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,6 +21,7 @@ export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 log "downloading Go modules"
 go mod download
 (cd helm/chartest && go mod download)
+(cd test/wiresdk && go mod download)
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [[ -n "$unformatted" ]]; then
@@ -27,6 +29,7 @@ if [[ -n "$unformatted" ]]; then
 fi
 go vet ./...
 (cd helm/chartest && go vet ./...)
+(cd test/wiresdk && go vet ./...)
 
 started_kafka=""
 if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
@@ -43,3 +46,4 @@ log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
 
 go test -race -timeout 45m "$@" ./...
 (cd helm/chartest && go test -timeout 20m "$@" ./...)
+(cd test/wiresdk && go test -timeout 20m "$@" ./...)
