@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestProcessRendersRequest: render: request adds request_format and the
+// body (after the rules: it sees the tagged message) with the job's system
+// prompt and tools; the default payload has neither.
+func TestProcessRendersRequest(t *testing.T) {
+	job := strings.Replace(processJob, `"options":{"now_ms":5}`,
+		`"options":{"now_ms":5,"render":"request","system":"Be brief.","tools":[{"name":"read","input_schema":{"type":"object"}}]}`, 1)
+	out := process(t, []byte(job), nil, tagUsers)
+	if !out.Ready {
+		t.Fatalf("dead letter: %+v", out)
+	}
+	var payload struct {
+		Format  string `json:"request_format"`
+		Request struct {
+			System   []map[string]any `json:"system"`
+			Messages []map[string]any `json:"messages"`
+			Tools    []map[string]any `json:"tools"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(out.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	r := payload.Request
+	if payload.Format != "anthropic-messages" || len(r.Messages) != 2 || r.System[0]["text"] != "Be brief." || r.Tools[0]["name"] != "read" {
+		t.Fatalf("request = %s", out.Payload)
+	}
+	if plain := process(t, []byte(processJob), nil); strings.Contains(string(plain.Payload), `"request"`) {
+		t.Fatal("the default payload carries a request")
+	}
+}
+
+// TestProcessRejectsBadRenderOptions: options that cannot be rendered are
+// invalid_job dead letters naming the field.
+func TestProcessRejectsBadRenderOptions(t *testing.T) {
+	for opt, field := range map[string]string{
+		`"render":"html"`:              "options.render",
+		`"system":{"a":1}`:             "options.system",
+		`"tools":[{"name":""}]`:        "options.tools[0].name",
+		`"tools":[{"name":"a","x":1}]`: "unknown field",
+	} {
+		job := strings.Replace(processJob, `"options":{"now_ms":5}`, `"options":{"now_ms":5,`+opt+`}`, 1)
+		out := process(t, []byte(job), nil)
+		if out.Ready || out.Code != "invalid_job" || !strings.Contains(out.Error, field) {
+			t.Errorf("%s: got %+v, want invalid_job naming %s", opt, out, field)
+		}
+	}
+}
