@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -53,5 +54,39 @@ func TestSanitizeRenderRequest(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "sanitize", "--render", "html", paths[0]); code != exitUsage || !strings.Contains(stderr, "options.render") {
 		t.Fatalf("--render html: exit %d, %s", code, stderr)
+	}
+}
+
+// TestReplayBatch: `worker replay --batch` writes a batch file whose line
+// carries the session's request for the batch API, and refuses a --target
+// of another format.
+func TestReplayBatch(t *testing.T) {
+	session := filepath.Join("..", "..", "examples", "session.jsonl")
+	for _, kind := range []string{"anthropic", "openai-chat", "openai-responses"} {
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, "", "replay", session, "--batch", kind, "--model", "m-1", "--max-tokens", "100", "--out", out, "--concurrency", "1")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s %s", kind, code, stdout, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(out, kind+"-batch-0001.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line map[string]json.RawMessage
+		if err := json.Unmarshal(data, &line); err != nil || string(line["custom_id"]) != `"session"` {
+			t.Fatalf("%s: line %s: %v", kind, data, err)
+		}
+		envelope := line["body"]
+		if kind == "anthropic" {
+			envelope = line["params"]
+		}
+		if !strings.Contains(string(envelope), `"model":"m-1"`) || !strings.Contains(string(envelope), `"messages"`) && !strings.Contains(string(envelope), `"input"`) {
+			t.Fatalf("%s: line %s", kind, data)
+		}
+	}
+	code, _, stderr := runCLI(t, "", "replay", session, "--batch", "anthropic", "--model", "m", "--max-tokens", "1",
+		"--target", "openai/openai-completions/gpt-4.1", "--out", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "needs anthropic-messages") {
+		t.Fatalf("mismatched --target: exit %d, %s", code, stderr)
 	}
 }

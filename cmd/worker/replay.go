@@ -14,15 +14,18 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/hygiene-dev/hygiene/internal/batch"
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
+	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
 const replayHelp = `usage: worker replay DIR|FILE... [--target P/API/MODEL] [--out DIR | --to-kafka] [--resume] [--concurrency N]
+       worker replay DIR|FILE... --batch anthropic|openai-chat|openai-responses --model M --max-tokens N [--out DIR] [--target P/API/MODEL]
 
 Repairs archived OpenClaw session files offline. Directories are walked for
 .jsonl and .jsonl.zst files. Each session is read the way the runtime's
@@ -44,6 +47,15 @@ again with --resume to skip them. A file that cannot be read, decompressed or
 parsed is named in the summary and makes the exit status 2; the other
 sessions are still processed. Exit 1 on a runtime failure (a write failed).
 
+With --batch the sessions become JSONL batch request files under --out for
+the Anthropic Message Batches API or the OpenAI Batch API (chat completions
+or responses): one line per session, its custom_id derived from the session
+path, its body the provider request (as "render": "request" gives it) with
+--model and --max-tokens. Files are split at the API's documented limits
+(Anthropic: 100,000 requests or 256 MB; OpenAI: 50,000 requests or 200 MB),
+or earlier with --batch-max-requests / --batch-max-bytes. Without --target the
+sessions are sanitized for the batch API's own provider and --model.
+
 Flags:
 `
 
@@ -58,6 +70,11 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	checkpoint := fs.String("checkpoint", "", "checkpoint `FILE` (default OUT/.hygiene-replay-checkpoint.jsonl, or ./.hygiene-replay-checkpoint.jsonl with --to-kafka)")
 	tenant := fs.String("tenant", "offline", "tenant written into every payload or job")
 	configPath := fs.String("config", "", "worker configuration `FILE` (limits, images, pruning, kafka)")
+	batchKind := fs.String("batch", "", "write JSONL batch request files for `API`: anthropic, openai-chat or openai-responses")
+	model := fs.String("model", "", "with --batch: the `MODEL` every request names")
+	maxTokens := fs.Int("max-tokens", 0, "with --batch: max_tokens (max_completion_tokens, max_output_tokens) of every request")
+	batchRequests := fs.Int("batch-max-requests", 0, "with --batch: requests per file (default and upper bound: the API's documented limit)")
+	batchBytes := fs.Int64("batch-max-bytes", 0, "with --batch: bytes per file (default and upper bound: the API's documented limit)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), replayHelp); fs.PrintDefaults() }
 	if err := fs.Parse(interleaved(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -91,10 +108,44 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 		t := transcript.Target(tg)
 		opts.Target = &t
 	}
+	var batchWriter *batch.Writer
+	if *batchKind != "" {
+		kind, err := batch.ParseKind(*batchKind)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		if *toKafka {
+			return fail(exitUsage, "--batch and --to-kafka exclude each other")
+		}
+		if opts.Target == nil {
+			t := kind.DefaultTarget(*model)
+			opts.Target = &t
+		} else if f := wire.FormatFor(policy.Resolve(policy.Target(*opts.Target))); f != kind.Format() {
+			return fail(exitUsage, "--target renders %s, but a %s batch needs %s", f, kind, kind.Format())
+		}
+		batchWriter, err = batch.Open(batch.Config{Dir: *out, Kind: kind, Model: *model, MaxTokens: *maxTokens,
+			Limits: batch.Limits{MaxRequests: *batchRequests, MaxBytes: *batchBytes}}, *resume)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if *toKafka {
+	switch {
+	case batchWriter != nil:
+		proc, _, closeImages, err := newProcessor(cfg, nil)
+		if err != nil {
+			return fail(exitRuntime, "%v", err)
+		}
+		defer closeImages()
+		opts.Process = func(ctx context.Context, t *transcript.Transcript) (pipeline.Outcome, error) {
+			t.Options.Render = wire.RenderRequest
+			return proc.Run(ctx, t)
+		}
+		opts.Output = batchOutput{w: batchWriter}
+		opts.CheckpointPath = pick(*checkpoint, filepath.Join(*out, ".hygiene-batch-"+*batchKind+"-checkpoint.jsonl"))
+	case *toKafka:
 		if len(cfg.Kafka.Brokers) == 0 {
 			return fail(exitUsage, "--to-kafka needs brokers: set kafka.brokers in --config or HYGIENE_KAFKA_BROKERS")
 		}
@@ -105,7 +156,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 		defer sink.Close(context.Background())
 		opts.Output = jobOutput{sink: sink}
 		opts.CheckpointPath = pick(*checkpoint, ".hygiene-replay-checkpoint.jsonl")
-	} else {
+	default:
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return fail(exitRuntime, "%v", err)
 		}
@@ -120,7 +171,22 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	}
 
 	sum, err := replay.Run(ctx, opts)
-	printSummary(stdout, sum, *toKafka, *out)
+	where := "ready payloads in " + *out
+	switch {
+	case *toKafka:
+		where = "jobs produced to Kafka"
+	case batchWriter != nil:
+		where = "batch requests in " + *out
+	}
+	printSummary(stdout, sum, where)
+	if batchWriter != nil {
+		files, closeErr := batchWriter.Close()
+		err = errors.Join(err, closeErr)
+		fmt.Fprintf(stdout, "replay: %d %s batch files in %s\n", len(files), *batchKind, *out)
+		for _, f := range files {
+			fmt.Fprintf(stdout, "  %s\n", f)
+		}
+	}
 	switch {
 	case err != nil:
 		return fail(exitRuntime, "%v", err)
@@ -140,6 +206,13 @@ func pick(v, def string) string {
 	return def
 }
 
+// batchOutput appends each session's request to the batch files.
+type batchOutput struct{ w *batch.Writer }
+
+func (o batchOutput) Deliver(_ context.Context, f replay.SessionFile, t *transcript.Transcript, _ pipeline.Outcome) error {
+	return o.w.Add(f.Rel, t.Request)
+}
+
 // jobOutput produces each session as a job record, keyed tenant/session_id
 // as the workers expect.
 type jobOutput struct{ sink transport.Sink }
@@ -148,11 +221,7 @@ func (o jobOutput) Deliver(ctx context.Context, _ replay.SessionFile, t *transcr
 	return o.sink.Write(ctx, transport.Record{Key: []byte(t.Tenant + "/" + t.SessionID), Value: t.EncodeJob(nil)})
 }
 
-func printSummary(w io.Writer, s replay.Summary, toKafka bool, out string) {
-	where := "ready payloads in " + out
-	if toKafka {
-		where = "jobs produced to Kafka"
-	}
+func printSummary(w io.Writer, s replay.Summary, where string) {
 	fmt.Fprintf(w, "replay: %d sessions found, %d skipped (already done), %d delivered (%s), %d changed by hygiene\n",
 		s.Found, s.Skipped, s.Delivered, where, s.Changed)
 	fmt.Fprintf(w, "replay: %d malformed lines dropped in %d sessions; %.1f MB read in %s\n",
