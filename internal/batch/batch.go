@@ -35,6 +35,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -282,6 +283,14 @@ func (w *Writer) appendLine(dst []byte, id string, body []byte) []byte {
 	}
 	dst = strconv.AppendInt(dst, int64(w.cfg.MaxTokens), 10)
 	dst = append(dst, ',')
+	// A body holds no line break when it is compact; one written by hand
+	// (or indented) is compacted so that it stays one line.
+	if bytes.ContainsAny(body, "\n\r") {
+		var buf bytes.Buffer
+		if json.Compact(&buf, body) == nil {
+			body = buf.Bytes()
+		}
+	}
 	dst = append(dst, bytes.TrimPrefix(bytes.TrimSpace(body), []byte("{"))...)
 	return append(dst, "}\n"...)
 }

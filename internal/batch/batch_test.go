@@ -51,8 +51,14 @@ func TestCustomID(t *testing.T) {
 }
 
 // body is a small rendered request of the kind's format.
+// Every other one is indented, as a body written by hand may be: its line
+// must still be one line.
 func body(k Kind, i int) *transcript.Request {
-	return &transcript.Request{Format: string(k.Format()), Body: []byte(fmt.Sprintf(`{"messages":[{"role":"user","content":"hello %d"}]}`, i))}
+	js := fmt.Sprintf(`{"messages":[{"role":"user","content":"hello %d"}]}`, i)
+	if i%2 == 1 {
+		js = fmt.Sprintf("{\n \"messages\": [\n  {\"role\": \"user\", \"content\": \"hello %d\"}\n ]\n}", i)
+	}
+	return &transcript.Request{Format: string(k.Format()), Body: []byte(js)}
 }
 
 // readLines validates every line of every file against the documented

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -192,7 +193,10 @@ func reasoningItem(sig []byte) (storedReasoning, bool) {
 		!(item.Type == "reasoning" || strings.HasPrefix(item.Type, "reasoning.")) {
 		return item, false
 	}
-	if len(item.Summary) > 0 && item.Summary[0] != '[' {
+	var summary bytes.Buffer
+	if len(item.Summary) > 0 && item.Summary[0] == '[' && json.Compact(&summary, item.Summary) == nil {
+		item.Summary = summary.Bytes()
+	} else {
 		item.Summary = nil
 	}
 	return item, true
