@@ -6,6 +6,9 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
+// emptyResultText stands in a Bedrock toolResult that has no content.
+const emptyResultText = "(the tool returned no output)"
+
 // renderBedrock writes an Amazon Bedrock Converse body:
 // {"system":[{"text"}],"messages":[...],"toolConfig":{"tools":[...]}}.
 //
@@ -16,14 +19,21 @@ import (
 // signature, or redactedContent; unsigned thinking is left out, as for
 // Anthropic.
 //
-// toolConfig: Converse refuses a history with toolUse or toolResult blocks
-// unless the request has a toolConfig ("The toolConfig field must be defined
-// when using toolUse and toolResult content blocks",
-// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html).
-// With the job's `tools` they are rendered; with none, every tool name the
-// history calls is declared with the permissive schema {"type":"object"},
-// so the history stays as it is (the tools_offered text form, once it
-// exists as a stage, is the alternative).
+// Wire-only repairs:
+//   - toolConfig: Converse refuses a history with toolUse or toolResult
+//     blocks unless the request has a toolConfig (ValidationException "The
+//     toolConfig field must be defined when using toolUse and toolResult
+//     content blocks": vxcontrol/pentagi#160, langgenius/dify#17545,
+//     aws-samples/bedrock-access-gateway#239). With the job's `tools` they
+//     are rendered; with none, every tool the history names (its calls, then
+//     its results' toolName) is declared with the permissive schema
+//     {"type":"object"}, so the history is sent as it is. The
+//     tools_offered text form, once it exists as a stage, is the
+//     alternative.
+//   - an empty toolResult gets the text emptyResultText: Converse refuses an
+//     error result with empty content ("The content field at
+//     messages.N.content.0.toolResult cannot be empty when status value is
+//     error": aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15).
 func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool) []byte {
 	dst = append(dst, '{')
 	if sys != nil {
@@ -98,6 +108,9 @@ func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.To
 		dst = append(dst, `]}`...)
 	case hasToolBlocks:
 		names := historyToolNames(turns)
+		if len(names) == 0 {
+			names = [][]byte{[]byte(`"tool"`)}
+		}
 		if len(names) > 0 {
 			dst = append(dst, `,"toolConfig":{"tools":[`...)
 			for i, name := range names {
@@ -184,6 +197,11 @@ func bedrockResult(dst []byte, t *turn, first *bool) []byte {
 		if p.kind == partText || p.kind == partImage {
 			dst = bedrockBlock(dst, p, &inner)
 		}
+	}
+	if inner {
+		dst = append(dst, `{"text":`...)
+		dst = transcript.AppendString(dst, emptyResultText)
+		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
 	if t.isError {

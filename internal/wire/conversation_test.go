@@ -99,7 +99,7 @@ func fromBody(t *testing.T, f Format, body []byte) conversation {
 	var text strings.Builder
 	str := func(x any) string { s, _ := x.(string); return s }
 	addText := func(x any) {
-		if s := str(x); s != imageMovedText {
+		if s := str(x); s != imageMovedText && s != emptyResultText {
 			text.WriteString(s)
 		}
 	}

@@ -57,8 +57,10 @@
 //     so tool-result images move to one user message right after the run of
 //     results.
 //   - Bedrock Converse (bedrock.go): toolConfig whenever the history has tool
-//     blocks; without the job's `tools`, the tools the history calls, each
-//     with the permissive input schema {"type":"object"}.
+//     blocks; without the job's `tools`, the tools the history names, each
+//     with the permissive input schema {"type":"object"} (vxcontrol/pentagi#160,
+//     aws-samples/bedrock-access-gateway#239); and a text in an empty
+//     toolResult, which Converse refuses with status error.
 //
 // Conformance with each provider's own SDK request types is tested in the
 // separate module test/wiresdk (so the SDKs stay out of this module).

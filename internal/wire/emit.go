@@ -72,17 +72,28 @@ func mimeSubtype(mime []byte) []byte {
 	return body
 }
 
-// historyToolNames returns the names of the tools the history calls, each
-// once, in order of first use (raw JSON strings).
+// historyToolNames returns the names of the tools the history uses, each
+// once: those its calls name in order of first use, then those only its
+// results name (raw JSON strings).
 func historyToolNames(turns []turn) [][]byte {
 	var names [][]byte
 	seen := map[string]bool{}
+	add := func(name []byte) {
+		if name != nil && !seen[string(name)] {
+			seen[string(name)] = true
+			names = append(names, name)
+		}
+	}
 	for i := range turns {
 		for _, p := range turns[i].parts {
-			if p.kind == partCall && !seen[string(p.name)] {
-				seen[string(p.name)] = true
-				names = append(names, p.name)
+			if p.kind == partCall {
+				add(p.name)
 			}
+		}
+	}
+	for i := range turns {
+		if turns[i].role == roleResult {
+			add(turns[i].toolName)
 		}
 	}
 	return names

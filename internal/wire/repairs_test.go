@@ -226,6 +226,15 @@ func TestBedrockToolConfig(t *testing.T) {
 	if _, ok := body["toolConfig"]; ok {
 		t.Fatal("toolConfig without tool blocks")
 	}
+	emptyError := `{"role":"toolResult","toolCallId":"call9","toolName":"grep","content":[],"isError":true,"timestamp":3}`
+	_, body = renderJSON(t, target, history(userText, emptyError), Request{})
+	if at(body, "toolConfig", "tools", 0, "toolSpec", "name") != "grep" {
+		t.Fatalf("toolConfig from a result's toolName = %v", body["toolConfig"])
+	}
+	if at(body, "messages", 0, "content", 0, "toolResult", "content", 0, "text") != emptyResultText ||
+		at(body, "messages", 0, "content", 0, "toolResult", "status") != "error" {
+		t.Fatalf("empty error result = %v", at(body, "messages", 0))
+	}
 }
 
 // TestSystemPrompt: each format puts the system prompt where it belongs.
