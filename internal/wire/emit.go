@@ -38,8 +38,21 @@ func appendJoined(dst []byte, texts [][]byte, sep string) []byte {
 }
 
 // appendEncodedJSON writes a compact JSON value as a JSON string (OpenAI's
-// function arguments are a string holding JSON).
-func appendEncodedJSON(dst, raw []byte) []byte { return transcript.AppendString(dst, string(raw)) }
+// function arguments are a string holding JSON). Valid compact JSON has no
+// raw control characters, so only quotes and backslashes need escaping.
+func appendEncodedJSON(dst, raw []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i, c := range raw {
+		if c == '"' || c == '\\' {
+			dst = append(dst, raw[start:i]...)
+			dst = append(dst, '\\', c)
+			start = i + 1
+		}
+	}
+	dst = append(dst, raw[start:]...)
+	return append(dst, '"')
+}
 
 // texts returns the raw text of every text part of ps.
 func texts(ps []part) [][]byte {

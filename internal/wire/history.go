@@ -82,7 +82,7 @@ func (t *turn) hasKind(k partKind) bool {
 // (compactionSummary and branchSummary carry their summary) or are left out
 // (custom and unknown roles, which OpenClaw does not send either); blocks a
 // provider has no place for (video, unknown types) are left out.
-func readHistory(msgs []*transcript.Message) []turn {
+func readHistory(msgs []*transcript.Message) ([]turn, int) {
 	turns := make([]turn, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role() {
@@ -102,7 +102,19 @@ func readHistory(msgs []*transcript.Message) []turn {
 			}
 		}
 	}
-	return turns
+	return turns, historySize(turns)
+}
+
+// historySize is the bytes of the values a body copies, a lower bound of
+// its size that the renderer reserves at once.
+func historySize(turns []turn) int {
+	n := 0
+	for i := range turns {
+		for _, p := range turns[i].parts {
+			n += len(p.text) + len(p.data) + len(p.args) + len(p.sig) + 32
+		}
+	}
+	return n
 }
 
 func resultTurn(m *transcript.Message) turn {
@@ -174,6 +186,9 @@ func callArguments(b *transcript.Block) []byte {
 		raw, ok := b.Get(key)
 		if !ok || len(raw) == 0 || raw[0] != '{' {
 			continue
+		}
+		if !bytes.ContainsAny(raw, " \t\r\n") {
+			return raw // already compact
 		}
 		var buf bytes.Buffer
 		if json.Compact(&buf, raw) == nil {

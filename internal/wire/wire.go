@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,8 @@ type Request struct {
 // provider and model select the wire-only repairs). The output is a pure
 // function of the messages' bytes, p and req.
 func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, req Request) []byte {
-	turns := readHistory(msgs)
+	turns, size := readHistory(msgs)
+	dst = slices.Grow(dst, size+len(req.System)+256*len(req.Tools))
 	sys := systemTexts(req.System)
 	switch f {
 	case AnthropicMessages:
