@@ -12,6 +12,10 @@ type chatDialect struct {
 	mistral bool
 }
 
+// mistralBridgeText is the assistant turn put between a tool message and a
+// user message for Mistral.
+const mistralBridgeText = "Tool results received."
+
 // imageMovedText stands in a tool message for the images the renderer moved
 // to the next user message.
 const imageMovedText = "[the tool returned images; they follow in the next user message]"
@@ -39,6 +43,12 @@ const imageMovedText = "[the tool returned images; they follow in the next user 
 //     message content: string or text parts), so the images of a run of
 //     tool results move to one user message right after the run, and a tool
 //     message left with no text says so (imageMovedText).
+//   - Mistral: a user message right after a tool message is refused
+//     ("Unexpected role 'user' after role 'tool'", invalid_request_message_order:
+//     NousResearch/hermes-agent#20154, avante-corp/avante.nvim#2562,
+//     zed-industries/zed#37021; pi-ai bridges it with its compat flag
+//     requiresAssistantAfterToolResult, aliou/pi-neuralwatt#12), so an
+//     assistant turn saying mistralBridgeText goes between them.
 func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool, d chatDialect) []byte {
 	dst = append(dst, `{"messages":[`...)
 	first := true
@@ -49,14 +59,29 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 		dst = append(dst, '}')
 	}
 	var moved []part
+	afterTool := false // the last message written is a tool message
+	user := func(parts []part) {
+		if d.mistral && afterTool {
+			dst = comma(dst, &first)
+			dst = append(dst, `{"role":"assistant","content":`...)
+			dst = transcript.AppendString(dst, mistralBridgeText)
+			dst = append(dst, '}')
+		}
+		before := len(dst)
+		dst = chatUser(dst, parts, &first)
+		afterTool = afterTool && len(dst) == before
+	}
 	for i := range turns {
 		t := &turns[i]
 		switch t.role {
 		case roleUser:
-			dst = chatUser(dst, t.parts, &first)
+			user(t.parts)
 		case roleAssistant:
+			before := len(dst)
 			dst = chatAssistant(dst, t, d, &first)
+			afterTool = afterTool && len(dst) == before
 		case roleResult:
+			afterTool = true
 			dst = comma(dst, &first)
 			dst = append(dst, `{"role":"tool","tool_call_id":`...)
 			dst = append(dst, t.callID...)
@@ -80,7 +105,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 			}
 			dst = append(dst, '}')
 			if len(moved) > 0 && (i+1 == len(turns) || turns[i+1].role != roleResult) {
-				dst = chatUser(dst, moved, &first)
+				user(moved)
 				moved = moved[:0]
 			}
 		}

@@ -134,6 +134,9 @@ func fromBody(t *testing.T, f Format, body []byte) conversation {
 		for _, m := range list(v["messages"]) {
 			switch at(m, "role") {
 			case "assistant":
+				if at(m, "content") == mistralBridgeText {
+					continue // the bridge of a Mistral tool → user turn
+				}
 				c.AssistantTurns++
 				for _, tc := range list(at(m, "tool_calls")) {
 					c.Calls = append(c.Calls, str(at(tc, "id")))

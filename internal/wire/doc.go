@@ -56,6 +56,9 @@
 //   - Chat Completions and Mistral (chat.go): a tool message takes no image,
 //     so tool-result images move to one user message right after the run of
 //     results.
+//   - Mistral (chat.go): an assistant turn between a tool message and a user
+//     message, which Mistral refuses ("Unexpected role 'user' after role
+//     'tool'": NousResearch/hermes-agent#20154, zed-industries/zed#37021).
 //   - Bedrock Converse (bedrock.go): toolConfig whenever the history has tool
 //     blocks; without the job's `tools`, the tools the history names, each
 //     with the permissive input schema {"type":"object"} (vxcontrol/pentagi#160,

@@ -192,16 +192,39 @@ func TestChatToolImagesMoved(t *testing.T) {
 			for i, m := range msgs {
 				roles[i], _ = at(m, "role").(string)
 			}
-			if got := strings.Join(roles, ","); got != "user,assistant,tool,user,assistant" {
-				t.Fatalf("roles = %s", got)
+			want, images := "user,assistant,tool,user,assistant", msgs[3]
+			if strings.HasPrefix(target, "mistral") {
+				want, images = "user,assistant,tool,assistant,user,assistant", msgs[4]
+			}
+			if got := strings.Join(roles, ","); got != want {
+				t.Fatalf("roles = %s, want %s", got, want)
 			}
 			if at(msgs[2], "content") != imageMovedText {
 				t.Errorf("tool content = %v", at(msgs[2], "content"))
 			}
-			if at(msgs[3], "content", 0, "image_url", "url") != "data:image/png;base64,iVBORw0KGgo=" {
-				t.Errorf("moved image = %v", at(msgs[3], "content", 0))
+			if at(images, "content", 0, "image_url", "url") != "data:image/png;base64,iVBORw0KGgo=" {
+				t.Errorf("moved image = %v", at(images, "content", 0))
 			}
 		})
+	}
+}
+
+// TestMistralBridge: Mistral gets an assistant turn between a tool message
+// and a user message; OpenAI does not.
+func TestMistralBridge(t *testing.T) {
+	msgs := history(userText, callTurn, result1, `{"role":"user","content":"stop","timestamp":4}`)
+	for target, want := range map[string]string{
+		"mistral/mistral-conversations/mistral-large-latest": "user,assistant,tool,assistant,user",
+		"openai/openai-completions/gpt-4.1":                  "user,assistant,tool,user",
+	} {
+		_, body := renderJSON(t, target, msgs, Request{})
+		var roles []string
+		for _, m := range body["messages"].([]any) {
+			roles = append(roles, at(m, "role").(string))
+		}
+		if got := strings.Join(roles, ","); got != want {
+			t.Errorf("%s: roles = %s, want %s", target, got, want)
+		}
 	}
 }
 
