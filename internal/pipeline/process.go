@@ -28,6 +28,10 @@ const (
 // StageDecode names the step before the stages in an Outcome.
 const StageDecode = "decode"
 
+// StageRender names the request rendering after the stages (render: request)
+// in the stage timings.
+const StageRender = "render_request"
+
 // Outcome is what one job became: a ready payload, or a dead letter with a
 // code, a sentence and the stage that refused it.
 type Outcome struct {
@@ -121,7 +125,11 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		}
 	}
 	if t.Options.Render == wire.RenderRequest {
+		start := time.Now()
 		renderRequest(t, env.Policy)
+		if p.deps.Observe != nil {
+			p.deps.Observe(StageRender, time.Since(start))
+		}
 	}
 	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
 	env.Report.BytesIn = t.InputBytes

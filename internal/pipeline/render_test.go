@@ -1,9 +1,14 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // TestProcessRendersRequest: render: request adds request_format and the
@@ -33,6 +38,14 @@ func TestProcessRendersRequest(t *testing.T) {
 	}
 	if plain := process(t, []byte(processJob), nil); strings.Contains(string(plain.Payload), `"request"`) {
 		t.Fatal("the default payload carries a request")
+	}
+	var observed []string
+	p := NewProcessor(config.Default(), Deps{Observe: func(stage string, _ time.Duration) { observed = append(observed, stage) }})
+	if _, err := p.Process(context.Background(), transport.Record{Value: []byte(job)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(observed) != 1 || observed[0] != StageRender {
+		t.Fatalf("observed %v, want the render timing", observed)
 	}
 }
 
