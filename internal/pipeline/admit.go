@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/ratelimit"
+)
+
+// tenantRates reads each tenant's admission rates from cfg (rate_limits,
+// then tenants.NAME.rate_limits).
+func tenantRates(cfg config.Config) func(string) ratelimit.Rates {
+	return func(tenant string) ratelimit.Rates {
+		rl := cfg.RateLimitsFor(tenant)
+		return ratelimit.Rates{JobsPerSecond: rl.JobsPerSecond, BytesPerSecond: rl.BytesPerSecond}
+	}
+}
+
+// newLimiter is the runner's per-tenant rate limiter, or nil when no rates
+// are configured. Its waits end with the work context, so a job still
+// waiting when the drain times out is acknowledged with the error and
+// delivered again.
+func (r *Runner) newLimiter() *ratelimit.Limiter {
+	if r.cfg.TenantRates == nil {
+		return nil
+	}
+	m := r.deps.Metrics
+	return ratelimit.New(r.work, ratelimit.Config{
+		RatesFor:   r.cfg.TenantRates,
+		MaxWaiting: r.cfg.MaxWaitingPerTenant,
+		OnWaiting:  func(n int) { m.RateLimitWaiting.Set(float64(n)) },
+		OnWaited: func(d time.Duration) {
+			m.RateLimitDelayed.Inc()
+			m.RateLimitWaitSeconds.Add(d.Seconds())
+		},
+	})
+}
+
+// admit hands a job read (or submitted) to the dispatcher once its tenant
+// is within its rates. A tenant over its rate waits here, off the pool and
+// without holding up other tenants; only when MaxWaitingPerTenant of its
+// jobs already wait does admit block, until one leaves or ctx ends (then it
+// returns the error and j is the caller's to abandon). A job whose wait is
+// ended by the shutdown is abandoned here (delivered again).
+func (r *Runner) admit(ctx context.Context, j *job) error {
+	if r.lim == nil {
+		r.sch.dispatch(j)
+		return nil
+	}
+	return r.lim.Admit(ctx, j.tenant, j.size,
+		func() { r.sch.dispatch(j); r.updateGauges() },
+		func(err error) { r.abandon(j, err) })
+}
