@@ -156,6 +156,12 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		}
 	}
 
+	proc, stopTracing, err := withTracing(ctx, cfg.Tracing, proc, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+
 	var closing atomic.Bool
 	src, err := kafka.NewSource(kafka.SourceConfig{
 		Config: kcfg, Topic: cfg.Kafka.JobsTopic, GroupID: cfg.Kafka.GroupID,

@@ -19,10 +19,9 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
-	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
-	"github.com/hygiene-dev/hygiene/internal/stages"
+	"github.com/hygiene-dev/hygiene/internal/pipeline/pipelinetest"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/memory"
 )
@@ -39,14 +38,8 @@ type rig struct {
 
 func newRig(t *testing.T, cfg Config) *rig {
 	t.Helper()
-	images.Startup()
-	imgs, err := images.NewProcessor(images.Config{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(imgs.Close)
 	wcfg := config.Default()
-	proc := pipeline.NewProcessor(wcfg, pipeline.Deps{Stages: stages.Default(imgs)})
+	proc, _ := pipelinetest.Processor(t, wcfg)
 	b := memory.NewBroker()
 	for _, topic := range []string{"jobs", "ready", "dlq"} {
 		if err := b.CreateTopic(topic, 1); err != nil {
