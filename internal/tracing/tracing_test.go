@@ -80,7 +80,7 @@ func TestJobSpanJoinsTheRecordsTraceWithAChildPerStage(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range jobSpan.Attributes {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs[AttrOutcome] != "ready" || attrs[AttrSource] != "jobs/0/7" || attrs[AttrTenant] == "" {
 		t.Errorf("job span attributes %v", attrs)
