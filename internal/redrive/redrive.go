@@ -343,7 +343,7 @@ func (cfg Config) matches(rec transport.Record) bool {
 }
 
 // deadLetterHeaders are the headers the worker adds to a dead letter.
-var deadLetterHeaders = []string{pipeline.HeaderErrorCode, pipeline.HeaderError, pipeline.HeaderStage, pipeline.HeaderSource, HeaderValue}
+var deadLetterHeaders = []string{pipeline.HeaderErrorCode, pipeline.HeaderError, pipeline.HeaderStage, pipeline.HeaderSource}
 
 // Original is the job record a dead letter was made from: its key, value
 // and headers without the dead-letter headers.

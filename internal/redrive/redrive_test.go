@@ -17,8 +17,7 @@ func TestStandIn(t *testing.T) {
 		want   bool
 	}{
 		{"an original", transport.Record{Value: []byte(`{"job_id":"a"}`)}, false},
-		{"marked original", transport.Record{Value: []byte(`{}`), Headers: []transport.Header{h(HeaderValue, ValueOriginal)}}, false},
-		{"marked as a stand-in", transport.Record{Value: []byte(`{"omitted":true}`), Headers: []transport.Header{h(HeaderValue, "stand-in")}}, true},
+		{"a stand-in with the first bytes", transport.Record{Value: []byte(`{"job_id":"a","mess`), Headers: []transport.Header{h(HeaderOriginalBytes, "20971520")}}, true},
 		{"value left out", transport.Record{Headers: []transport.Header{h(pipeline.HeaderErrorCode, "payload_too_large")}}, true},
 	}
 	for _, tt := range tests {
