@@ -162,6 +162,6 @@ func printRedriveSummary(w io.Writer, rc redrive.Config, s redrive.Summary) {
 		fmt.Fprintf(w, "  %-22s %d\n", c, s.ByCode[c])
 	}
 	if len(s.StandIns) > 0 {
-		fmt.Fprintf(w, "not produced: %d letters whose value is not the original job: %s\n", len(s.StandIns), strings.Join(s.StandIns, " "))
+		fmt.Fprintf(w, "not produced, their value is not the original job (stand-ins): %d: %s\n", len(s.StandIns), strings.Join(s.StandIns, " "))
 	}
 }
