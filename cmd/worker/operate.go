@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/health"
 	"github.com/hygiene-dev/hygiene/internal/httpapi"
@@ -44,6 +46,9 @@ func withTracing(ctx context.Context, cfg config.TracingConfig, proc pipeline.Jo
 	if err != nil {
 		return nil, nil, err
 	}
+	// Export failures (a collector that is away) go to the worker's log
+	// instead of the standard logger.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing: exporting spans failed", "err", err) }))
 	log.Info("tracing: exporting spans over OTLP/HTTP", "endpoint", cfg.Endpoint, "sample_ratio", cfg.SampleRatio)
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
