@@ -79,18 +79,33 @@ func TestSanitizeOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		out.waitAll(t, []string{id}, 60*time.Second)
-		families := scrape(t, w.metrics+"/metrics")
-		counts := map[string]float64{}
-		for _, m := range families["hygiene_source_jobs_total"].GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
+		// The ready record is written before its job is acknowledged and
+		// counted, so the count may lag the record by a moment.
+		var counts map[string]float64
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			counts = sourceJobs(t, w.metrics+"/metrics")
+			ok := counts[metrics.SourceHTTP+"/ready"] == 1 && counts[metrics.SourceHTTP+"/dead_letter"] == 1 && counts[metrics.SourceKafka+"/ready"] == 1
+			if ok || time.Now().After(deadline) {
+				break
 			}
-			counts[labels["source"]+"/"+labels["outcome"]] = m.GetCounter().GetValue()
 		}
 		if counts[metrics.SourceHTTP+"/ready"] != 1 || counts[metrics.SourceHTTP+"/dead_letter"] != 1 || counts[metrics.SourceKafka+"/ready"] != 1 {
 			t.Errorf("hygiene_source_jobs_total = %v; want http ready 1, http dead_letter 1, kafka ready 1", counts)
 		}
 		w.stop()
 	})
+}
+
+// sourceJobs scrapes hygiene_source_jobs_total as "source/outcome" -> count.
+func sourceJobs(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	counts := map[string]float64{}
+	for _, m := range scrape(t, url)["hygiene_source_jobs_total"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		counts[labels["source"]+"/"+labels["outcome"]] = m.GetCounter().GetValue()
+	}
+	return counts
 }
