@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/ratelimit"
+	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // tenantRates reads each tenant's admission rates from cfg (rate_limits,
@@ -51,4 +53,17 @@ func (r *Runner) admit(ctx context.Context, j *job) error {
 	return r.lim.Admit(ctx, j.tenant, j.size,
 		func() { r.sch.dispatch(j); r.updateGauges() },
 		func(err error) { r.abandon(j, err) })
+}
+
+// errRateReleased acknowledges a job that was still waiting for its
+// tenant's rate when the worker stopped reading: it is delivered again.
+var errRateReleased = errors.New("pipeline: the worker stopped while the job waited for its tenant's rate; released for redelivery")
+
+// releaseWaiting gives back, at once, the jobs waiting for their tenant's
+// rate when reading stopped for a shutdown (waiting out a rate would only
+// use up the shutdown window); at the end of a finite input they run.
+func (r *Runner) releaseWaiting(readErr error) {
+	if r.lim != nil && !errors.Is(readErr, transport.ErrEndOfInput) {
+		r.lim.Close(errRateReleased)
+	}
 }

@@ -180,3 +180,43 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A shutdown does not wait out the rates: the jobs still waiting are
+// acknowledged with an error at once (delivered again), nothing of them is
+// written, and the drain ends cleanly.
+func TestShutdownReleasesJobsWaitingForTheirRate(t *testing.T) {
+	g := newRig(t, 1)
+	g.cfg.MaxWaitingPerTenant = 100
+	g.cfg.TenantRates = func(string) ratelimit.Rates { return ratelimit.Rates{JobsPerSecond: 1} }
+	total := g.produce(t, []string{"slow/a"}, 20)
+	src, err := g.b.NewSource(memory.SourceConfig{Topic: jobsTopic, Group: group})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(context.Background())
+	r, err := NewRunner(g.cfg, RunnerDeps{Source: src, Ready: g.ready, DLQ: g.dlq, Processor: ProcessorFunc(echo), Metrics: g.m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, func() bool { return testutil.ToFloat64(g.m.RateLimitWaiting) == float64(total-1) })
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v; releasing the waiting jobs must leave a clean drain", err)
+	}
+	if n := len(g.records(t, readyTopic)); n != 1 {
+		t.Errorf("%d ready records, want the 1 job of the burst", n)
+	}
+	if got := testutil.ToFloat64(g.m.RateLimitWaiting); got != 0 {
+		t.Errorf("hygiene_rate_limit_waiting = %v after the shutdown", got)
+	}
+	_ = src.Close(context.Background())
+	if got := g.b.Committed(jobsTopic, group); got[0] != 1 {
+		t.Errorf("committed %v, want offset 1: the released jobs are delivered again", got)
+	}
+	if jobs, bytes := r.bud.inUse(); jobs != 0 || bytes != 0 {
+		t.Errorf("budget holds %d jobs and %d bytes after the shutdown", jobs, bytes)
+	}
+}

@@ -183,6 +183,7 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) run(ctx context.Context) error {
 	readErr := r.readLoop(ctx)
 	r.draining.Store(true)
+	r.releaseWaiting(readErr)
 	r.log.Info("draining: reading stopped, finishing the jobs in flight", "reason", readErr, "timeout", r.cfg.ShutdownTimeout)
 	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
 	defer cancel()

@@ -51,6 +51,7 @@ type Limiter struct {
 	mu      sync.Mutex
 	tenants map[string]*tenant
 	waiting int
+	closed  error // set by Close: Admit refuses with it
 }
 
 // tenant is the buckets and the waiting jobs of one limited tenant.
@@ -94,6 +95,10 @@ func (l *Limiter) Admit(ctx context.Context, name string, n int64, start func(),
 			return err
 		}
 		l.mu.Lock()
+		if l.closed != nil {
+			l.mu.Unlock()
+			return l.closed
+		}
 		t := l.tenant(name, rates)
 		if len(t.queue) >= l.cfg.MaxWaiting {
 			room := t.room
@@ -214,10 +219,18 @@ func (l *Limiter) drain(t *tenant) {
 		select {
 		case <-timer.C:
 		case <-l.ctx.Done():
-			l.cancelAll(t)
+			l.mu.Lock()
+			queue := l.takeQueue(t)
+			t.draining = false
+			l.mu.Unlock()
+			cancel(queue, l.ctx.Err())
 			return
 		}
 		l.mu.Lock()
+		if len(t.queue) == 0 || t.queue[0] != it { // Close took it
+			l.mu.Unlock()
+			continue
+		}
 		t.queue = t.queue[1:]
 		l.setWaiting(l.waiting - 1)
 		close(t.room)
@@ -230,17 +243,33 @@ func (l *Limiter) drain(t *tenant) {
 	}
 }
 
-// cancelAll cancels every job waiting in t.
-func (l *Limiter) cancelAll(t *tenant) {
+// Close cancels every job waiting, with err, and makes Admit refuse with
+// err from now on (a worker that stops reading does not wait for rates).
+func (l *Limiter) Close(err error) {
 	l.mu.Lock()
+	l.closed = err
+	var queue []*item
+	for _, t := range l.tenants {
+		queue = append(queue, l.takeQueue(t)...)
+	}
+	l.mu.Unlock()
+	cancel(queue, err)
+}
+
+// takeQueue empties t's queue and returns what it held; the caller holds
+// l.mu. t's drain goroutine, if any, finds the queue empty and ends.
+func (l *Limiter) takeQueue(t *tenant) []*item {
 	queue := t.queue
-	t.queue, t.draining = nil, false
+	t.queue = nil
 	l.setWaiting(l.waiting - len(queue))
 	close(t.room)
 	t.room = make(chan struct{})
-	l.mu.Unlock()
+	return queue
+}
+
+func cancel(queue []*item, err error) {
 	for _, it := range queue {
-		it.cancel(l.ctx.Err())
+		it.cancel(err)
 	}
 }
 

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -135,4 +136,53 @@ func TestFullQueueBlocksAndCloseCancels(t *testing.T) {
 	if err := l.Admit(context.Background(), "a", 1, func() {}, func(error) {}); err != context.Canceled {
 		t.Fatalf("Admit after the limiter's end = %v", err)
 	}
+}
+
+// Close cancels the waiting jobs of every tenant at once, in the order they
+// came, and Admit refuses afterwards; a job already started stays started.
+func TestCloseCancelsEveryWaitingJob(t *testing.T) {
+	l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 1}, "b": {BytesPerSecond: 10}}), MaxWaiting: 10})
+	rec := newRecorder()
+	for i := range 6 {
+		start, cancel := rec.funcs(i)
+		if err := l.Admit(context.Background(), []string{"a", "b"}[i%2], 10, start, cancel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // let the drain goroutines reach their wait (the path under test)
+	stopped := errors.New("stopping")
+	l.Close(stopped)
+	for range 6 {
+		<-rec.done
+	}
+	rec.mu.Lock()
+	started, cancelled := rec.started, rec.cancelled
+	rec.mu.Unlock()
+	if len(started) != 2 || len(cancelled) != 4 || l.Waiting() != 0 {
+		t.Fatalf("started %v, cancelled %v, waiting %d; want the two in the bursts started, the other four cancelled", started, cancelled, l.Waiting())
+	}
+	if err := l.Admit(context.Background(), "a", 1, func() {}, func(error) {}); err != stopped {
+		t.Fatalf("Admit after Close = %v, want %v", err, stopped)
+	}
+	// The drain goroutines wake at their next job's time, find nothing and end.
+	for deadline := time.Now().Add(10 * time.Second); drainsRunning(l) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("drain goroutines still running 10s after Close")
+		}
+	}
+	if got := len(rec.startedNow()); got != 2 {
+		t.Fatalf("%d started after Close, want 2", got)
+	}
+}
+
+func drainsRunning(l *Limiter) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, t := range l.tenants {
+		if t.draining {
+			n++
+		}
+	}
+	return n
 }
