@@ -156,6 +156,12 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		}
 	}
 
+	proc, stopTracing, err := withTracing(ctx, cfg.Tracing, proc, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+
 	var closing atomic.Bool
 	src, err := kafka.NewSource(kafka.SourceConfig{
 		Config: kcfg, Topic: cfg.Kafka.JobsTopic, GroupID: cfg.Kafka.GroupID,
@@ -211,6 +217,14 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		_ = src.Close(context.Background())
 		return err
 	}
+	closeHTTP, err := startSanitizeHTTP(cfg, runner, m, log)
+	if err != nil {
+		cancelRun()
+		_ = runner.Run(runCtx)
+		_ = src.Close(context.Background())
+		_ = srv.Close(context.Background())
+		return err
+	}
 	log.Info("worker started", "brokers", brokers, "group", cfg.Kafka.GroupID, "jobs_topic", cfg.Kafka.JobsTopic,
 		"pool", rcfg.Workers, "metrics", "http://"+srv.Addr()+"/metrics")
 
@@ -219,6 +233,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 			cancelRun()
 			_ = runner.Run(runCtx)
 			_ = src.Close(context.Background())
+			_ = closeHTTP(context.Background())
 			_ = srv.Close(context.Background())
 			return err
 		}
@@ -231,7 +246,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	closeCtx, cancelClose := context.WithTimeout(context.Background(), max(cfg.Pipeline.ShutdownTimeout/5, time.Second))
 	defer cancelClose()
 	errs := []error{runErr}
-	errs = append(errs, ready.Close(closeCtx), dlq.Close(closeCtx), src.Close(closeCtx), srv.Close(closeCtx))
+	errs = append(errs, closeHTTP(closeCtx), ready.Close(closeCtx), dlq.Close(closeCtx), src.Close(closeCtx), srv.Close(closeCtx))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

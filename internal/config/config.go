@@ -14,6 +14,11 @@ type Config struct {
 	Metrics  MetricsConfig             `yaml:"metrics"`
 	Log      LogConfig                 `yaml:"log"`
 	Tenants  map[string]TenantOverride `yaml:"tenants"`
+
+	// HTTP, Tracing and RateLimits are declared in operate.go.
+	HTTP       HTTPConfig       `yaml:"http"`
+	Tracing    TracingConfig    `yaml:"tracing"`
+	RateLimits RateLimitsConfig `yaml:"rate_limits"`
 }
 
 // KafkaConfig is the broker connection, topics and producer/consumer bounds.

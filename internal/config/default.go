@@ -64,5 +64,9 @@ func Default() Config {
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Tenants: map[string]TenantOverride{},
+
+		HTTP:       HTTPConfig{Listen: "", MaxConcurrent: 64, RetryAfter: time.Second, ReadTimeout: 30 * time.Second},
+		Tracing:    TracingConfig{Enabled: false, Endpoint: "127.0.0.1:4318", Insecure: true, ServiceName: "hygiene-worker", SampleRatio: 1},
+		RateLimits: RateLimitsConfig{MaxWaitingJobs: 256},
 	}
 }

@@ -11,6 +11,8 @@ type TenantOverride struct {
 	Pruning *PruningOverride `yaml:"pruning,omitempty"`
 	// PoolShare overrides pipeline.tenant_max_share for this tenant.
 	PoolShare *float64 `yaml:"pool_share,omitempty"`
+	// RateLimits overrides rate_limits for this tenant (see operate.go).
+	RateLimits *RateLimitsOverride `yaml:"rate_limits,omitempty"`
 }
 
 // ImagesOverride is the per-tenant subset of ImagesConfig: the limits that

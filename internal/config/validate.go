@@ -43,6 +43,7 @@ func (c Config) Validate() error {
 	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "json", "text")
+	c.validateOperate(&p)
 	names := make([]string, 0, len(c.Tenants))
 	for name := range c.Tenants {
 		names = append(names, name)
@@ -164,6 +165,9 @@ func (c Config) validateTenant(p *problems, name string) {
 	}
 	if o.PoolShare != nil {
 		p.share(at+".pool_share", share)
+	}
+	if o.RateLimits != nil {
+		validateRates(p, at+".rate_limits", c.RateLimitsFor(name))
 	}
 }
 

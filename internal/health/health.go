@@ -49,11 +49,13 @@ type Server struct {
 	done chan error
 }
 
-// Listen serves h on addr ("127.0.0.1:0" picks a free port).
+// Listen serves h on addr ("127.0.0.1:0" picks a free port). Besides the
+// Handler of this package it serves the sanitize endpoint (package httpapi)
+// on its own address.
 func Listen(addr string, h http.Handler) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("health: listening on %s for /metrics, /healthz and /readyz: %w", addr, err)
+		return nil, fmt.Errorf("health: listening on %s: %w", addr, err)
 	}
 	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln, done: make(chan error, 1)}
 	go func() { s.done <- s.srv.Serve(ln) }()

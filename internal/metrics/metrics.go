@@ -48,6 +48,8 @@ type Metrics struct {
 	// BytesIn counts record bytes read; BytesOut counts ready and
 	// dead-letter bytes written (before compression).
 	BytesIn, BytesOut prometheus.Counter
+	// Operate holds the metrics of the HTTP source and the rate limits.
+	Operate
 
 	reg prometheus.Registerer
 }
@@ -117,6 +119,9 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: registering a collector: %w", err)
 		}
+	}
+	if err := m.Operate.register(reg); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -27,6 +27,10 @@ const StageRunner = "runner"
 // (done) once the job is finished.
 func (r *Runner) handle(j *job, done func()) {
 	r.updateGauges()
+	if j.reply != nil {
+		r.answer(j, done)
+		return
+	}
 	out, err := r.process(j.rec)
 	if err != nil {
 		r.abandon(j, err)
@@ -59,6 +63,8 @@ func (r *Runner) finish(j *job, out Outcome) {
 	m := r.deps.Metrics
 	m.JobDuration.Observe(time.Since(j.start).Seconds())
 	m.BytesOut.Add(float64(written))
+	m.SourceJobDuration.WithLabelValues(metrics.SourceKafka).Observe(time.Since(j.start).Seconds())
+	m.SourceJobs.WithLabelValues(metrics.SourceKafka, outcomeLabel(out)).Inc()
 	if out.Ready {
 		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
 	} else {
@@ -90,7 +96,7 @@ func (r *Runner) process(rec transport.Record) (out Outcome, err error) {
 // updated to say so).
 func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
 	if out.Ready {
-		payload := transport.Record{Key: rec.Key, Value: out.Payload}
+		payload := transport.Record{Key: rec.Key, Value: out.Payload, Headers: TraceHeaders(rec)}
 		err := r.write(r.deps.Ready, payload)
 		if err == nil {
 			return len(out.Payload), nil

@@ -8,6 +8,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/policy"
@@ -24,6 +27,9 @@ const (
 	CodeInternalError       = "internal_error"
 	CodeOutputTooLarge      = "output_too_large"
 )
+
+// TracerName is the instrumentation scope of the stage spans.
+const TracerName = "github.com/hygiene-dev/hygiene/internal/pipeline"
 
 // StageDecode names the step before the stages in an Outcome.
 const StageDecode = "decode"
@@ -107,12 +113,20 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
 	}
 	in := t.Messages
+	// One child span per stage when ctx carries a recording job span
+	// (package tracing); without one the tracer is a no-op.
+	tracer := trace.SpanFromContext(ctx).TracerProvider().Tracer(TracerName)
 	for _, s := range p.deps.Stages {
 		if err := ctx.Err(); err != nil {
 			return Outcome{}, err
 		}
 		start := time.Now()
-		err := applyStage(ctx, s, t, env)
+		sctx, span := tracer.Start(ctx, s.Name)
+		err := applyStage(sctx, s, t, env)
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
 		if p.deps.Observe != nil {
 			p.deps.Observe(s.Name, time.Since(start))
 		}

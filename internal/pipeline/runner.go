@@ -12,6 +12,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/ratelimit"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -39,6 +40,11 @@ type RunnerConfig struct {
 	RetryInitialBackoff, RetryMaxBackoff time.Duration
 	// ShutdownTimeout bounds the drain after Run's context ends.
 	ShutdownTimeout time.Duration
+	// TenantRates returns a tenant's admission rates (see admit.go); nil
+	// or zero rates admit at once. MaxWaitingPerTenant caps the jobs of
+	// one tenant waiting for its rate.
+	TenantRates         func(tenant string) ratelimit.Rates
+	MaxWaitingPerTenant int
 }
 
 // RunnerConfigFrom derives the runner's bounds from the worker configuration
@@ -52,6 +58,8 @@ func RunnerConfigFrom(cfg config.Config, cores int) RunnerConfig {
 		RetryInitialBackoff: cfg.Pipeline.RetryInitialBackoff,
 		RetryMaxBackoff:     cfg.Pipeline.RetryMaxBackoff,
 		ShutdownTimeout:     cfg.Pipeline.ShutdownTimeout,
+		TenantRates:         tenantRates(cfg),
+		MaxWaitingPerTenant: cfg.RateLimits.MaxWaitingJobs,
 	}
 }
 
@@ -110,6 +118,10 @@ type Runner struct {
 	work       context.Context
 	cancelWork context.CancelFunc
 	runOnce    sync.Once
+	// lim holds back tenants over their rate (nil: none is limited);
+	// draining is set once reading stopped (Submit refuses then).
+	lim      *ratelimit.Limiter
+	draining atomic.Bool
 
 	// inflight counts jobs read and not yet acknowledged (the budget also
 	// holds the slot the reader reserves before each Read).
@@ -137,6 +149,7 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 		return nil, err
 	}
 	r.sch = sch
+	r.lim = r.newLimiter()
 	deps.Metrics.PoolCapacity.Set(float64(cfg.Workers))
 	return r, nil
 }
@@ -169,6 +182,8 @@ func (r *Runner) Run(ctx context.Context) error {
 
 func (r *Runner) run(ctx context.Context) error {
 	readErr := r.readLoop(ctx)
+	r.draining.Store(true)
+	r.releaseWaiting(readErr)
 	r.log.Info("draining: reading stopped, finishing the jobs in flight", "reason", readErr, "timeout", r.cfg.ShutdownTimeout)
 	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
 	defer cancel()
@@ -235,7 +250,10 @@ func (r *Runner) readLoop(ctx context.Context) error {
 		r.deps.Metrics.BytesIn.Add(float64(size))
 		r.inflight.Add(1)
 		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key)}
-		r.sch.dispatch(j)
+		if err := r.admit(ctx, j); err != nil {
+			r.abandon(j, err)
+			return err
+		}
 		r.updateGauges()
 	}
 }
@@ -248,6 +266,7 @@ type job struct {
 	start  time.Time
 	key    string
 	tenant string
+	reply  *reply // set for a job submitted with Submit (submit.go)
 }
 
 // dispatchKey is the ordering key of rec: its key, or, for a keyless record

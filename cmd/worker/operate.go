@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/health"
+	"github.com/hygiene-dev/hygiene/internal/httpapi"
+	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/tracing"
+)
+
+// startSanitizeHTTP serves POST /v1/sanitize on http.listen through the
+// runner, or does nothing (a nil closer) when http.listen is empty. The
+// returned func stops the server, letting answers in progress finish.
+func startSanitizeHTTP(cfg config.Config, runner *pipeline.Runner, m *metrics.Metrics, log *slog.Logger) (func(context.Context) error, error) {
+	if cfg.HTTP.Listen == "" {
+		return func(context.Context) error { return nil }, nil
+	}
+	h := httpapi.Handler(httpapi.Config{
+		MaxBodyBytes: cfg.Limits.MaxCompressedBytes, MaxConcurrent: cfg.HTTP.MaxConcurrent,
+		RetryAfter: cfg.HTTP.RetryAfter, ReadTimeout: cfg.HTTP.ReadTimeout,
+	}, runner, m, log)
+	srv, err := health.Listen(cfg.HTTP.Listen, h)
+	if err != nil {
+		return nil, fmt.Errorf("http.listen: %w", err)
+	}
+	log.Info("sanitize endpoint started", "url", "http://"+srv.Addr()+httpapi.Path, "max_concurrent", cfg.HTTP.MaxConcurrent)
+	return srv.Close, nil
+}
+
+// withTracing wraps proc in the job span of package tracing when
+// tracing.enabled is set. The returned func flushes and stops the exporter
+// (bounded, so a collector that is away cannot hold the shutdown).
+func withTracing(ctx context.Context, cfg config.TracingConfig, proc pipeline.JobProcessor, log *slog.Logger) (pipeline.JobProcessor, func(), error) {
+	if !cfg.Enabled {
+		return proc, func() {}, nil
+	}
+	tp, err := tracing.NewProvider(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Export failures (a collector that is away) go to the worker's log
+	// instead of the standard logger.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing: exporting spans failed", "err", err) }))
+	log.Info("tracing: exporting spans over OTLP/HTTP", "endpoint", cfg.Endpoint, "sample_ratio", cfg.SampleRatio)
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tp.Shutdown(ctx); err != nil {
+			log.Warn("tracing: flushing the last spans failed", "err", err)
+		}
+	}
+	return tracing.Processor{Next: proc, Tracer: tp.Tracer(pipeline.TracerName)}, stop, nil
+}

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/ratelimit"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// tenantRates reads each tenant's admission rates from cfg (rate_limits,
+// then tenants.NAME.rate_limits).
+func tenantRates(cfg config.Config) func(string) ratelimit.Rates {
+	return func(tenant string) ratelimit.Rates {
+		rl := cfg.RateLimitsFor(tenant)
+		return ratelimit.Rates{JobsPerSecond: rl.JobsPerSecond, BytesPerSecond: rl.BytesPerSecond}
+	}
+}
+
+// newLimiter is the runner's per-tenant rate limiter, or nil when no rates
+// are configured. Its waits end with the work context, so a job still
+// waiting when the drain times out is acknowledged with the error and
+// delivered again.
+func (r *Runner) newLimiter() *ratelimit.Limiter {
+	if r.cfg.TenantRates == nil {
+		return nil
+	}
+	m := r.deps.Metrics
+	return ratelimit.New(r.work, ratelimit.Config{
+		RatesFor:   r.cfg.TenantRates,
+		MaxWaiting: r.cfg.MaxWaitingPerTenant,
+		OnWaiting:  func(n int) { m.RateLimitWaiting.Set(float64(n)) },
+		OnWaited: func(d time.Duration) {
+			m.RateLimitDelayed.Inc()
+			m.RateLimitWaitSeconds.Add(d.Seconds())
+		},
+	})
+}
+
+// admit hands a job read (or submitted) to the dispatcher once its tenant
+// is within its rates. A tenant over its rate waits here, off the pool and
+// without holding up other tenants; only when MaxWaitingPerTenant of its
+// jobs already wait does admit block, until one leaves or ctx ends (then it
+// returns the error and j is the caller's to abandon). A job whose wait is
+// ended by the shutdown is abandoned here (delivered again).
+func (r *Runner) admit(ctx context.Context, j *job) error {
+	if r.lim == nil {
+		r.sch.dispatch(j)
+		return nil
+	}
+	return r.lim.Admit(ctx, j.tenant, j.size,
+		func() { r.sch.dispatch(j); r.updateGauges() },
+		func(err error) { r.abandon(j, err) })
+}
+
+// errRateReleased acknowledges a job that was still waiting for its
+// tenant's rate when the worker stopped reading: it is delivered again.
+var errRateReleased = errors.New("pipeline: the worker stopped while the job waited for its tenant's rate; released for redelivery")
+
+// releaseWaiting gives back, at once, the jobs waiting for their tenant's
+// rate when reading stopped for a shutdown (waiting out a rate would only
+// use up the shutdown window); at the end of a finite input they run.
+func (r *Runner) releaseWaiting(readErr error) {
+	if r.lim != nil && !errors.Is(readErr, transport.ErrEndOfInput) {
+		r.lim.Close(errRateReleased)
+	}
+}

@@ -1,0 +1,100 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/transport"
+)
+
+// ErrDraining is returned by Submit once the runner stopped reading.
+var ErrDraining = errors.New("pipeline: the worker is draining and takes no new jobs")
+
+// reply is where a submitted job's outcome goes instead of the sinks.
+type reply struct {
+	ctx context.Context // the submitter's; once it ends the job is not run
+	out chan Outcome    // buffered 1
+}
+
+// Submit runs one job through the same in-flight budget, tenant rates,
+// per-key order and pool as the jobs the runner reads, and returns its
+// Outcome instead of writing it to a topic (the synchronous HTTP source).
+// Nothing is written and nothing is acknowledged: the caller owns the
+// answer. It waits for budget, rate and pool while ctx lasts; a ctx that
+// ends before the job starts leaves it unrun (ctx's error), and one that
+// ends while it runs returns at once (the outcome is dropped). Once the
+// runner drains, Submit returns ErrDraining; jobs submitted before that are
+// part of the drain. The error is otherwise the work context's (the
+// shutdown ended the job).
+func (r *Runner) Submit(ctx context.Context, rec transport.Record) (Outcome, error) {
+	if err := r.bud.acquireJob(ctx); err != nil {
+		return Outcome{}, err
+	}
+	// Checked after the slot is held, so a drain either waits for this job
+	// or is seen here.
+	if r.draining.Load() {
+		r.bud.release(1, 0)
+		return Outcome{}, ErrDraining
+	}
+	size := int64(rec.Size())
+	if err := r.bud.acquireBytes(ctx, size); err != nil {
+		r.bud.release(1, 0)
+		return Outcome{}, err
+	}
+	failed := make(chan error, 1)
+	ack := func(_ context.Context, err error) error {
+		if err != nil {
+			failed <- err
+		}
+		return nil
+	}
+	rp := &reply{ctx: ctx, out: make(chan Outcome, 1)}
+	r.inflight.Add(1)
+	j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), reply: rp}
+	if err := r.admit(ctx, j); err != nil {
+		r.abandon(j, err)
+		return Outcome{}, err
+	}
+	r.updateGauges()
+	select {
+	case out := <-rp.out:
+		m := r.deps.Metrics
+		m.SourceJobDuration.WithLabelValues(metrics.SourceHTTP).Observe(time.Since(j.start).Seconds())
+		m.SourceJobs.WithLabelValues(metrics.SourceHTTP, outcomeLabel(out)).Inc()
+		return out, nil
+	case err := <-failed:
+		return Outcome{}, err
+	case <-ctx.Done():
+		return Outcome{}, ctx.Err()
+	}
+}
+
+// Draining reports whether the runner stopped taking jobs.
+func (r *Runner) Draining() bool { return r.draining.Load() }
+
+// answer is the pool task of a submitted job: unless its submitter is
+// gone, process it and hand the outcome back; then free its budget and key.
+func (r *Runner) answer(j *job, done func()) {
+	defer done()
+	if err := j.reply.ctx.Err(); err != nil {
+		r.abandon(j, err)
+		return
+	}
+	out, err := r.process(j.rec)
+	if err != nil {
+		r.abandon(j, err)
+		return
+	}
+	j.reply.out <- out
+	r.release(j)
+}
+
+// outcomeLabel is the outcome label value of out.
+func outcomeLabel(out Outcome) string {
+	if out.Ready {
+		return metrics.OutcomeReady
+	}
+	return metrics.OutcomeDeadLetter
+}
