@@ -175,7 +175,7 @@ trimmed_base() {
 # prints the archive's path.
 build() {
   local variant="$1" refresh="$2"
-  "$ROOT/scripts/deps.sh" image
+  "$ROOT/scripts/deps.sh" image >&2
   local tar key ctx="$STATE/context"
   tar="$(rootfs "$refresh")"
   key="$(basename "$tar" .tar)"

@@ -17,7 +17,6 @@
 # it cannot see symbols and fails on any vulnerability of a package the
 # binary holds. Imported but uncalled vulnerabilities are listed, not fatal.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Pinned, so that a new release cannot change what CI reports.
 GOVULNCHECK_VERSION=v1.9.0
 export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
