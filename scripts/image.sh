@@ -62,7 +62,7 @@ die() { log "$*"; exit 1; }
 
 # conf writes the containers.conf of this machine and exports CONTAINERS_CONF.
 conf() {
-  if [[ -n "${CONTAINERS_CONF:-}" ]]; then
+  if [[ -n "${CONTAINERS_CONF:-}" && "$CONTAINERS_CONF" != "$STATE/containers.conf" ]]; then
     return
   fi
   mkdir -p "$STATE"
