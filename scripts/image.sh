@@ -120,7 +120,7 @@ import() {
   podman import --quiet "$tar" "$name" >/dev/null
 }
 
-# binary builds the worker on this host into DIR/worker, as the Dockerfile does.
+# binary builds the worker on this host into DIR/worker, with the Dockerfile's flags.
 binary() {
   local dir="$1"
   [[ -r /etc/os-release ]] && . /etc/os-release
@@ -129,7 +129,7 @@ binary() {
   fi
   export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
   log "building the worker (go build, cgo)"
-  (cd "$ROOT" && CGO_ENABLED=1 go build -trimpath -ldflags="-s -w" -o "$dir/worker" ./cmd/worker)
+  (cd "$ROOT" && CGO_ENABLED=1 go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$dir/worker" ./cmd/worker)
   cp "$ROOT/configs/worker.yaml" "$dir/worker.yaml"
 }
 
