@@ -171,6 +171,19 @@ trimmed_base() {
   ' | podman import --quiet - "$name" >/dev/null
 }
 
+# containerfile BASE NAME builds Containerfile on BASE with the context in
+# .image/context as NAME, and removes the image NAME named before, if any.
+containerfile() {
+  local base="$1" name="$2" old new
+  old="$(podman image inspect --format '{{.Id}}' "$name" 2>/dev/null || true)"
+  log "podman build $name"
+  podman build --quiet --format oci --build-arg "BASE=$base" -t "$name" -f "$ROOT/Containerfile" "$STATE/context" >/dev/null
+  new="$(podman image inspect --format '{{.Id}}' "$name")"
+  if [[ -n "$old" && "$old" != "$new" ]]; then
+    podman image rm "$old" >/dev/null 2>&1 || true
+  fi
+}
+
 # build VARIANT REFRESH makes the image of VARIANT (full or trimmed) and
 # prints the archive's path.
 build() {
@@ -182,17 +195,18 @@ build() {
   local base="localhost/hygiene-base:$key"
   [[ -n "$refresh" ]] && podman image rm --force "$base" >/dev/null 2>&1 || true
   import "$tar" "$base"
+  # Bases of older root filesystems are not needed any more.
+  podman images --filter reference=localhost/hygiene-base --format '{{.Repository}}:{{.Tag}}' |
+    grep -v -e ":$key\$" -e ":$key-trimmed\$" | xargs -r podman image rm --force >/dev/null 2>&1 || true
   rm -rf "$ctx" && mkdir -p "$ctx"
   binary "$ctx"
-  log "podman build $IMAGE"
-  podman build --quiet --format oci --build-arg "BASE=$base" -t "$IMAGE" -f "$ROOT/Containerfile" "$ctx" >/dev/null
+  containerfile "$base" "$IMAGE"
   local image="$IMAGE" archive="$STATE/hygiene-worker.oci.tar"
   if [[ "$variant" == trimmed ]]; then
     local tbase="localhost/hygiene-base:$key-trimmed"
     trimmed_base "$IMAGE" "$tbase"
     image="$IMAGE-trimmed" archive="$STATE/hygiene-worker-trimmed.oci.tar"
-    log "podman build $image"
-    podman build --quiet --format oci --build-arg "BASE=$tbase" -t "$image" -f "$ROOT/Containerfile" "$ctx" >/dev/null
+    containerfile "$tbase" "$image"
   fi
   rm -f "$archive"
   podman save --quiet --format oci-archive -o "$archive" "$image"
