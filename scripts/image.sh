@@ -123,10 +123,6 @@ import() {
 # binary builds the worker on this host into DIR/worker, with the Dockerfile's flags.
 binary() {
   local dir="$1"
-  [[ -r /etc/os-release ]] && . /etc/os-release
-  if [[ "${VERSION_CODENAME:-}" != "$SUITE" ]]; then
-    die "this host runs ${PRETTY_NAME:-an unknown system}; the binary links the host's glibc and libvips, so build on Debian $SUITE (or set IMAGE_SUITE to the host's release)"
-  fi
   export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
   log "building the worker (go build, cgo)"
   (cd "$ROOT" && CGO_ENABLED=1 go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$dir/worker" ./cmd/worker)
@@ -188,12 +184,20 @@ containerfile() {
 # prints the archive's path.
 build() {
   local variant="$1" refresh="$2"
+  local host
+  # shellcheck disable=SC1091 # the host's release, read in a subshell
+  host="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")" || true
+  if [[ "$host" != "$SUITE" ]]; then
+    die "this host runs ${host:-an unknown release}, not Debian $SUITE; the binary links the host's glibc and libvips, so build on Debian $SUITE (or set IMAGE_SUITE to the host's release)"
+  fi
   "$ROOT/scripts/deps.sh" image >&2
   local tar key ctx="$STATE/context"
   tar="$(rootfs "$refresh")"
   key="$(basename "$tar" .tar)"
   local base="localhost/hygiene-base:$key"
-  [[ -n "$refresh" ]] && podman image rm --force "$base" >/dev/null 2>&1 || true
+  if [[ -n "$refresh" ]]; then
+    podman image rm --force "$base" >/dev/null 2>&1 || true
+  fi
   import "$tar" "$base"
   # Bases of older root filesystems are not needed any more.
   podman images --filter reference=localhost/hygiene-base --format '{{.Repository}}:{{.Tag}}' |
