@@ -2,6 +2,9 @@
 # Debian 12 slim with only the libvips runtime, as a non-root user.
 # The same steps as the CI install (scripts/test.sh): apt-get install
 # libvips-dev, go mod download, go build.
+# Without registries, scripts/image.sh builds the same image (Containerfile)
+# from Debian packages; keep the two in step (runtime packages, user, env,
+# entrypoint).
 #
 #   docker build -t hygiene-worker:0.1.0 .
 #   docker run --rm hygiene-worker:0.1.0 config print

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [test] — installs the system packages hygiene needs when
-# they are missing (Debian/Ubuntu, through apt; sudo when not root).
+# scripts/deps.sh [test|image] — installs the system packages hygiene needs
+# when they are missing (Debian/Ubuntu, through apt; sudo when not root).
 #   always: libvips-dev (the image stage is cgo over libvips)
-#   test:   libvips-tools (vipsthumbnail, the image baseline), kcat, zstd,
+#   image:  podman, buildah, mmdebstrap, runc, skopeo (scripts/image.sh builds
+#           and runs the container image with them, from Debian packages)
+#   test:   the image tools, libvips-tools (vipsthumbnail, the image baseline), kcat, zstd,
 #           GNU time (peak RSS of the baselines in the benchmarks),
 #           Java 17 and Maven (the real Apache Kafka broker of the
 #           integration suite)
 set -euo pipefail
 need=()
 dpkg -s libvips-dev >/dev/null 2>&1 || need+=(libvips-dev)
+if [[ "${1:-}" == "test" || "${1:-}" == "image" ]]; then
+  for tool in podman buildah mmdebstrap runc skopeo; do
+    command -v "$tool" >/dev/null 2>&1 || [[ -x /usr/sbin/$tool ]] || need+=("$tool")
+  done
+fi
 if [[ "${1:-}" == "test" ]]; then
   command -v vipsthumbnail >/dev/null 2>&1 || need+=(libvips-tools)
   command -v kcat >/dev/null 2>&1 || need+=(kcat)

@@ -4,9 +4,12 @@
 # Installs what the tests need when it is missing (libvips-dev and the tools
 # the tests call, through apt; the Go modules; Java 17 for the broker),
 # starts a real Apache Kafka broker on 127.0.0.1 (scripts/kafka.sh) unless
-# HYGIENE_KAFKA_BROKERS already names one, then runs gofmt, go vet, and
-# go test -race over the module, the Helm chart checks (helm/chartest) and the
-# provider SDK conformance checks of the request bodies (test/wiresdk).
+# HYGIENE_KAFKA_BROKERS already names one, then runs gofmt, go vet,
+# govulncheck offline (scripts/vulncheck.sh), builds the container image
+# from Debian packages (scripts/image.sh, both variants), and runs
+# go test -race over the module (test/image runs the image with podman), the
+# Helm chart checks (helm/chartest) and the provider SDK conformance checks of
+# the request bodies (test/wiresdk).
 # Extra arguments go to both go test runs (e.g. -run TestX, -short).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,6 +33,17 @@ fi
 go vet ./...
 (cd helm/chartest && go vet ./...)
 (cd test/wiresdk && go vet ./...)
+log "govulncheck against golang.org/x/vulndb from the module proxy"
+scripts/vulncheck.sh ./...
+(cd helm/chartest && ../../scripts/vulncheck.sh ./...)
+(cd test/wiresdk && ../../scripts/vulncheck.sh ./...)
+
+# The container image, both variants, for test/image (part of ./... below).
+log "building the container image (scripts/image.sh)"
+full="$(scripts/image.sh build)"
+trimmed="$(scripts/image.sh build --trimmed)"
+CONTAINERS_CONF="${CONTAINERS_CONF:-$(scripts/image.sh conf)}"
+export WORKER_IMAGE_ARCHIVES="$full:$trimmed" CONTAINERS_CONF
 
 started_kafka=""
 if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
