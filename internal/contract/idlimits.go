@@ -1,10 +1,11 @@
-package policy
+package contract
 
 import "regexp"
 
-// IDLimits says which tool-call ids the target provider accepts, so the id rule
-// can guarantee acceptance rather than only follow OpenClaw's algorithm. The zero
-// value means "no documented limit": any non-empty id.
+// IDLimits says which identifiers the target provider accepts: the tool-call
+// ids (so the id rule can guarantee acceptance rather than only follow
+// OpenClaw's algorithm) and the tool names of a contract. The zero value
+// means "no documented limit": any non-empty string.
 //
 // Lengths count bytes. A byte count is never smaller than a character count, so an
 // id that passes here passes whichever way the provider counts.
@@ -17,7 +18,8 @@ type IDLimits struct {
 // The limits of each provider wire, with their sources.
 var (
 	// anthropicLimits: Anthropic Messages rejects tool_use ids that do not match
-	// ^[a-zA-Z0-9_-]+$ ("String should match pattern"); no maximum length is
+	// ^[a-zA-Z0-9_-]+$ ("messages.5.content.0.tool_use.id: String should match
+	// pattern": tailcallhq/forgecode#1142); no maximum length is
 	// documented. Applies to anthropic, anthropic-vertex and the anthropic-messages API.
 	anthropicLimits = IDLimits{Pattern: `^[a-zA-Z0-9_-]+$`}
 	// bedrockLimits: Amazon Bedrock API reference, ToolUseBlock/ToolResultBlock
@@ -39,27 +41,9 @@ var (
 	googleLimits = IDLimits{Pattern: `^[a-zA-Z0-9]+$`}
 )
 
-// limitsFor picks the id limits of the wire a resolved policy targets. The first
-// match wins: the Mistral id mode, then Bedrock (provider or Converse API), then
-// Anthropic (provider or Messages API), then Google, then the OpenAI API families.
-// Anything else has no documented limit.
-func limitsFor(p Policy) IDLimits {
-	switch {
-	case p.ToolCallIDMode == IDModeStrict9:
-		return mistralLimits
-	case p.Provider == "amazon-bedrock" || p.API == apiBedrockConverseStream:
-		return bedrockLimits
-	case p.Provider == "anthropic" || p.Provider == "anthropic-vertex" || p.API == apiAnthropicMessages:
-		return anthropicLimits
-	case p.IsGoogleFamily():
-		return googleLimits
-	case p.API == apiOpenAICompletions:
-		return chatCompletionsLimits
-	case p.IsResponsesAPI():
-		return responsesLimits
-	}
-	return IDLimits{}
-}
+// geminiNamePattern is Gemini's function-name rule (see the Gemini row of
+// the table for its source).
+const geminiNamePattern = `^[a-zA-Z_][a-zA-Z0-9_.:-]*$`
 
 // Valid reports whether the provider accepts id as a tool-call id. The empty id is
 // never valid (spec §1.3: a call needs a non-empty id). A Pattern that does not
@@ -82,6 +66,7 @@ var knownPatterns = map[string]*regexp.Regexp{
 	anthropicLimits.Pattern: regexp.MustCompile(anthropicLimits.Pattern),
 	mistralLimits.Pattern:   regexp.MustCompile(mistralLimits.Pattern),
 	googleLimits.Pattern:    regexp.MustCompile(googleLimits.Pattern),
+	geminiNamePattern:       regexp.MustCompile(geminiNamePattern),
 }
 
 func compiledPattern(expr string) *regexp.Regexp {
