@@ -59,6 +59,9 @@ func (r *Runner) finish(j *job, out Outcome) {
 	m := r.deps.Metrics
 	m.JobDuration.Observe(time.Since(j.start).Seconds())
 	m.BytesOut.Add(float64(written))
+	if out.Report != nil && out.Report.Contract != nil {
+		m.CountViolations(out.Report.Contract.ByRule)
+	}
 	if out.Ready {
 		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
 	} else {

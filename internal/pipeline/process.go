@@ -94,9 +94,10 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		return out, nil
 	}
 	env := &stage.Env{
-		Policy:   policy.Resolve(policy.Target(t.Target)),
-		Settings: EffectiveSettings(p.cfg, t),
-		Report:   stage.NewReport(),
+		Policy:        policy.Resolve(policy.Target(t.Target)),
+		Settings:      EffectiveSettings(p.cfg, t),
+		Report:        stage.NewReport(),
+		InputMessages: len(t.Messages),
 	}
 	if t.Repair != nil {
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
@@ -114,6 +115,10 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 				return Outcome{}, ctxErr
+			}
+			if rej, ok := errors.AsType[*stage.Reject](err); ok {
+				out.Code, out.Error, out.Stage, out.Report = string(rej.Code), rej.Msg, s.Name, env.Report
+				return out, nil
 			}
 			out.Code, out.Error, out.Stage = CodeInternalError, err.Error(), s.Name
 			return out, nil
