@@ -1,6 +1,10 @@
 package contract
 
-import "regexp"
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
 
 // IDLimits says which identifiers the target provider accepts: the tool-call
 // ids (so the id rule can guarantee acceptance rather than only follow
@@ -59,23 +63,131 @@ func (l IDLimits) Valid(id string) bool {
 	return re != nil && re.MatchString(id)
 }
 
+// matcher is a compiled Pattern.
+type matcher interface{ MatchString(string) bool }
+
 // knownPatterns holds the compiled Pattern of every limit above, so Valid never
 // compiles on the hot path. Other patterns are compiled per call and not cached,
 // which keeps memory bounded whatever callers pass.
-var knownPatterns = map[string]*regexp.Regexp{
-	anthropicLimits.Pattern: regexp.MustCompile(anthropicLimits.Pattern),
-	mistralLimits.Pattern:   regexp.MustCompile(mistralLimits.Pattern),
-	googleLimits.Pattern:    regexp.MustCompile(googleLimits.Pattern),
-	geminiNamePattern:       regexp.MustCompile(geminiNamePattern),
+var knownPatterns = map[string]matcher{
+	anthropicLimits.Pattern: mustCompile(anthropicLimits.Pattern),
+	mistralLimits.Pattern:   mustCompile(mistralLimits.Pattern),
+	googleLimits.Pattern:    mustCompile(googleLimits.Pattern),
+	geminiNamePattern:       mustCompile(geminiNamePattern),
 }
 
-func compiledPattern(expr string) *regexp.Regexp {
-	if re, ok := knownPatterns[expr]; ok {
-		return re
+func mustCompile(expr string) matcher {
+	m := compile(expr)
+	if m == nil {
+		panic("contract: pattern does not compile: " + expr)
 	}
+	return m
+}
+
+func compiledPattern(expr string) matcher {
+	if m, ok := knownPatterns[expr]; ok {
+		return m
+	}
+	return compile(expr)
+}
+
+// compile returns nil when expr is no regexp, else a class sequence when it
+// is one (every documented rule is), else the regexp.
+func compile(expr string) matcher {
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil
 	}
+	if seq, ok := parseClassSeq(expr); ok {
+		return seq
+	}
 	return re
+}
+
+// classSeq matches a pattern of the form ^ITEM...$ where each ITEM is a
+// bracket class of ASCII characters and ranges with a quantifier (none, +,
+// * or {n}), every item but the last of a fixed count. Greedy matching is
+// then exact, so it needs one pass and a table lookup per byte instead of
+// the regexp engine (the contract check tests every id and name of a
+// request). A byte outside ASCII is in no class, as a rune outside the
+// class is not matched by the regexp.
+type classSeq []classItem
+
+type classItem struct {
+	set      [128]bool
+	min, max int // max < 0: unbounded
+}
+
+// MatchString reports whether the whole of s matches.
+func (q classSeq) MatchString(s string) bool {
+	i := 0
+	for _, it := range q {
+		n := 0
+		for i < len(s) && (it.max < 0 || n < it.max) && s[i] < 128 && it.set[s[i]] {
+			i++
+			n++
+		}
+		if n < it.min {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// parseClassSeq parses expr as a classSeq; ok is false for anything else.
+func parseClassSeq(expr string) (q classSeq, ok bool) {
+	if len(expr) < 2 || expr[0] != '^' || expr[len(expr)-1] != '$' {
+		return nil, false
+	}
+	rest := expr[1 : len(expr)-1]
+	for rest != "" {
+		if rest[0] != '[' {
+			return nil, false
+		}
+		end := strings.IndexByte(rest, ']')
+		if end < 2 {
+			return nil, false
+		}
+		var it classItem
+		class := rest[1:end]
+		for i := 0; i < len(class); i++ {
+			c := class[i]
+			if c == '^' || c == '\\' || c == '[' || c >= 128 {
+				return nil, false
+			}
+			if i+2 < len(class) && class[i+1] == '-' {
+				if e := class[i+2]; e < c || e >= 128 || e == '\\' || e == '[' || e == '^' {
+					return nil, false
+				}
+				for r := c; r <= class[i+2]; r++ {
+					it.set[r] = true
+				}
+				i += 2
+				continue
+			}
+			it.set[c] = true
+		}
+		rest = rest[end+1:]
+		it.min, it.max = 1, 1
+		switch {
+		case strings.HasPrefix(rest, "+"):
+			it.min, it.max, rest = 1, -1, rest[1:]
+		case strings.HasPrefix(rest, "*"):
+			it.min, it.max, rest = 0, -1, rest[1:]
+		case strings.HasPrefix(rest, "{"):
+			close := strings.IndexByte(rest, '}')
+			digits := rest[1:max(close, 1)]
+			n, err := strconv.Atoi(digits)
+			if close < 0 || err != nil || strings.TrimLeft(digits, "0123456789") != "" ||
+				(len(digits) > 1 && digits[0] == '0') || n > 1000 {
+				return nil, false
+			}
+			it.min, it.max, rest = n, n, rest[close+1:]
+		}
+		if len(q) > 0 && q[len(q)-1].min != q[len(q)-1].max {
+			return nil, false // greedy would be wrong after a variable item
+		}
+		q = append(q, it)
+	}
+	return q, len(q) > 0
 }

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,4 +76,48 @@ func BenchmarkIDLimitsValid(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		_ = limits[i%len(limits)].Valid(ids[i%len(ids)])
 	}
+}
+
+// TestClassSeqAgreesWithRegexp: the fast matcher of each documented pattern
+// (and a few others) accepts exactly what the regexp accepts.
+func TestClassSeqAgreesWithRegexp(t *testing.T) {
+	patterns := []string{anthropicLimits.Pattern, mistralLimits.Pattern, googleLimits.Pattern, geminiNamePattern,
+		`^[a-c]{2}[x-]*$`, `^[-a]+$`}
+	inputs := []string{"", "a", "A", "_", "-", "abc", "call_1", "call-1", "call|1", "a.b", "a:b", "9abc", "_x", "é", "aé",
+		"abcdefghi", "abcdefgh", "abcdefghij", "ab", "abx-x", "ab-", "a-", "--a", "x\x00", strings.Repeat("z", 100)}
+	for _, p := range patterns {
+		seq, ok := parseClassSeq(p)
+		if !ok {
+			t.Fatalf("%s is not parsed as a class sequence", p)
+		}
+		re := regexp.MustCompile(p)
+		for _, in := range inputs {
+			if got, want := seq.MatchString(in), re.MatchString(in); got != want {
+				t.Errorf("%s on %q: %v, regexp says %v", p, in, got, want)
+			}
+		}
+	}
+	for _, p := range []string{`^[a-z]*[a-z]$`, `^a+$`, `[a]`, `^[^a]$`, `^[a\]]$`} {
+		if _, ok := parseClassSeq(p); ok {
+			t.Errorf("%s parsed as a class sequence; it must fall back to the regexp", p)
+		}
+	}
+}
+
+func FuzzClassSeq(f *testing.F) {
+	f.Add(anthropicLimits.Pattern, "call_1")
+	f.Add(geminiNamePattern, "a.b")
+	f.Fuzz(func(t *testing.T, pattern, in string) {
+		seq, ok := parseClassSeq(pattern)
+		if !ok {
+			return
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			t.Fatalf("%q parses as a class sequence but not as a regexp", pattern)
+		}
+		if seq.MatchString(in) != re.MatchString(in) {
+			t.Fatalf("%q on %q: class sequence %v, regexp %v", pattern, in, seq.MatchString(in), re.MatchString(in))
+		}
+	})
 }
