@@ -26,6 +26,7 @@ const (
 	RuleRequestSize       = "request_size"
 	RuleTextValidity      = "text_validity"
 	RuleThinkingSignature = "thinking_signature"
+	RuleToolPairing       = "tool_pairing"
 )
 
 // MaxListed bounds the violations a Result lists; Counts counts them all.
@@ -74,6 +75,12 @@ func UserSide(role string) bool {
 	return false
 }
 
+// pendingCall is a tool call waiting for its result.
+type pendingCall struct {
+	id         string
+	msg, block int
+}
+
 // imageAt is one image block found by the walk.
 type imageAt struct {
 	msg, block int
@@ -95,6 +102,13 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		perMessage = c.Images.PerMessage
 	)
 	lastAssistant := lastArrayAssistant(msgs)
+	var pending []pendingCall // calls of the last assistant turn not answered yet
+	unanswered := func() {
+		for _, p := range pending {
+			r.add(RuleToolPairing, blockPath(p.msg, p.block), "tool call %q has no tool result right after its turn", p.id)
+		}
+		pending = pending[:0]
+	}
 	for i, m := range msgs {
 		raw := m.Raw()
 		if m.Changed() {
@@ -124,10 +138,21 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 				r.add(RuleRequiredContent, path(i), "assistant turn with empty content")
 			}
 		}
-		if role == transcript.RoleToolResult || role == transcript.RoleTool {
-			if id, ok := m.ResultID(); ok && !c.ToolCallIDs.Valid(id) {
+		isResult := role == transcript.RoleToolResult || role == transcript.RoleTool
+		if isResult {
+			id, ok := m.ResultID()
+			if ok && !c.ToolCallIDs.Valid(id) {
 				r.add(RuleToolCallID, path(i), "tool-result id %q %s", id, describe(c.ToolCallIDs))
 			}
+			if c.ToolPairing {
+				if k := slices.IndexFunc(pending, func(p pendingCall) bool { return p.id == id }); ok && k >= 0 {
+					pending = slices.Delete(pending, k, k+1)
+				} else {
+					r.add(RuleToolPairing, path(i), "tool result %q answers no call of the assistant turn before it", id)
+				}
+			}
+		} else if c.ToolPairing {
+			unanswered()
 		}
 		inMessage := 0
 		for bi, b := range blocks {
@@ -151,6 +176,9 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 				}
 			case b.IsToolCall():
 				id, _ := b.String("id")
+				if c.ToolPairing && role == transcript.RoleAssistant {
+					pending = append(pending, pendingCall{id: id, msg: i, block: bi})
+				}
 				if !c.ToolCallIDs.Valid(id) {
 					r.add(RuleToolCallID, blockPath(i, bi), "tool-call id %q %s", id, describe(c.ToolCallIDs))
 				}
@@ -163,6 +191,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 			r.add(RuleImagesPerMessage, path(i), "%d images > %d per message", inMessage, perMessage)
 		}
 	}
+	unanswered()
 	checkImages(&r, c.Images, imgs, contextWindowTokens)
 	switch {
 	case len(msgs) == 0:

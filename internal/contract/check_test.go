@@ -194,7 +194,20 @@ func TestCheckFacts(t *testing.T) {
 
 	// Required content.
 	add("no message", Families(), `[`+hi+`]`, `[]`, RuleRequiredContent, 0)
-	add("no user turn", []Family{OpenAIChat, Passthrough}, `[`+hi+`]`, `[{"role":"toolResult","toolCallId":"c1","content":"x"}]`, RuleRequiredContent, 0)
+	add("no user turn", []Family{OpenAIChat, Passthrough}, `[`+hi+`]`, `[{"role":"assistant","content":[{"type":"text","text":"a"}]}]`, RuleRequiredContent, 0)
+
+	// Tool pairing: every call answered right after its turn, every result
+	// answering a call of the turn before it.
+	pairingFamilies := []Family{AnthropicMessages, AnthropicCloud, AnthropicCompatible, BedrockConverse, OpenAIChat, OpenAIResponses, OpenAICompatible, Gemini}
+	twoCalls := `{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{}},{"type":"toolCall","id":"c2","name":"read","arguments":{}}]}`
+	result := func(id string) string {
+		return `{"role":"toolResult","toolCallId":"` + id + `","content":[{"type":"text","text":"r"}]}`
+	}
+	answered := `[` + hi + `,` + twoCalls + `,` + result("c2") + `,` + result("c1") + `,` + hi + `]`
+	add("tool pairing: a call without its result", pairingFamilies, answered, `[`+hi+`,`+twoCalls+`,`+result("c1")+`,`+hi+`]`, RuleToolPairing, 0)
+	add("tool pairing: a result after the next turn", pairingFamilies, answered, `[`+hi+`,`+twoCalls+`,`+result("c1")+`,`+hi+`,`+result("c2")+`]`, RuleToolPairing, 0)
+	add("tool pairing: an orphan result", pairingFamilies, answered, `[`+hi+`,`+result("ghost")+`]`, RuleToolPairing, 0)
+	lenient("tool pairing", []Family{Passthrough}, `[`+hi+`,`+twoCalls+`,`+hi+`,`+result("ghost")+`]`)
 	emptyAssistant := `[` + hi + `,{"role":"assistant","content":[]}]`
 	add("empty assistant", []Family{AnthropicMessages, BedrockConverse}, `[`+hi+`,{"role":"assistant","content":[{"type":"text","text":"a"}]}]`, emptyAssistant, RuleRequiredContent, 0)
 	add("blank text", []Family{AnthropicMessages, BedrockConverse}, `[`+hi+`]`, `[{"role":"user","content":[{"type":"text","text":"  "}]}]`, RuleRequiredContent, 0)

@@ -75,6 +75,10 @@ type Contract struct {
 	// NonEmptyContent: no assistant turn with empty content and no blank
 	// text block.
 	NonEmptyContent bool
+	// ToolPairing: every tool call is answered by a tool result among the
+	// results right after its assistant turn, and every tool result
+	// answers a call of the assistant turn right before it.
+	ToolPairing bool
 }
 
 // ImageLimits are a family's documented image limits.
@@ -141,6 +145,14 @@ var (
 	openAINames = IDLimits{MaxLen: 64, Pattern: `^[a-zA-Z0-9_-]+$`}
 )
 
+// ToolPairing is every tool-calling
+// wire's rule: Anthropic "tool_use ids were found without tool_result
+// blocks immediately after" and "unexpected tool_use_id found in
+// tool_result blocks" (spec §3.7, which the pairing repair exists for);
+// OpenAI "An assistant message with 'tool_calls' must be followed by tool
+// messages responding to each 'tool_call_id'"; Bedrock and Gemini the same
+// for toolUse/toolResult and functionCall/functionResponse.
+//
 // table is every family's contract. Turn rules are spec §3.12's (Gemini
 // and Anthropic turn validation, which the providers' own docs require:
 // Gemini "function call turn comes immediately after a user turn or after
@@ -148,6 +160,7 @@ var (
 // the user role"); content rules are §3.16's Bedrock and §3.4's thinking.
 var table = map[Family]Contract{
 	AnthropicMessages: {
+		ToolPairing:   true,
 		Family:        AnthropicMessages,
 		FirstTurnUser: true, NoConsecutiveAssistants: true,
 		ToolCallIDs: anthropicLimits, ToolNames: anthropicNames,
@@ -161,6 +174,7 @@ var table = map[Family]Contract{
 		SignedThinking: true, NonEmptyContent: true,
 	},
 	AnthropicCloud: {
+		ToolPairing:   true,
 		Family:        AnthropicCloud,
 		FirstTurnUser: true, NoConsecutiveAssistants: true,
 		ToolCallIDs: anthropicLimits, ToolNames: anthropicNames,
@@ -176,11 +190,13 @@ var table = map[Family]Contract{
 		SignedThinking:  true, NonEmptyContent: true,
 	},
 	AnthropicCompatible: {
+		ToolPairing: true,
 		Family:      AnthropicCompatible,
 		ToolCallIDs: anthropicLimits, ToolNames: anthropicNames,
 		ValidText: true,
 	},
 	BedrockConverse: {
+		ToolPairing:   true,
 		Family:        BedrockConverse,
 		FirstTurnUser: true, NoConsecutiveAssistants: true,
 		ToolCallIDs: bedrockLimits,
@@ -203,16 +219,19 @@ var table = map[Family]Contract{
 		SignedThinking:  true, NonEmptyContent: true,
 	},
 	OpenAIChat: {
+		ToolPairing: true,
 		Family:      OpenAIChat,
 		ToolCallIDs: chatCompletionsLimits, ToolNames: openAINames,
 		ValidText: true,
 	},
 	OpenAIResponses: {
+		ToolPairing: true,
 		Family:      OpenAIResponses,
 		ToolCallIDs: responsesLimits, ToolNames: openAINames,
 		ValidText: true,
 	},
 	Gemini: {
+		ToolPairing:   true,
 		Family:        Gemini,
 		FirstTurnUser: true, NoConsecutiveAssistants: true,
 		ToolCallIDs: googleLimits,
@@ -227,6 +246,7 @@ var table = map[Family]Contract{
 		ValidText: true,
 	},
 	Mistral: {
+		ToolPairing: true,
 		Family:      Mistral,
 		ToolCallIDs: mistralLimits,
 		// Mistral's function-calling API takes OpenAI's function schema
@@ -235,7 +255,8 @@ var table = map[Family]Contract{
 		ValidText: true,
 	},
 	OpenAICompatible: {
-		Family: OpenAICompatible,
+		ToolPairing: true,
+		Family:      OpenAICompatible,
 		// The Chat Completions wire: Azure's 40-character ids (spec §6)
 		// and OpenAI's name rule, which OpenAI-compatible servers copy.
 		ToolCallIDs: chatCompletionsLimits, ToolNames: openAINames,
