@@ -117,7 +117,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		}
 		size += len(raw)
 		if c.ValidText {
-			checkText(&r, i, raw)
+			checkText(&r, i, raw, m.Changed())
 		}
 		role := m.Role()
 		if UserSide(role) {
@@ -158,7 +158,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		for bi, b := range blocks {
 			switch t := b.Type(); {
 			case t == transcript.BlockText:
-				if s, ok := b.Text(); c.NonEmptyContent && (!ok || transcript.IsBlank(s)) {
+				if c.NonEmptyContent && blankText(b) {
 					r.add(RuleRequiredContent, blockPath(i, bi), "blank text block")
 				}
 			case t == transcript.BlockImage:
@@ -262,11 +262,37 @@ func describe(l IDLimits) string {
 	return strings.Join(parts, " ")
 }
 
+// blankText reports whether a text block's text is missing, not a string,
+// or blank. It decides from the raw JSON string when it can (almost every
+// text starts with a printable ASCII character), decoding only texts that
+// start with white space, an escape or a non-ASCII character.
+func blankText(b *transcript.Block) bool {
+	raw, ok := b.Get("text")
+	if !ok || len(raw) < 2 || raw[0] != '"' {
+		return true
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '\\' || c >= utf8.RuneSelf:
+			s, ok := b.Text()
+			return !ok || transcript.IsBlank(s)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // checkText reports invalid UTF-8 and lone UTF-16 surrogate escapes in the
-// JSON bytes of message i. Both are rare, so the common case is one
-// utf8.Valid and one IndexByte scan for backslashes.
-func checkText(r *Result, i int, raw []byte) {
-	if !utf8.Valid(raw) {
+// JSON bytes of message i. Lone surrogates are valid JSON, so every message
+// is scanned for them (one IndexByte scan for backslashes). UTF-8 is checked
+// in the bytes a rule wrote (changed): the codec validates the input's
+// strings (or marks invalid ones for the repair rule, which then changes
+// their message), so an unchanged message's bytes are valid already.
+func checkText(r *Result, i int, raw []byte, changed bool) {
+	if changed && !utf8.Valid(raw) {
 		r.add(RuleTextValidity, path(i), "invalid UTF-8")
 	}
 	if at := loneSurrogate(raw); at >= 0 {

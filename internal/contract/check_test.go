@@ -266,7 +266,7 @@ func TestResultBounded(t *testing.T) {
 // lets it through must not produce a payload the provider refuses).
 func TestCheckTextRaw(t *testing.T) {
 	var r Result
-	checkText(&r, 4, []byte("{\"content\":\"\xff\xfe\"}"))
+	checkText(&r, 4, []byte("{\"content\":\"\xff\xfe\"}"), true)
 	if r.Counts[RuleTextValidity] != 1 || r.Violations[0].String() != "messages[4]: invalid UTF-8" {
 		t.Fatalf("%+v", r)
 	}
@@ -322,6 +322,33 @@ func BenchmarkCheck(b *testing.B) {
 	for b.Loop() {
 		if res := Check(tr.Messages, c, 0); !res.OK() {
 			b.Fatal(res.Violations)
+		}
+	}
+}
+
+func TestBlankText(t *testing.T) {
+	for _, tc := range []struct {
+		block string
+		blank bool
+	}{
+		{`{"type":"text","text":"x"}`, false},
+		{`{"type":"text","text":"  x"}`, false},
+		{`{"type":"text","text":"é"}`, false},
+		{`{"type":"text","text":"\n\t x"}`, false},
+		{`{"type":"text","text":""}`, true},
+		{`{"type":"text","text":"  \r"}`, true},
+		{`{"type":"text","text":"\n\t"}`, true},
+		{`{"type":"text","text":"\u00a0 "}`, true},
+		{`{"type":"text","text":3}`, true},
+		{`{"type":"text"}`, true},
+	} {
+		tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":[`+tc.block+`]}]`), transcript.Target{API: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, _ := tr.Messages[0].Blocks()
+		if got := blankText(bs[0]); got != tc.blank {
+			t.Errorf("%s: blank %v, want %v", tc.block, got, tc.blank)
 		}
 	}
 }

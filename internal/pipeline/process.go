@@ -37,7 +37,9 @@ type Outcome struct {
 	Stage   string // the failing stage, or "decode"
 	Tenant  string // the job's tenant when it was decoded
 	JobID   string // the job's id when it was decoded
-	Report  *stage.Report
+	// Report is the chain's report when Ready, and on a dead letter a
+	// stage rejected (the contract's violations, which the runner counts).
+	Report *stage.Report
 }
 
 // Deps are what the processor runs besides the configuration.
