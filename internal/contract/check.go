@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hygiene-dev/hygiene/internal/images"
@@ -263,21 +264,38 @@ func describe(l IDLimits) string {
 }
 
 // blankText reports whether a text block's text is missing, not a string,
-// or blank. It decides from the raw JSON string when it can (almost every
-// text starts with a printable ASCII character), decoding only texts that
-// start with white space, an escape or a non-ASCII character.
+// or blank (only Unicode white space, as transcript.IsBlank). It reads the
+// raw JSON string and stops at the first character that is not white
+// space, which for almost every text is the first; nothing is decoded.
 func blankText(b *transcript.Block) bool {
 	raw, ok := b.Get("text")
 	if !ok || len(raw) < 2 || raw[0] != '"' {
 		return true
 	}
-	for _, c := range raw[1 : len(raw)-1] {
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			continue
-		case c == '\\' || c >= utf8.RuneSelf:
-			s, ok := b.Text()
-			return !ok || transcript.IsBlank(s)
+		case c == '\\' && i+1 < len(body):
+			switch body[i+1] {
+			case 'n', 't', 'r', 'f':
+				i += 2
+				continue
+			case 'u':
+				if r, ok := transcript.Hex4(body, i+2); ok && unicode.IsSpace(r) {
+					i += 6
+					continue
+				}
+			}
+			return false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(body[i:])
+			if !unicode.IsSpace(r) {
+				return false
+			}
+			i += size
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			i++
 		default:
 			return false
 		}
@@ -302,34 +320,39 @@ func checkText(r *Result, i int, raw []byte, changed bool) {
 
 // loneSurrogate returns the offset of the first \uXXXX escape in JSON text
 // that is a high surrogate not followed by a low one, or a low surrogate not
-// preceded by a high one; -1 when there is none.
+// preceded by a high one; -1 when there is none. It looks only at the
+// places `\u` occurs (a short-needle search, fast however many other
+// escapes the text holds) and counts the backslashes before each: an odd
+// run means the u is escaped text ("\\u"), not an escape.
 func loneSurrogate(b []byte) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '\\')
+	for i := 0; i < len(b); {
+		j := bytes.Index(b[i:], []byte(`\u`))
 		if j < 0 {
 			return -1
 		}
-		i += j
-		if i+1 >= len(b) {
-			return -1
+		at := i + j
+		run := 0
+		for k := at - 1; k >= 0 && b[k] == '\\'; k-- {
+			run++
 		}
-		if b[i+1] != 'u' {
-			i += 2 // an escape pair: \\ or \" or \n ...
+		if run%2 == 1 { // the backslash at `at` is itself escaped
+			i = at + 1
 			continue
 		}
-		u, ok := surrogateAt(b, i)
-		if !ok {
-			i += 2
-			continue
+		u, ok := surrogateAt(b, at)
+		switch {
+		case !ok:
+			i = at + 2
+		case u >= 0xDC00: // low without a high before it
+			return at
+		default:
+			if low, ok := surrogateAt(b, at+6); !ok || low < 0xDC00 {
+				return at
+			}
+			i = at + 12
 		}
-		if u >= 0xDC00 { // low without a high before it
-			return i
-		}
-		if low, ok := surrogateAt(b, i+6); !ok || low < 0xDC00 {
-			return i
-		}
-		i += 12
 	}
+	return -1
 }
 
 // surrogateAt reads a \uXXXX escape at b[i:] and reports its value when it

@@ -339,6 +339,12 @@ func TestBlankText(t *testing.T) {
 		{`{"type":"text","text":"  \r"}`, true},
 		{`{"type":"text","text":"\n\t"}`, true},
 		{`{"type":"text","text":"\u00a0 "}`, true},
+		{`{"type":"text","text":"\u2003\u3000 \f"}`, true},
+		{`{"type":"text","text":"\u0041"}`, false},
+		{`{"type":"text","text":" \"x"}`, false},
+		{`{"type":"text","text":"\u00a0x"}`, false},
+		{`{"type":"text","text":"　한"}`, false},
+		{`{"type":"text","text":"　"}`, true},
 		{`{"type":"text","text":3}`, true},
 		{`{"type":"text"}`, true},
 	} {
@@ -351,4 +357,79 @@ func TestBlankText(t *testing.T) {
 			t.Errorf("%s: blank %v, want %v", tc.block, got, tc.blank)
 		}
 	}
+}
+
+// FuzzLoneSurrogate: the fast scan agrees with decoding the JSON string
+// escape by escape.
+func FuzzLoneSurrogate(f *testing.F) {
+	f.Add(`"\ud83d\ude00 \\ud83d \\\ud83d"`)
+	f.Add(`"\n\t\"\\"`)
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		if transcript.Valid(b, 4) != nil || len(b) == 0 || b[0] != '"' {
+			return
+		}
+		if got, want := loneSurrogate(b) >= 0, slowLone(b); got != want {
+			t.Fatalf("loneSurrogate(%s) found %v, escape-by-escape %v", s, got, want)
+		}
+	})
+}
+
+// slowLone walks a valid JSON string escape by escape.
+func slowLone(b []byte) bool {
+	var prevHigh bool
+	for i := 1; i < len(b)-1; i++ {
+		if b[i] != '\\' {
+			if prevHigh {
+				return true
+			}
+			continue
+		}
+		if b[i+1] != 'u' {
+			if prevHigh {
+				return true
+			}
+			i++
+			continue
+		}
+		v, _ := transcript.Hex4(b, i+2)
+		i += 5
+		switch {
+		case v >= 0xD800 && v < 0xDC00:
+			if prevHigh {
+				return true
+			}
+			prevHigh = true
+		case v >= 0xDC00 && v <= 0xDFFF:
+			if !prevHigh {
+				return true
+			}
+			prevHigh = false
+		default:
+			if prevHigh {
+				return true
+			}
+		}
+	}
+	return prevHigh
+}
+
+// FuzzBlankText: the raw scan agrees with decoding and transcript.IsBlank.
+func FuzzBlankText(f *testing.F) {
+	f.Add(`" \n\u00a0x"`)
+	f.Add(`"\u3000"`)
+	f.Fuzz(func(t *testing.T, s string) {
+		tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":[{"type":"text","text":`+s+`}]}]`), transcript.Target{API: "x"})
+		if err != nil {
+			return
+		}
+		bs, ok := tr.Messages[0].Blocks()
+		if !ok || len(bs) != 1 {
+			return
+		}
+		text, isString := bs[0].Text()
+		if want := !isString || transcript.IsBlank(text); blankText(bs[0]) != want {
+			t.Fatalf("blankText(%s) = %v, decoding says %v", s, !want, want)
+		}
+	})
 }
