@@ -28,6 +28,7 @@ const (
 	RuleTextValidity      = "text_validity"
 	RuleThinkingSignature = "thinking_signature"
 	RuleToolPairing       = "tool_pairing"
+	RuleImageRole         = "image_role"
 )
 
 // MaxListed bounds the violations a Result lists; Counts counts them all.
@@ -134,9 +135,16 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 			prevAssist = i
 		}
 		blocks, isArray := m.Blocks()
-		if c.NonEmptyContent && role == transcript.RoleAssistant {
+		if c.NonEmptyContent && (role == transcript.RoleAssistant || role == transcript.RoleUser) {
 			if s, ok := m.ContentString(); (isArray && len(blocks) == 0) || (ok && transcript.IsBlank(s)) {
-				r.add(RuleRequiredContent, path(i), "assistant turn with empty content")
+				r.add(RuleRequiredContent, path(i), "%s turn with empty content", role)
+			}
+		}
+		if c.ImagesInUserTurnsOnly && role == transcript.RoleAssistant {
+			for bi, b := range blocks {
+				if b.Type() == transcript.BlockImage {
+					r.add(RuleImageRole, blockPath(i, bi), "image in an assistant turn")
+				}
 			}
 		}
 		isResult := role == transcript.RoleToolResult || role == transcript.RoleTool

@@ -212,6 +212,14 @@ func TestCheckFacts(t *testing.T) {
 	add("empty assistant", []Family{AnthropicMessages, BedrockConverse}, `[`+hi+`,{"role":"assistant","content":[{"type":"text","text":"a"}]}]`, emptyAssistant, RuleRequiredContent, 0)
 	add("blank text", []Family{AnthropicMessages, BedrockConverse}, `[`+hi+`]`, `[{"role":"user","content":[{"type":"text","text":"  "}]}]`, RuleRequiredContent, 0)
 	lenient("empty assistant", []Family{OpenAIChat, Gemini}, emptyAssistant)
+	add("empty user turn", []Family{AnthropicMessages, AnthropicCloud, BedrockConverse}, `[`+hi+`]`, `[{"role":"user","content":""},`+hi+`]`, RuleRequiredContent, 0)
+
+	// Bedrock: images only in user turns (and tool results).
+	assistantImage := `[` + hi + `,{"role":"assistant","content":[{"type":"text","text":"see"},` + imageBlock(small) + `]}]`
+	add("image role", []Family{BedrockConverse}, `[`+userWith(imageBlock(small))+`,{"role":"assistant","content":[{"type":"toolCall","id":"x","name":"shot","arguments":{}}]},`+
+		`{"role":"toolResult","toolCallId":"x","content":[`+imageBlock(small)+`]}]`,
+		assistantImage, RuleImageRole, 0)
+	lenient("image role", []Family{AnthropicMessages, OpenAIChat}, assistantImage)
 
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/%s", tc.family, tc.name), func(t *testing.T) {

@@ -72,9 +72,12 @@ type Contract struct {
 	// SignedThinking: a thinking block replayed in an earlier assistant
 	// turn must carry its signature (redacted thinking its data).
 	SignedThinking bool
-	// NonEmptyContent: no assistant turn with empty content and no blank
-	// text block.
+	// NonEmptyContent: no user or assistant turn with empty content and no
+	// blank text block.
 	NonEmptyContent bool
+	// ImagesInUserTurnsOnly: an assistant turn carries no image (user
+	// turns and tool results may).
+	ImagesInUserTurnsOnly bool
 	// ToolPairing: every tool call is answered by a tool result among the
 	// results right after its assistant turn, and every tool result
 	// answers a call of the assistant turn right before it.
@@ -157,7 +160,10 @@ var (
 // and Anthropic turn validation, which the providers' own docs require:
 // Gemini "function call turn comes immediately after a user turn or after
 // a function response turn", Anthropic Messages "first message must use
-// the user role"); content rules are §3.16's Bedrock and §3.4's thinking.
+// the user role"); content rules are §3.16's Bedrock and §3.4's thinking,
+// and Anthropic's "all messages must have non-empty content except for the
+// optional final assistant message" (which this check asks of the final
+// assistant too: the chain never leaves one empty).
 var table = map[Family]Contract{
 	AnthropicMessages: {
 		ToolPairing:   true,
@@ -210,13 +216,17 @@ var table = map[Family]Contract{
 			LargeContextTokens: anthropicImages.LargeContextTokens,
 			ManyImages:         anthropicImages.ManyImages, ManyImagesMaxSidePx: anthropicImages.ManyImagesMaxSidePx,
 			// Bedrock API reference, Message.content: up to 20 images;
-			// each at most 3.75 MB, 8000 px high and 8000 px wide.
+			// each at most 3.75 MB, 8000 px high and 8000 px wide (and
+			// ImagesInUserTurnsOnly below: "You can only include images
+			// and documents if the role is user"; a tool result is sent
+			// in a user message).
 			PerMessage: 20, MaxSidePx: 8000, MaxDecodedBytes: 3840 << 10,
 		},
 		// The Claude payload limit of the page cited for AnthropicCloud.
-		MaxRequestBytes: 20 << 20,
-		ValidText:       true,
-		SignedThinking:  true, NonEmptyContent: true,
+		MaxRequestBytes:       20 << 20,
+		ImagesInUserTurnsOnly: true,
+		ValidText:             true,
+		SignedThinking:        true, NonEmptyContent: true,
 	},
 	OpenAIChat: {
 		ToolPairing: true,
