@@ -83,6 +83,17 @@ type pendingCall struct {
 	msg, block int
 }
 
+// sent reports whether a message of this role reaches the provider; an
+// entry of another role (or none) is not sent, so it neither starts the
+// conversation nor separates two turns.
+func sent(role string) bool {
+	switch role {
+	case transcript.RoleAssistant, transcript.RoleToolResult, transcript.RoleTool:
+		return true
+	}
+	return UserSide(role)
+}
+
 // imageAt is one image block found by the walk.
 type imageAt struct {
 	msg, block int
@@ -100,7 +111,8 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		buf        []byte
 		size       = 2 + max(len(msgs)-1, 0)
 		hasUser    bool
-		prevAssist = -1
+		seenTurn   bool // a message the runner sends has been seen
+		prevAssist = -1 // the last sent message, when it is an assistant turn
 		perMessage = c.Images.PerMessage
 	)
 	lastAssistant := lastArrayAssistant(msgs)
@@ -125,14 +137,18 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		if UserSide(role) {
 			hasUser = true
 		}
-		if i == 0 && c.FirstTurnUser && !UserSide(role) {
-			r.add(RuleFirstTurn, path(i), "the first turn is %q; the target wants a user turn first", role)
-		}
-		if role == transcript.RoleAssistant {
-			if c.NoConsecutiveAssistants && prevAssist == i-1 && i > 0 {
-				r.add(RuleAlternation, path(i), "assistant turn follows the assistant turn messages[%d]", i-1)
+		if sent(role) {
+			if c.FirstTurnUser && !seenTurn && !UserSide(role) {
+				r.add(RuleFirstTurn, path(i), "the first turn is %q; the target wants a user turn first", role)
 			}
-			prevAssist = i
+			if role == transcript.RoleAssistant && c.NoConsecutiveAssistants && prevAssist >= 0 {
+				r.add(RuleAlternation, path(i), "assistant turn follows the assistant turn messages[%d]", prevAssist)
+			}
+			prevAssist = -1
+			if role == transcript.RoleAssistant {
+				prevAssist = i
+			}
+			seenTurn = true
 		}
 		blocks, isArray := m.Blocks()
 		if c.NonEmptyContent && (role == transcript.RoleAssistant || role == transcript.RoleUser) {

@@ -93,9 +93,13 @@ func TestCheckFacts(t *testing.T) {
 	add("first turn", turnFamilies, `[`+hi+`,{"role":"assistant","content":[{"type":"text","text":"a"}]}]`, firstAssistant, RuleFirstTurn, 0)
 	add("first turn: a summary is a user turn", turnFamilies, `[{"role":"compactionSummary","summary":"s"},`+hi+`]`, firstAssistant, RuleFirstTurn, 0)
 	lenient("first turn", freeTurns, firstAssistant)
+	add("first turn: an entry of no known role is not sent", turnFamilies, `[{"role":"\b"},{"note":"x"},`+hi+`]`,
+		`[{"role":"\b"},{"role":"assistant","content":[{"type":"text","text":"a"}]},`+hi+`]`, RuleFirstTurn, 0)
 	twoAssistants := `[` + hi + `,{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]`
 	add("alternation", turnFamilies, `[`+hi+`,{"role":"assistant","content":[{"type":"text","text":"a"}]},`+hi+`]`, twoAssistants, RuleAlternation, 0)
 	lenient("alternation", freeTurns, twoAssistants)
+	add("alternation: an unsent entry does not separate turns", turnFamilies, `[`+hi+`,{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"custom","content":"c"},{"role":"assistant","content":[{"type":"text","text":"b"}]}]`,
+		`[`+hi+`,{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"x"},{"role":"assistant","content":[{"type":"text","text":"b"}]}]`, RuleAlternation, 0)
 
 	// Tool-call ids: each family's pattern and length.
 	for _, tc := range []struct {
