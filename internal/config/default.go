@@ -40,13 +40,16 @@ func Default() Config {
 		},
 		Contract: ContractConfig{Mode: ContractReject},
 		Images: ImagesConfig{
-			MaxDimensionPx:  1200,
-			MaxBytes:        5 << 20,
-			MaxInputPixels:  25_000_000,
-			MaxBase64Bytes:  64 << 20,
-			MaxFrames:       64,
-			MaxDecodedBytes: 512 << 20,
-			CacheBytes:      256 << 20,
+			MaxDimensionPx:           1200,
+			MaxBytes:                 5 << 20,
+			MaxInputPixels:           25_000_000,
+			MaxBase64Bytes:           64 << 20,
+			MaxFrames:                64,
+			MaxDecodedBytes:          512 << 20,
+			CacheBytes:               256 << 20,
+			ManyImagesThreshold:      0, // 0: the target's documented caps (internal/contract)
+			ManyImagesMaxDimensionPx: 0,
+			MaxImagesPerRequest:      0,
 		},
 		Pruning: PruningConfig{
 			Mode:                 PruningOff,
