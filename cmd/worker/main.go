@@ -5,6 +5,7 @@
 //	worker replay   DIR|FILE... [flags]               repair archived OpenClaw session files offline
 //	worker sanitize [FILE|-] [--target P/API/MODEL]   one job (or session file) to a ready payload on stdout
 //	worker dlq      redrive [flags]                   send dead letters back to the jobs topic
+//	worker check    [FILE|-] [--target P/API/MODEL]   would the target accept this job or payload? (its contract)
 //	worker config   print [--config FILE] | validate FILE
 //	worker version
 //
@@ -35,6 +36,7 @@ commands:
   replay    repair archived OpenClaw session files (.jsonl, .jsonl.zst) offline
   sanitize  repair one job or session file and print the ready payload
   dlq       redrive: send dead letters back to the jobs topic
+  check     check a job or ready payload against its target's contract (exit 2 if unsendable)
   config    print the effective configuration, or validate a file
   version   print the build version
 
@@ -60,6 +62,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return sanitizeCommand(rest, stdin, stdout, stderr)
 	case "dlq":
 		return dlqCommand(rest, stdout, stderr)
+	case "check":
+		return checkCommand(rest, stdin, stdout, stderr)
 	case "config":
 		return config.RunCommand(rest, stdout, stderr, os.Environ())
 	case "version":

@@ -9,6 +9,7 @@ type Config struct {
 	Pipeline PipelineConfig            `yaml:"pipeline"`
 	Limits   LimitsConfig              `yaml:"limits"`
 	Hygiene  HygieneConfig             `yaml:"hygiene"`
+	Contract ContractConfig            `yaml:"contract"`
 	Images   ImagesConfig              `yaml:"images"`
 	Pruning  PruningConfig             `yaml:"pruning"`
 	Metrics  MetricsConfig             `yaml:"metrics"`
@@ -122,6 +123,20 @@ type HygieneConfig struct {
 	MissingToolResultText string `yaml:"missing_tool_result_text"`
 }
 
+// Contract modes accepted in ContractConfig.Mode.
+const (
+	ContractReject = "reject"
+	ContractReport = "report"
+)
+
+// ContractConfig sets what the final check against the target's contract
+// (package contract) does with a sanitized transcript the target would
+// refuse: reject makes it a dead letter "unsendable"; report writes the
+// payload and lists the violations under report.contract.
+type ContractConfig struct {
+	Mode string `yaml:"mode"`
+}
+
 // ImagesConfig bounds image work (libvips) and sets the default image limits.
 type ImagesConfig struct {
 	MaxDimensionPx int   `yaml:"max_dimension_px"`
@@ -133,12 +148,14 @@ type ImagesConfig struct {
 	Workers         int   `yaml:"workers"`
 	MaxDecodedBytes int64 `yaml:"max_decoded_bytes"`
 	CacheBytes      int64 `yaml:"cache_bytes"`
-	// ManyImagesThreshold: above this many images in one request the
-	// Anthropic-family ManyImagesMaxDimensionPx applies.
+	// ManyImagesThreshold, ManyImagesMaxDimensionPx and MaxImagesPerRequest
+	// lower the target's documented limits (package contract): above so
+	// many images in one request a smaller side applies, and older images
+	// beyond the request cap become the stale placeholder. 0 keeps the
+	// target's own value; a positive value applies where it is stricter.
 	ManyImagesThreshold      int `yaml:"many_images_threshold"`
 	ManyImagesMaxDimensionPx int `yaml:"many_images_max_dimension_px"`
-	// MaxImagesPerRequest: older images beyond this become the stale placeholder.
-	MaxImagesPerRequest int `yaml:"max_images_per_request"`
+	MaxImagesPerRequest      int `yaml:"max_images_per_request"`
 }
 
 // Pruning modes accepted in PruningConfig.Mode.

@@ -38,6 +38,7 @@ func Default() Config {
 			MaxMessages:        1_000_000,
 			MaxDepth:           256,
 		},
+		Contract: ContractConfig{Mode: ContractReject},
 		Images: ImagesConfig{
 			MaxDimensionPx:           1200,
 			MaxBytes:                 5 << 20,
@@ -46,9 +47,9 @@ func Default() Config {
 			MaxFrames:                64,
 			MaxDecodedBytes:          512 << 20,
 			CacheBytes:               256 << 20,
-			ManyImagesThreshold:      20,
-			ManyImagesMaxDimensionPx: 2000,
-			MaxImagesPerRequest:      100,
+			ManyImagesThreshold:      0, // 0: the target's documented caps (internal/contract)
+			ManyImagesMaxDimensionPx: 0,
+			MaxImagesPerRequest:      0,
 		},
 		Pruning: PruningConfig{
 			Mode:                 PruningOff,

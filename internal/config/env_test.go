@@ -147,3 +147,15 @@ func TestEnvOverridesFileAndIgnoresOtherVariables(t *testing.T) {
 		t.Errorf("empty HYGIENE_TENANTS gave %#v, want an empty map", cfg.Tenants)
 	}
 }
+
+// TestContractModeFromEnv: HYGIENE_CONTRACT_MODE reaches contract.mode and
+// is validated like the file's value.
+func TestContractModeFromEnv(t *testing.T) {
+	cfg, err := Load("", []string{"HYGIENE_CONTRACT_MODE=report"})
+	if err != nil || cfg.Contract.Mode != ContractReport {
+		t.Fatalf("mode %q, err %v", cfg.Contract.Mode, err)
+	}
+	if _, err := Load("", []string{"HYGIENE_CONTRACT_MODE=ignore"}); err == nil || !strings.Contains(err.Error(), `contract.mode: must be one of "reject", "report", got "ignore"`) {
+		t.Fatalf("err %v", err)
+	}
+}

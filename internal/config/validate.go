@@ -35,6 +35,7 @@ func (c Config) Validate() error {
 	p.atLeast("limits.max_compressed_bytes", l.MaxCompressedBytes, 1)
 	p.atLeast("limits.max_messages", int64(l.MaxMessages), 1)
 	p.atLeast("limits.max_depth", int64(l.MaxDepth), 1)
+	p.oneOf("contract.mode", c.Contract.Mode, ContractReject, ContractReport)
 	validateImages(&p, "images", c.Images)
 	p.atLeast("images.workers", int64(c.Images.Workers), 0)
 	p.atLeast("images.max_decoded_bytes", c.Images.MaxDecodedBytes, 1)
@@ -123,8 +124,8 @@ func validateImages(p *problems, at string, im ImagesConfig) {
 	p.atLeast(at+".max_base64_bytes", im.MaxBase64Bytes, 1)
 	p.atLeast(at+".max_frames", int64(im.MaxFrames), 1)
 	p.atLeast(at+".many_images_threshold", int64(im.ManyImagesThreshold), 0)
-	p.atLeast(at+".many_images_max_dimension_px", int64(im.ManyImagesMaxDimensionPx), 1)
-	p.atLeast(at+".max_images_per_request", int64(im.MaxImagesPerRequest), 1)
+	p.atLeast(at+".many_images_max_dimension_px", int64(im.ManyImagesMaxDimensionPx), 0)
+	p.atLeast(at+".max_images_per_request", int64(im.MaxImagesPerRequest), 0)
 }
 
 // validatePruning checks the pruning settings (spec §3.18 clamps).

@@ -17,6 +17,8 @@ func TestValidateNamesEachBadValue(t *testing.T) {
 		want   string
 	}{
 		{"image dimension", func(c *Config) { c.Images.MaxDimensionPx = 0 }, "images.max_dimension_px: must be at least 1, got 0"},
+		{"contract mode", func(c *Config) { c.Contract.Mode = "warn" }, `contract.mode: must be one of "reject", "report", got "warn"`},
+		{"negative image cap", func(c *Config) { c.Images.MaxImagesPerRequest = -1 }, "images.max_images_per_request: must be at least 0, got -1"},
 		{"bad broker", func(c *Config) { c.Kafka.Brokers = []string{"ok:9092", "nohost"} }, `kafka.brokers[1]: must be host:port, got "nohost"`},
 		{"broker port 0", func(c *Config) { c.Kafka.Brokers = []string{"a:0"} }, `kafka.brokers[0]: port must be 1-65535, got "a:0"`},
 		{"embedded listen", func(c *Config) { c.Kafka.EmbeddedListen = "localhost" }, `kafka.embedded_listen: must be host:port`},

@@ -32,6 +32,9 @@ type Metrics struct {
 	Jobs *prometheus.CounterVec
 	// DLQRecords counts dead-letter records by code.
 	DLQRecords *prometheus.CounterVec
+	// ContractViolations counts the violations of the target's contract
+	// found by the final check, by rule (package contract's Rule* names).
+	ContractViolations *prometheus.CounterVec
 	// JobDuration observes seconds from read to ack.
 	JobDuration prometheus.Histogram
 	// StageDuration observes seconds spent in each pipeline stage.
@@ -69,6 +72,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: Namespace, Name: "dlq_records_total",
 			Help: "Records written to the dead-letter topic, by error code.",
 		}, []string{"code"}),
+		ContractViolations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "contract_violations_total",
+			Help: "Violations of the target's contract found in sanitized transcripts, by rule.",
+		}, []string{"rule"}),
 		JobDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "job_duration_seconds",
 			Help:    "Time from reading a job to acknowledging it.",
@@ -113,7 +120,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 	}
 	for _, c := range []prometheus.Collector{
-		m.Jobs, m.DLQRecords, m.JobDuration, m.StageDuration, m.PoolRunning, m.PoolWaiting,
+		m.Jobs, m.DLQRecords, m.ContractViolations, m.JobDuration, m.StageDuration, m.PoolRunning, m.PoolWaiting,
 		m.PoolCapacity, m.InflightBytes, m.InflightJobs, m.SinkRetries, m.BytesIn, m.BytesOut,
 	} {
 		if err := reg.Register(c); err != nil {
@@ -124,6 +131,13 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// CountViolations adds the contract violations of one job, by rule.
+func (m *Metrics) CountViolations(byRule map[string]int) {
+	for rule, n := range byRule {
+		m.ContractViolations.WithLabelValues(rule).Add(float64(n))
+	}
 }
 
 // ObserveStage records d for stage; it is the pipeline's stage observer.

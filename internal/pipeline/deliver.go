@@ -65,6 +65,9 @@ func (r *Runner) finish(j *job, out Outcome) {
 	m.BytesOut.Add(float64(written))
 	m.SourceJobDuration.WithLabelValues(metrics.SourceKafka).Observe(time.Since(j.start).Seconds())
 	m.SourceJobs.WithLabelValues(metrics.SourceKafka, outcomeLabel(out)).Inc()
+	if out.Report != nil && out.Report.Contract != nil {
+		m.CountViolations(out.Report.Contract.ByRule)
+	}
 	if out.Ready {
 		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
 	} else {

@@ -48,7 +48,9 @@ type Outcome struct {
 	Stage   string // the failing stage, or "decode"
 	Tenant  string // the job's tenant when it was decoded
 	JobID   string // the job's id when it was decoded
-	Report  *stage.Report
+	// Report is the chain's report when Ready, and on a dead letter a
+	// stage rejected (the contract's violations, which the runner counts).
+	Report *stage.Report
 }
 
 // Deps are what the processor runs besides the configuration.
@@ -105,9 +107,10 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		return out, nil
 	}
 	env := &stage.Env{
-		Policy:   policy.Resolve(policy.Target(t.Target)),
-		Settings: EffectiveSettings(p.cfg, t),
-		Report:   stage.NewReport(),
+		Policy:        policy.Resolve(policy.Target(t.Target)),
+		Settings:      EffectiveSettings(p.cfg, t),
+		Report:        stage.NewReport(),
+		InputMessages: len(t.Messages),
 	}
 	if t.Repair != nil {
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
@@ -133,6 +136,10 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 				return Outcome{}, ctxErr
+			}
+			if rej, ok := errors.AsType[*stage.Reject](err); ok {
+				out.Code, out.Error, out.Stage, out.Report = string(rej.Code), rej.Msg, s.Name, env.Report
+				return out, nil
 			}
 			out.Code, out.Error, out.Stage = CodeInternalError, err.Error(), s.Name
 			return out, nil

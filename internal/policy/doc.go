@@ -19,8 +19,9 @@
 //     model id for the Claude thinking condition). Then the legacy Mistral detection
 //     (§2.4) applies: a model id containing mistral, mixtral, codestral, pixtral,
 //     devstral, ministral or mistralai switches tool-call ids to strict9.
-//  4. The tool-call id limits of the target wire are attached (IDLimits), so the id
-//     rule can check that every id it emits is accepted.
+//  4. The contract of the target wire (package contract) is attached, and with it
+//     the tool-call id limits (IDLimits), so the id rule can check that every id it
+//     emits is accepted.
 //
 // An unknown provider with an unknown API gets the defaults: images-only
 // sanitisation plus tool-result pairing repair. Target.Validate is the only error

@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/contract"
+)
 
 // SanitizeMode selects how much the image pass may clean up (spec §2.1 sanitizeMode).
 type SanitizeMode string
@@ -55,7 +59,10 @@ type Policy struct {
 	ValidateAnthropicTurns    bool // §3.12.2
 	AllowSyntheticToolResults bool // informational; pairing repair inserts synthetics whenever it runs
 
-	IDLimits IDLimits // what the target provider accepts as a tool-call id
+	IDLimits IDLimits // what the target provider accepts as a tool-call id (Contract.ToolCallIDs)
+	// Contract is what the target family documents that a request must
+	// meet; the rules read their provider limits from it.
+	Contract contract.Contract
 }
 
 // AllowProviderOwnedThinkingReplay reports whether signed thinking must be replayed

@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/contract"
+)
 
 // Resolve returns the transcript policy for a target (spec §2). It never fails:
 // a target that does not pass Validate, or an unknown provider with an unknown API,
@@ -12,7 +16,8 @@ import "strings"
 //  3. any other provider gets the §2.3 transport fallback for its API, and then the
 //     §2.4 Mistral model-id detection: a model id naming a Mistral model switches
 //     the ids to strict9 (everything else stays as the fallback set it);
-//  4. the id limits of the target wire are attached (IDLimits).
+//  4. the contract of the target wire is attached (Contract, package
+//     contract), and with it the tool-call id limits (IDLimits).
 func Resolve(t Target) Policy {
 	provider := NormalizeProvider(t.Provider)
 	api := strings.TrimSpace(t.API)
@@ -28,7 +33,8 @@ func Resolve(t Target) Policy {
 		}
 	}
 	p.Provider, p.API, p.Model = provider, api, model
-	p.IDLimits = limitsFor(p)
+	p.Contract = contract.Of(familyFor(p))
+	p.IDLimits = p.Contract.ToolCallIDs
 	return p
 }
 

@@ -4,7 +4,53 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/contract"
 )
+
+// The id limits of the contract rows, as the wants below name them.
+var (
+	anthropicLimits       = contract.Of(contract.AnthropicMessages).ToolCallIDs
+	bedrockLimits         = contract.Of(contract.BedrockConverse).ToolCallIDs
+	chatCompletionsLimits = contract.Of(contract.OpenAIChat).ToolCallIDs
+	responsesLimits       = contract.Of(contract.OpenAIResponses).ToolCallIDs
+	mistralLimits         = contract.Of(contract.Mistral).ToolCallIDs
+	googleLimits          = contract.Of(contract.Gemini).ToolCallIDs
+)
+
+// TestFamily pins the contract family of each kind of target.
+func TestFamily(t *testing.T) {
+	tests := []struct {
+		target Target
+		want   contract.Family
+	}{
+		{Target{"anthropic", "anthropic-messages", "claude-opus-4-6"}, contract.AnthropicMessages},
+		{Target{"anthropic", "", "claude-opus-4-6"}, contract.AnthropicMessages},
+		{Target{"custom-claude", "anthropic-messages", "claude-opus-4-6"}, contract.AnthropicMessages},
+		{Target{"anthropic-vertex", "anthropic-messages", "claude-sonnet-4"}, contract.AnthropicCloud},
+		{Target{"bedrock", "anthropic-messages", "anthropic.claude-sonnet-4"}, contract.AnthropicCloud},
+		{Target{"minimax", "anthropic-messages", "MiniMax-M2"}, contract.AnthropicCompatible},
+		{Target{"kimi-coding", "anthropic-messages", "k2"}, contract.AnthropicCompatible},
+		{Target{"amazon-bedrock", "bedrock-converse-stream", "anthropic.claude-3-7-sonnet"}, contract.BedrockConverse},
+		{Target{"my-proxy", "bedrock-converse-stream", "claude-3-5-sonnet"}, contract.BedrockConverse},
+		{Target{"openai", "openai-completions", "gpt-4.1"}, contract.OpenAIChat},
+		{Target{"azure-openai", "openai-completions", "gpt-4.1"}, contract.OpenAIChat},
+		{Target{"openrouter", "openai-completions", "anthropic/claude-sonnet-4"}, contract.OpenAICompatible},
+		{Target{"vllm", "openai-completions", "gemma-3"}, contract.OpenAICompatible},
+		{Target{"openai", "openai-responses", "gpt-5"}, contract.OpenAIResponses},
+		{Target{"azure-openai", "azure-openai-responses", "gpt-5"}, contract.OpenAIResponses},
+		{Target{"google", "google-generative-ai", "gemini-2.5-pro"}, contract.Gemini},
+		{Target{"acme", "google-vertex", "gemini-2.5-pro"}, contract.Gemini},
+		{Target{"mistral", "mistral-conversations", "mistral-large-latest"}, contract.Mistral},
+		{Target{"together", "openai-completions", "mistralai/Mixtral-8x7B"}, contract.Mistral},
+		{Target{"acme-llm", "acme-chat", "acme-1"}, contract.Passthrough},
+	}
+	for _, tt := range tests {
+		if got := Resolve(tt.target).Contract.Family; got != tt.want {
+			t.Errorf("Resolve(%+v).Contract.Family = %s, want %s", tt.target, got, tt.want)
+		}
+	}
+}
 
 var thought = &ThoughtSignatureOptions{AllowBase64Only: true, IncludeCamelCase: true}
 
@@ -253,7 +299,12 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Resolve(tt.target); !reflect.DeepEqual(got, tt.want) {
+			got := Resolve(tt.target)
+			if got.Contract != contract.Of(got.Contract.Family) {
+				t.Errorf("Resolve(%+v): contract %+v is not the table's row of %s", tt.target, got.Contract, got.Contract.Family)
+			}
+			got.Contract = contract.Contract{} // asserted by TestFamily
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Resolve(%+v)\n got %+v\nwant %+v", tt.target, describe(got), describe(tt.want))
 			}
 		})

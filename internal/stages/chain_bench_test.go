@@ -41,3 +41,40 @@ func BenchmarkDefaultChain(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFinalStages runs only the stages issue 16 added at the end of the
+// chain (request_size, empty_history, contract) over the chain's output for
+// BenchmarkDefaultChain's histories: their share of the chain's time.
+func BenchmarkFinalStages(b *testing.B) {
+	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	chain := Default(imgs)
+	final := chain[len(chain)-3:]
+	for _, c := range []struct {
+		name   string
+		damage sessiongen.Damage
+	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
+		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
+			TextChars: 400, ToolResultChars: 2500, Target: transcript.Target(tg)}).History()
+		tr, err := transcript.FromMessages(history, transcript.Target(tg))
+		if err != nil {
+			b.Fatal(err)
+		}
+		env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), InputMessages: len(tr.Messages)}
+		for _, s := range chain[:len(chain)-3] {
+			if err := s.Apply(context.Background(), tr, env); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(history)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range final {
+					if err := s.Apply(context.Background(), tr, env); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -11,13 +11,16 @@
 //     bootstrap, Gemini and Anthropic turn validation, provider turn shape;
 //   - toolcalls: tool-call input validation, id sanitisation, details strip;
 //   - pairing: tool-result pairing and the OpenAI Responses family rules;
-//   - media: images (libvips), context pruning, stale media cleanup.
+//   - media: images (libvips), context pruning, stale media cleanup, the
+//     request-size cap;
+//   - sendable: nothing left to send, and the contract check.
 package stages
 
 import (
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/stages/media"
 	"github.com/hygiene-dev/hygiene/internal/stages/pairing"
+	"github.com/hygiene-dev/hygiene/internal/stages/sendable"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/toolcalls"
 	"github.com/hygiene-dev/hygiene/internal/stages/turns"
@@ -67,5 +70,11 @@ func Default(imgs *images.Processor) []stage.Stage {
 		// most of them.
 		media.Images(imgs),
 		turns.ProviderTurns(), // beyond OpenClaw: the target accepts the shape
+		// beyond OpenClaw: sendable at all. The request-size cap (oldest
+		// images become placeholders first), then nothing left to send,
+		// then the check of the target's contract, last.
+		media.RequestSize(),
+		sendable.EmptyHistory(),
+		sendable.Contract(),
 	}
 }

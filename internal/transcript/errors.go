@@ -14,7 +14,14 @@ const (
 	CodeInvalidJSON     Code = "invalid_json"      // not JSON, or nested too deep
 	CodeInvalidJob      Code = "invalid_job"       // JSON, but not a job: a field is missing or has the wrong type
 	CodeInvalidTarget   Code = "invalid_target"    // the target names no provider and no API
-	CodePayloadTooLarge Code = "payload_too_large" // over the configured bytes or messages per job
+	CodePayloadTooLarge Code = "payload_too_large" // over the configured bytes or messages per job, or the target's request size
+)
+
+// The dead-letter codes of a job that decoded but cannot be sent to its
+// target (the final stages, package stages/sendable).
+const (
+	CodeEmptyHistory Code = "empty_history" // no message, or no user turn, is left to send
+	CodeUnsendable   Code = "unsendable"    // the sanitized transcript breaks the target's contract
 )
 
 // Error is a decode failure. Path names the field, in the form

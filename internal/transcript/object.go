@@ -333,6 +333,10 @@ func unescape(dst, body []byte, i int) ([]byte, bool) {
 	return dst, true
 }
 
+// Hex4 reads the four hexadecimal digits at b[at:], the XXXX of a \uXXXX
+// escape in JSON text.
+func Hex4(b []byte, at int) (rune, bool) { return hex4(b, at) }
+
 func hex4(b []byte, at int) (rune, bool) {
 	if at+4 > len(b) {
 		return 0, false

@@ -3,9 +3,11 @@ package media
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"hash/maphash"
 	"runtime"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -30,15 +32,24 @@ const imageLabel = "session:history"
 //   - omitted: {type:text, text:<omission text>};
 //   - stale: {type:text, text:StaleImageMarker}.
 //
-// Provider limits beyond OpenClaw, for the Anthropic family only: when
-// Settings.Images.MaxImagesPerRequest > 0 and the request carries more
-// image blocks, the oldest ones beyond it become stale; then, when more than
-// ManyImagesThreshold images remain, the side limit is
-// min(MaxDimensionPx, ManyImagesMaxDimensionPx). The images counted are the
-// image blocks left after the staling, before processing (an image omitted
-// later still counts), so the smaller limit applies whenever the provider
-// could see that many, and a second run, which can only see fewer, keeps
-// every image the first one kept.
+// Provider limits beyond OpenClaw come from the target's contract
+// (env.Policy.Contract.Images), each lowered by the matching setting where
+// that is stricter:
+//   - per message (Bedrock Converse: 20): the oldest images of a message
+//     beyond the cap become stale;
+//   - per request (Anthropic family: 100, or 600 when
+//     options.context_window_tokens is above 200,000): the oldest images
+//     beyond the cap become stale;
+//   - the side limit: min(MaxDimensionPx, the contract's side cap), and
+//     when more than the contract's many-images count remain (Anthropic
+//     family: 20), its smaller side (2000);
+//   - the size limit: min(MaxBytes, the contract's base64 cap and the
+//     base64 length of its decoded cap: Bedrock's 3.75 MB).
+//
+// The images counted are the image blocks left after the staling, before
+// processing (an image omitted later still counts), so the smaller limit
+// applies whenever the provider could see that many, and a second run,
+// which can only see fewer, keeps every image the first one kept.
 //
 // The distinct images of one job (a payload repeated in several blocks is
 // processed once) go to p concurrently, at most GOMAXPROCS at a time (p's
@@ -65,12 +76,14 @@ func applyImages(ctx context.Context, p *images.Processor, t *transcript.Transcr
 	if len(refs) == 0 {
 		return nil
 	}
-	live := refs
-	if limit := env.Settings.Images.MaxImagesPerRequest; limit > 0 && env.Policy.IsAnthropicFamily() && len(refs) > limit {
-		for i := range refs[:len(refs)-limit] {
-			refs[i].stale = true
+	staleBeyondCaps(refs, env.Settings.Images, env.Policy.Contract.Images, env.Settings.ContextWindowTokens)
+	var live []imageRef
+	var at []int // live[k] is refs[at[k]]
+	for i := range refs {
+		if !refs[i].stale {
+			live = append(live, refs[i])
+			at = append(at, i)
 		}
-		live = refs[len(refs)-limit:]
 	}
 	lim := imageLimits(env.Settings.Images, env.Policy, len(live))
 	first, same := distinctImages(live)
@@ -85,6 +98,9 @@ func applyImages(ctx context.Context, p *images.Processor, t *transcript.Transcr
 	}
 	for i, j := range same {
 		live[i].res = live[j].res
+	}
+	for k, i := range at {
+		refs[i].res = live[k].res
 	}
 	writeImages(t.Messages, refs, env.Report)
 	return nil
@@ -120,6 +136,50 @@ func distinctImages(refs []imageRef) (first []int, same map[int]int) {
 	return first, same
 }
 
+// stricter returns the target's limit lowered by a setting: the setting
+// when it is positive and either the target has no limit or the setting is
+// smaller, else the target's (0: no limit).
+func stricter(target, setting int) int {
+	if setting > 0 && (target <= 0 || setting < target) {
+		return setting
+	}
+	return target
+}
+
+// staleBeyondCaps marks stale the oldest images beyond the target's
+// per-message cap in each message, then the oldest beyond its per-request
+// cap (refs are in message and block order).
+func staleBeyondCaps(refs []imageRef, s stage.ImageSettings, c contract.ImageLimits, contextWindowTokens int) {
+	if per := c.PerMessage; per > 0 {
+		for i := 0; i < len(refs); {
+			j := i
+			for j < len(refs) && refs[j].msg == refs[i].msg {
+				j++
+			}
+			for k := i; k < j-per; k++ {
+				refs[k].stale = true
+			}
+			i = j
+		}
+	}
+	limit := c.RequestCap(contextWindowTokens)
+	if limit <= 0 {
+		return
+	}
+	limit = stricter(limit, s.MaxImagesPerRequest)
+	kept := 0
+	for i := len(refs) - 1; i >= 0; i-- {
+		if refs[i].stale {
+			continue
+		}
+		if kept == limit {
+			refs[i].stale = true
+			continue
+		}
+		kept++
+	}
+}
+
 // imageLimits returns the limits of every image of a request carrying
 // count images.
 func imageLimits(s stage.ImageSettings, p policy.Policy, count int) images.Limits {
@@ -127,12 +187,18 @@ func imageLimits(s stage.ImageSettings, p policy.Policy, count int) images.Limit
 	if side <= 0 {
 		side = images.DefaultMaxDimensionPx
 	}
-	if p.IsAnthropicFamily() && count > s.ManyImagesThreshold && s.ManyImagesMaxDimensionPx > 0 {
-		side = min(side, s.ManyImagesMaxDimensionPx)
+	c := p.Contract.Images
+	if c.ManyImagesMaxSidePx > 0 && count > stricter(c.ManyImages, s.ManyImagesThreshold) {
+		side = min(side, stricter(c.ManyImagesMaxSidePx, s.ManyImagesMaxDimensionPx))
+	}
+	side = stricter(c.MaxSidePx, side)
+	maxBytes := stricter(c.MaxBase64Bytes, s.MaxBytes)
+	if c.MaxDecodedBytes > 0 {
+		maxBytes = stricter(base64.StdEncoding.EncodedLen(c.MaxDecodedBytes), maxBytes)
 	}
 	return images.Limits{
 		MaxDimensionPx: side,
-		MaxBytes:       s.MaxBytes,
+		MaxBytes:       maxBytes,
 		MaxInputPixels: s.MaxInputPixels,
 		MaxBase64Bytes: s.MaxBase64Bytes,
 		MaxFrames:      s.MaxFrames,

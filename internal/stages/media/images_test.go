@@ -315,30 +315,38 @@ func TestImagesCancelled(t *testing.T) {
 	}
 }
 
-// TestImageLimits checks how the side limit is chosen.
+// TestImageLimits checks how the side and size limits are chosen: the
+// target's contract, lowered by a setting where that is stricter.
 func TestImageLimits(t *testing.T) {
 	anth := policy.Resolve(stagetest.Anthropic)
 	oai := policy.Resolve(openAIResponses)
+	bedrock := policy.Resolve(policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"})
 	s := stage.ImageSettings{MaxDimensionPx: 1200, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 800, MaxBytes: 1000}
 	tests := []struct {
-		name  string
-		s     stage.ImageSettings
-		p     policy.Policy
-		count int
-		want  int
+		name      string
+		s         stage.ImageSettings
+		p         policy.Policy
+		count     int
+		side, max int
 	}{
-		{"few images", s, anth, 20, 1200},
-		{"many images", s, anth, 21, 800},
-		{"many images, not anthropic", s, oai, 21, 1200},
-		{"many-images side larger", stage.ImageSettings{MaxDimensionPx: 1200, ManyImagesThreshold: 1, ManyImagesMaxDimensionPx: 2000}, anth, 5, 1200},
-		{"many-images side unset", stage.ImageSettings{MaxDimensionPx: 1200}, anth, 5, 1200},
-		{"side unset", stage.ImageSettings{}, oai, 1, 1200},
+		{"few images", s, anth, 20, 1200, 1000},
+		{"many images", s, anth, 21, 800, 1000},
+		{"many images, not anthropic", s, oai, 21, 1200, 1000},
+		{"many-images side larger than the contract's 2000", stage.ImageSettings{MaxDimensionPx: 2400, ManyImagesThreshold: 1, ManyImagesMaxDimensionPx: 3000}, anth, 5, 2000, 5 << 20},
+		{"many-images settings unset: the contract's 20 and 2000", stage.ImageSettings{MaxDimensionPx: 2400}, anth, 21, 2000, 5 << 20},
+		{"many-images settings unset, 20 images", stage.ImageSettings{MaxDimensionPx: 2400}, anth, 20, 2400, 5 << 20},
+		{"side over the contract's 8000", stage.ImageSettings{MaxDimensionPx: 9000}, anth, 1, 8000, 5 << 20},
+		{"side over 8000, no contract side", stage.ImageSettings{MaxDimensionPx: 9000}, oai, 1, 9000, 0},
+		{"bytes over anthropic's 5 MB", stage.ImageSettings{MaxBytes: 9 << 20}, anth, 1, 1200, 5 << 20},
+		{"bytes over bedrock's 3.75 MB decoded", stage.ImageSettings{MaxBytes: 9 << 20}, bedrock, 1, 1200, 5 << 20},
+		{"bedrock side over 8000", stage.ImageSettings{MaxDimensionPx: 8400}, bedrock, 1, 8000, 5 << 20},
+		{"side unset", stage.ImageSettings{}, oai, 1, 1200, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			lim := imageLimits(tc.s, tc.p, tc.count)
-			if lim.MaxDimensionPx != tc.want || lim.MaxBytes != tc.s.MaxBytes {
-				t.Errorf("limits %+v, want side %d", lim, tc.want)
+			if lim.MaxDimensionPx != tc.side || lim.MaxBytes != tc.max {
+				t.Errorf("limits %+v, want side %d and bytes %d", lim, tc.side, tc.max)
 			}
 		})
 	}

@@ -31,7 +31,21 @@ type Env struct {
 	// ModelChanged is set by the model-snapshot read at the start of the
 	// chain (spec §3.13) and read by the Responses reasoning downgrade.
 	ModelChanged bool
+	// InputMessages is how many messages the job had before the chain, so
+	// a rule that finds nothing left can say what the repair removed.
+	InputMessages int
 }
+
+// Reject is the error a stage returns when the job cannot be sent to its
+// target at all: the processor turns it into a dead letter with Code and
+// the sentence Msg, naming the stage. It is the only error a stage returns
+// for its input; every other error is a bug.
+type Reject struct {
+	Code transcript.Code
+	Msg  string
+}
+
+func (r *Reject) Error() string { return string(r.Code) + ": " + r.Msg }
 
 // Settings are the effective worker settings for one job: configuration,
 // then the tenant's overrides, then the job's options.
@@ -47,7 +61,17 @@ type Settings struct {
 	// job did not send one (then rules use the owning message's timestamp).
 	NowMs  int64
 	HasNow bool
+	// ContractMode is what the contract stage does with a violation:
+	// ContractModeReject (a dead letter) or ContractModeReport (listed in
+	// the report); "" means ContractModeReject.
+	ContractMode string
 }
+
+// The values of Settings.ContractMode (config contract.mode).
+const (
+	ContractModeReject = "reject"
+	ContractModeReport = "report"
+)
 
 // ImageSettings bound every image of a job (spec §3.3 and provider limits).
 type ImageSettings struct {
@@ -56,14 +80,15 @@ type ImageSettings struct {
 	MaxInputPixels int
 	MaxBase64Bytes int
 	MaxFrames      int
-	// ManyImagesThreshold and ManyImagesMaxDimensionPx: when a request
-	// carries more than the threshold, each image of an Anthropic-family
-	// target is bounded to the smaller side limit.
+	// ManyImagesThreshold, ManyImagesMaxDimensionPx and
+	// MaxImagesPerRequest lower the target's documented image limits
+	// (package contract: above so many images per request a smaller side;
+	// older images beyond the request cap become the stale-image
+	// placeholder). 0 keeps the target's own value; a positive value
+	// applies only where it is stricter.
 	ManyImagesThreshold      int
 	ManyImagesMaxDimensionPx int
-	// MaxImagesPerRequest: older images beyond it become the stale-image
-	// placeholder (Anthropic family; 0 = no limit).
-	MaxImagesPerRequest int
+	MaxImagesPerRequest      int
 }
 
 // PruningSettings are spec §3.18's context-pruning settings.
@@ -92,6 +117,7 @@ type Report struct {
 	Images        ImageReport               `json:"images"`
 	Pruning       PruningReport             `json:"pruning"`
 	SessionRepair *SessionRepairReport      `json:"session_repair,omitempty"`
+	Contract      *ContractReport           `json:"contract,omitempty"`
 	BytesIn       int                       `json:"bytes_in"`
 	BytesOut      int                       `json:"bytes_out"`
 }
@@ -117,6 +143,16 @@ type PruningReport struct {
 // session (spec §3.17); the file itself is never modified.
 type SessionRepairReport struct {
 	DroppedLines int `json:"dropped_lines"`
+}
+
+// ContractReport lists what the contract stage found: the target family,
+// the first violations (at most contract.MaxListed, each "path: what") and
+// the count of every violation by rule. It is present only when there was
+// a violation.
+type ContractReport struct {
+	Family     string         `json:"family"`
+	Violations []string       `json:"violations"`
+	ByRule     map[string]int `json:"by_rule"`
 }
 
 // NewReport returns an empty report.

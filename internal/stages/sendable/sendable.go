@@ -1,0 +1,103 @@
+// Package sendable holds the last stages of the chain, which decide whether
+// the sanitized transcript can be sent to its target at all: EmptyHistory
+// (nothing left to send is a dead letter empty_history) and Contract (the
+// transcript is checked against the target's documented contract, package
+// contract; a violation is a dead letter unsendable, or a report entry).
+// They repair nothing: by the time they run every rule has.
+package sendable
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// EmptyHistory returns the stage "empty_history": a transcript with no
+// message left, or with no user turn left (user, or a summary or custom
+// message, which the runner sends as user), is rejected with the dead-letter
+// code empty_history. No provider accepts such a request ("at least one
+// message is required"), and sending it anyway puts the provider in
+// cooldown (openclaw/openclaw#76829). The sentence says how many input
+// messages there were and what the rules removed (the report's counts), so
+// the user can see why nothing is left.
+func EmptyHistory() stage.Stage {
+	return stage.Stage{Name: "empty_history", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
+		users := 0
+		for _, m := range t.Messages {
+			if contract.UserSide(m.Role()) {
+				users++
+			}
+		}
+		if users > 0 {
+			return nil
+		}
+		return &stage.Reject{Code: transcript.CodeEmptyHistory, Msg: emptySentence(len(t.Messages), env)}
+	}}
+}
+
+// emptySentence says what is left and what the repair removed.
+func emptySentence(left int, env *stage.Env) string {
+	in := env.InputMessages
+	var what string
+	switch {
+	case in == 0:
+		return "messages: the job has no messages, so there is nothing to send"
+	case left == 0:
+		what = fmt.Sprintf("messages: nothing left to send: the repair removed all %d input messages", in)
+	default:
+		what = fmt.Sprintf("messages: nothing left to send: no user turn is left of %d input messages (%d remain, none from the user)", in, left)
+	}
+	if changes := changesOf(env.Report); changes != "" {
+		return what + "; the rules changed: " + changes
+	}
+	return what + "; no rule removed anything, so the input had no user turn"
+}
+
+// changesOf lists the report's counts as "stage what n", sorted.
+func changesOf(r *stage.Report) string {
+	var parts []string
+	for st, kinds := range r.Stages {
+		for what, n := range kinds {
+			parts = append(parts, fmt.Sprintf("%s %s %d", st, what, n))
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+// Contract returns the stage "contract", the last of the chain: it checks
+// the sanitized transcript against the target's contract (env.Policy.
+// Contract) in one walk. A violation means a rule is missing or wrong:
+// every violation goes into the report (report.contract: the family, the
+// first contract.MaxListed violations, the count by rule), and in the
+// default mode, reject, the job becomes a dead letter unsendable whose
+// sentence names the first violation with its path and the count by rule.
+// In report mode the payload is written as it is.
+func Contract() stage.Stage {
+	return stage.Stage{Name: "contract", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
+		c := env.Policy.Contract
+		res := contract.Check(t.Messages, c, env.Settings.ContextWindowTokens)
+		if res.OK() {
+			return nil
+		}
+		env.Report.Contract = Report(c.Family, res)
+		if env.Settings.ContractMode == stage.ContractModeReport {
+			return nil
+		}
+		return &stage.Reject{Code: transcript.CodeUnsendable, Msg: res.Summary()}
+	}}
+}
+
+// Report turns a check's result into the report's contract entry.
+func Report(f contract.Family, res contract.Result) *stage.ContractReport {
+	listed := make([]string, len(res.Violations))
+	for i, v := range res.Violations {
+		listed[i] = v.String()
+	}
+	return &stage.ContractReport{Family: string(f), Violations: listed, ByRule: res.Counts}
+}

@@ -1,0 +1,107 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// tinyPNG is an 8x8 grey PNG in base64.
+func tinyPNG(t *testing.T) string {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 8, 8))); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
+}
+
+// outcome runs the whole chain with the given context window and contract
+// mode, and returns what the job became: the dead letter's code and
+// sentence, or the messages and the report.
+func outcome(t *testing.T, tg policy.Target, messages string, contextWindow int, mode string) []byte {
+	t.Helper()
+	tr, err := transcript.FromMessages([]byte(messages), transcript.Target(tg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), InputMessages: len(tr.Messages),
+		Settings: stage.Settings{Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000,
+			MaxBase64Bytes: 64 << 20, MaxFrames: 64}, ContextWindowTokens: contextWindow, ContractMode: mode}}
+	for _, s := range Default(imgs) {
+		err := s.Apply(context.Background(), tr, env)
+		var rej *stage.Reject
+		if errors.As(err, &rej) {
+			return indent(t, []byte(fmt.Sprintf(`{"code":%q,"stage":%q,"error":%s}`, rej.Code, s.Name, transcript.JSONString(rej.Msg))))
+		}
+		if err != nil {
+			t.Fatalf("stage %s: %v", s.Name, err)
+		}
+	}
+	report, _ := json.Marshal(env.Report)
+	return indent(t, []byte(fmt.Sprintf(`{"messages":%s,"report":%s}`, tr.MessagesJSON(), report)))
+}
+
+// TestGoldenSendable: the cases of issue 16 through the whole chain,
+// compared with testdata/golden/sendable-<case>.json (go test -update
+// rewrites them).
+func TestGoldenSendable(t *testing.T) {
+	img := `{"type":"image","data":"` + tinyPNG(t) + `","mimeType":"image/png"}`
+	bedrock := policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
+	oneImageEach := make([]string, 150)
+	for i := range oneImageEach {
+		oneImageEach[i] = `{"role":"user","content":[` + img + `]}`
+	}
+	cases := []struct {
+		name          string
+		target        policy.Target
+		messages      string
+		contextWindow int
+		mode          string
+	}{
+		{"emptied", anthropicOpus, `[{"role":"toolResult","toolCallId":"ghost","toolName":"read","content":[{"type":"text","text":"orphan"}]},` +
+			`{"role":"assistant","content":[],"stopReason":"error"}]`, 0, ""},
+		{"no-user-turn", policy.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
+			`[{"role":"assistant","content":[{"type":"text","text":"hello?"}],"stopReason":"stop"}]`, 0, ""},
+		{"bedrock-25-images-in-one-message", bedrock, `[{"role":"user","content":[` + strings.Repeat(img+",", 24) + img + `]}]`, 0, ""},
+		{"anthropic-150-images-1m-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 1_000_000, ""},
+		{"anthropic-150-images-200k-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 200_000, ""},
+		{"tool-name-unsendable", anthropicOpus, `[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
+			`{"role":"toolResult","toolCallId":"toolu_1","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, ""},
+		{"tool-name-report-mode", anthropicOpus, `[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
+			`{"role":"toolResult","toolCallId":"toolu_1","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, stage.ContractModeReport},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := outcome(t, tc.target, tc.messages, tc.contextWindow, tc.mode)
+			name := "sendable-" + tc.name + ".json"
+			if *update {
+				writeGolden(t, name, got)
+				return
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "golden", name))
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("output differs from %s (inspect, then go test -update ./internal/stages)\n%s", name, firstDiff(got, want))
+			}
+		})
+	}
+}
+
+var anthropicOpus = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
