@@ -42,6 +42,9 @@ func Default(imgs *images.Processor) []stage.Stage {
 		turns.DropReasoningFromHistory(),  // step 7, §3.8.4
 		turns.DropThinkingBlocks(),        // step 8, §3.8.1
 		toolcalls.ToolCallInputs(),        // step 9, §3.5
+		// §3.2 again for the messages §3.5 and the rules before it changed:
+		// one pass reaches the fixed point (issue 16)
+		turns.AssistantReplayAgain(),
 		// step 10, Responses family: pairing (aborted), orphan reasoning,
 		// id normalisation, fc_ downgrade
 		pairing.ResponsesPairing(),

@@ -40,13 +40,31 @@ import (
 // timestamped at or before the newest compaction) is never zero-usage, since
 // its usage will be zero whatever the turn was; otherwise a second pass over
 // the output would see a failed turn where the first saw a real one.
-func AssistantReplay() stage.Stage {
-	const name = "assistant_replay"
+func AssistantReplay() stage.Stage { return assistantReplay("assistant_replay", false) }
+
+// AssistantReplayAgain judges again, by the rules of AssistantReplay, every
+// message that a rule after it changed, so that one pass of the chain
+// reaches its fixed point: tool-call input validation (§3.5) runs after
+// §3.2, and an assistant it leaves with reasoning only (a "length" turn
+// whose one call had an empty id, say) would otherwise be dropped only by a
+// second pass (issue 16). A message no rule changed was judged already and
+// is skipped; a changed one that §3.2 already normalised is left as it is,
+// because the judgement is idempotent.
+func AssistantReplayAgain() stage.Stage { return assistantReplay("assistant_replay_again", true) }
+
+// assistantReplay is §3.2 over every message, or over the changed ones only.
+func assistantReplay(name string, changedOnly bool) stage.Stage {
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		var out []*transcript.Message // nil until the first drop
 		dropped, normalised, sentinels := 0, 0, 0
 		comp := compactionOf(t.Messages)
 		for i, m := range t.Messages {
+			if changedOnly && !m.Changed() {
+				if out != nil {
+					out = append(out, m)
+				}
+				continue
+			}
 			keep, changed, sentinel := replayMessage(m, comp.stale(m, i))
 			if changed {
 				normalised++

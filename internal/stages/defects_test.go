@@ -1,0 +1,129 @@
+package stages
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+)
+
+// Reproducers of issue 16 item 5: the defects found by running OpenClaw's
+// TypeScript under Node beside this chain.
+
+var (
+	anthropicOpus   = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	openaiResponses = policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
+)
+
+// TestIDTrimIsJavaScriptTrim: U+0085 is not white space to JavaScript's
+// trim(), U+FEFF is; and an exact id match wins over a trimmed one.
+func TestIDTrimIsJavaScriptTrim(t *testing.T) {
+	call := `{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"read","arguments":{}}],"stopReason":"toolUse"}`
+	for _, tc := range []struct {
+		name     string
+		target   policy.Target
+		messages string
+		want     []string // substrings the output must hold
+		wantNot  []string // substrings it must not hold
+	}{
+		{
+			name:   "NEL-padded result does not displace the exact one",
+			target: anthropicOpus,
+			messages: `[{"role":"user","content":"go"},` + call + `,
+				{"role":"toolResult","toolCallId":"toolu_1\u0085","toolName":"read","content":[{"type":"text","text":"NEL one"}]},
+				{"role":"toolResult","toolCallId":"toolu_1","toolName":"read","content":[{"type":"text","text":"REAL one"}]},
+				{"role":"user","content":"next"}]`,
+			want:    []string{"REAL one"},
+			wantNot: []string{"NEL one"},
+		},
+		{
+			name:   "BOM-padded result keeps its call",
+			target: anthropicOpus,
+			messages: `[{"role":"user","content":"go"},` + call + `,
+				{"role":"toolResult","toolCallId":"\ufefftoolu_1\ufeff","toolName":"read","content":[{"type":"text","text":"REAL one"}]},
+				{"role":"user","content":"next"}]`,
+			want:    []string{"REAL one"},
+			wantNot: []string{"missing tool result"},
+		},
+		{
+			name:   "exact match wins over a space-padded one that came first",
+			target: anthropicOpus,
+			messages: `[{"role":"user","content":"go"},` + call + `,
+				{"role":"toolResult","toolCallId":" toolu_1 ","toolName":"read","content":[{"type":"text","text":"PADDED one"}]},
+				{"role":"toolResult","toolCallId":"toolu_1","toolName":"read","content":[{"type":"text","text":"REAL one"}]},
+				{"role":"user","content":"next"}]`,
+			want:    []string{"REAL one"},
+			wantNot: []string{"PADDED one"},
+		},
+		{
+			name:   "responses: c9 is not paired with c9 NEL",
+			target: openaiResponses,
+			messages: `[{"role":"user","content":"go"},
+				{"role":"assistant","content":[{"type":"toolCall","id":"c9","name":"read","arguments":{}}],"stopReason":"toolUse"},
+				{"role":"toolResult","toolCallId":"c9\u0085","toolName":"read","content":[{"type":"text","text":"NEL one"}]},
+				{"role":"user","content":"next"}]`,
+			wantNot: []string{"NEL one"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, env := run(t, tc.target, []byte(tc.messages), nil)
+			out := tr.MessagesJSON()
+			for _, s := range tc.want {
+				if !bytes.Contains(out, []byte(s)) {
+					t.Errorf("output lacks %q (report %v)\n%s", s, env.Report.Stages, out)
+				}
+			}
+			for _, s := range tc.wantNot {
+				if bytes.Contains(out, []byte(s)) {
+					t.Errorf("output holds %q (report %v)\n%s", s, env.Report.Stages, out)
+				}
+			}
+			checkChain(t, tc.target, []byte(tc.messages))
+		})
+	}
+}
+
+// TestOnePassReachesTheFixedPoint: an assistant that an earlier rule
+// empties is judged again by the rules that judge emptiness in the same pass.
+func TestOnePassReachesTheFixedPoint(t *testing.T) {
+	input := `[{"role":"user","content":"hi"},
+		{"role":"assistant","stopReason":"length","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"sig=="},{"type":"toolCall","id":"","name":"read","arguments":{}}]},
+		{"role":"user","content":"again"}]`
+	for _, name := range []string{"openai-completions", "google", "mistral"} {
+		t.Run(name, func(t *testing.T) {
+			checkChain(t, targetNamed(t, name), []byte(input))
+		})
+	}
+}
+
+// TestAdoptionNeverDisplacesAnExactMatch: the legacy id-less result may
+// adopt the id of the frame's single call only when no result carries it.
+func TestAdoptionNeverDisplacesAnExactMatch(t *testing.T) {
+	input := `[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"toolUse","id":"","name":"read","input":{}},{"type":"toolCall","id":"c2","name":"read","arguments":{}}],"stopReason":"toolUse"},
+		{"role":"toolResult","toolCallId":"","toolName":"read","content":[{"type":"text","text":"id-less"}]},
+		{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[{"type":"text","text":"real"}]},
+		{"role":"user","content":"next"}]`
+	for _, tc := range targets {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, env := run(t, tc.t, []byte(input), nil)
+			out := string(tr.MessagesJSON())
+			if !strings.Contains(out, `"real"`) {
+				t.Fatalf("the real c2 result was lost (report %v)\n%s", env.Report.Stages, out)
+			}
+			checkChain(t, tc.t, []byte(input))
+		})
+	}
+}
+
+func targetNamed(t *testing.T, name string) policy.Target {
+	t.Helper()
+	for _, tc := range targets {
+		if tc.name == name {
+			return tc.t
+		}
+	}
+	t.Fatalf("no target %q", name)
+	return policy.Target{}
+}
