@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Reproducers of issue 16 item 5: the defects found by running OpenClaw's
@@ -126,4 +127,39 @@ func targetNamed(t *testing.T, name string) policy.Target {
 	}
 	t.Fatalf("no target %q", name)
 	return policy.Target{}
+}
+
+// TestTextRepairInTheChain: lone surrogates and invalid UTF-8 in text, tool
+// arguments and tool results become U+FFFD for every target; a signed
+// thinking block that holds one is dropped, never edited.
+func TestTextRepairInTheChain(t *testing.T) {
+	input := "[{\"role\":\"user\",\"content\":\"cut emoji \\ud83d\"}," +
+		`{"role":"assistant","stopReason":"toolUse","content":[{"type":"thinking","thinking":"plan \ud83d","thinkingSignature":"sig=="},{"type":"text","text":"ok"},{"type":"toolCall","id":"toolu_1","name":"read","arguments":{"path":"a\udc00"}}]},` +
+		"{\"role\":\"toolResult\",\"toolCallId\":\"toolu_1\",\"toolName\":\"read\",\"content\":[{\"type\":\"text\",\"text\":\"bin \xff\xfe\"}]}," +
+		`{"role":"user","content":"next \ud83d\ude00"}]`
+	for _, tc := range targets {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, env := run(t, tc.t, []byte(input), nil)
+			out := tr.MessagesJSON()
+			again, err := transcript.FromMessages(out, transcript.Target(tc.t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range again.Messages {
+				if m.HasInvalidText() {
+					t.Fatalf("message %d still holds invalid text: %s", i, out)
+				}
+			}
+			if bytes.Contains(out, []byte("plan")) {
+				t.Errorf("the signed thinking block with a lone surrogate was kept: %s", out)
+			}
+			if !bytes.Contains(out, []byte(`next \ud83d\ude00`)) {
+				t.Errorf("an untouched message changed: %s", out)
+			}
+			if got := env.Report.Stages["text_repair"]["repaired"]; got < 4 {
+				t.Errorf("repaired %d, want at least 4 (report %v)", got, env.Report.Stages)
+			}
+			checkChain(t, tc.t, []byte(input))
+		})
+	}
 }

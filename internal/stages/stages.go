@@ -27,6 +27,10 @@ import (
 // separate from the job pool.
 func Default(imgs *images.Processor) []stage.Stage {
 	return []stage.Stage{
+		// beyond OpenClaw, before any rule reads text: invalid UTF-8 and lone
+		// surrogates become U+FFFD (a signed thinking block that holds one is
+		// dropped as §3.4.3 drops an invalid signature)
+		turns.TextRepair(),
 		turns.ModelSnapshotRead(),  // §4 step 0: prior model snapshot, modelChanged
 		turns.InterSessionMarker(), // step 1, §3.1
 		turns.AssistantReplay(),    // step 2, §3.2 (and §3.16 Bedrock empty turns)

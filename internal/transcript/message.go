@@ -110,6 +110,7 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 // rule changed is written back as its original bytes.
 type Message struct {
 	node
+	invalidText   bool // the decoder saw invalid UTF-8 or a lone surrogate in it
 	blocks        []*Block
 	blocksLoaded  bool
 	blocksIsArray bool

@@ -12,6 +12,14 @@ import (
 type scanner struct {
 	data     []byte
 	maxDepth int
+	// invalidText counts the strings seen that hold invalid UTF-8 or a lone
+	// UTF-16 surrogate escape. They are accepted (a tool that printed a
+	// binary file must not cost the whole session) and repaired by the
+	// text-repair rule; see Message.HasInvalidText.
+	invalidText int
+	// invalidElems lists the elements of the array split by splitArray that
+	// hold such a string.
+	invalidElems []int
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.
@@ -155,11 +163,12 @@ var plainStringByte = func() (t [256]bool) {
 }()
 
 // str validates the string starting at the quote at i and returns the index
-// past its closing quote. Strings must be valid UTF-8.
+// past its closing quote. A string with invalid UTF-8 or a lone surrogate
+// escape is valid JSON text to this scanner; it is counted in invalidText.
 func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
-	ascii := true
+	ascii, invalid := true, false
 	data := s.data
 	for i < len(data) {
 		for i < len(data) && plainStringByte[data[i]] {
@@ -171,8 +180,8 @@ func (s *scanner) str(i int) (int, error) {
 		c := data[i]
 		switch {
 		case c == '"':
-			if !ascii && !utf8.Valid(s.data[start+1:i]) {
-				return i, s.errAt(start, "invalid UTF-8 in string")
+			if invalid || !ascii && !utf8.Valid(s.data[start+1:i]) {
+				s.invalidText++
 			}
 			return i + 1, nil
 		case c == '\\':
@@ -186,6 +195,11 @@ func (s *scanner) str(i int) (int, error) {
 				if i+6 > len(s.data) || !isHex4(s.data[i+2:i+6]) {
 					return i, s.errAt(i, "invalid \\u escape in string")
 				}
+				if n := surrogateEscape(s.data, i); n > 0 {
+					i += n
+					continue
+				}
+				invalid = true // a lone surrogate
 				i += 6
 			default:
 				return i, s.errAt(i, "invalid escape %q in string", s.data[i+1])
@@ -200,6 +214,31 @@ func (s *scanner) str(i int) (int, error) {
 		}
 	}
 	return i, s.errAt(start, "unterminated string")
+}
+
+// surrogateEscape looks at the valid \uXXXX escape at i: it returns 6 when
+// it is not a surrogate, 12 when it is a high surrogate followed by an
+// escaped low one, and 0 for a lone surrogate.
+func surrogateEscape(data []byte, i int) int {
+	if c := data[i+2]; c != 'd' && c != 'D' {
+		return 6
+	}
+	switch data[i+3] {
+	case '8', '9', 'a', 'b', 'A', 'B': // high surrogate: a low one must follow
+		j := i + 6
+		if j+6 <= len(data) && data[j] == '\\' && data[j+1] == 'u' && isHex4(data[j+2:j+6]) &&
+			(data[j+2] == 'd' || data[j+2] == 'D') && isLowSurrogateDigit(data[j+3]) {
+			return 12
+		}
+		return 0
+	case 'c', 'd', 'e', 'f', 'C', 'D', 'E', 'F':
+		return 0
+	}
+	return 6
+}
+
+func isLowSurrogateDigit(c byte) bool {
+	return c >= 'c' && c <= 'f' || c >= 'C' && c <= 'F'
 }
 
 func isHex4(b []byte) bool {
