@@ -13,6 +13,7 @@
 //	"orphan:<n>" a result whose call does not exist
 //	"fail:<n>"   the result of a call in a failed (error) assistant turn
 //	"bad:<n>"    the result of a malformed call (no arguments or a bad name)
+//	"idless:<n>" a legacy result without an id, beside a call whose id is ""
 package sessiongen
 
 import (
@@ -46,7 +47,38 @@ type Damage struct {
 	ConsecutiveUsers float64 // per user turn: a second user turn right after
 	AssistantFirst   float64 // per history: starts with an assistant turn
 	Details          float64 // per result: carries a details object
+
+	// The damage of issue 16. Each is off (0) in Realistic and Heavy, and
+	// draws no random number while off, so the histories those mixes give
+	// for a seed do not change; Issue16 turns them on.
+	InvalidText   float64 // per text block: a lone surrogate or bytes that are not UTF-8
+	PaddedID      float64 // per real result: its id padded with a white space JavaScript's trim removes
+	EmptyIDCall   float64 // per tool turn: a call with id "" and an id-less result beside the real ones
+	LengthEmptied float64 // per user turn: a "length" turn whose only call has id "" (emptied by §3.5)
 }
+
+// Issue16 is Heavy with the damage of issue 16 that the chain repairs to
+// its properties today. PaddedID and EmptyIDCall are left off here: with
+// them the chain still loses a padded real result and is not idempotent on
+// a trailing turn (see /work/notes/issue-16b.md); set them to reproduce.
+func Issue16() Damage {
+	d := Heavy()
+	d.InvalidText, d.LengthEmptied = 0.2, 0.1
+	return d
+}
+
+// Invalid-text tokens: the generator writes them into text and replaces
+// them in the encoded history with bytes encoding/json cannot produce.
+const (
+	loneSurrogateToken = "@@lone-surrogate@@"
+	invalidUTF8Token   = "@@invalid-utf8@@"
+)
+
+// jsSpaces are the characters JavaScript's String.prototype.trim removes
+// (ECMAScript WhiteSpace and LineTerminator), U+FEFF among them.
+var jsSpaces = []string{"\\t", "\\n", "\\u000b", "\\f", "\\r", " ", "\\u00a0", "\\ufeff", "\\u1680", "\\u2000", "\\u2001",
+	"\\u2002", "\\u2003", "\\u2004", "\\u2005", "\\u2006", "\\u2007", "\\u2008", "\\u2009", "\\u200a", "\\u2028", "\\u2029",
+	"\\u202f", "\\u205f", "\\u3000"}
 
 // Realistic is a damage mix seen in real archives: mostly clean, every
 // defect present now and then.
@@ -131,7 +163,11 @@ func (g *Generator) text(n int) string {
 		sb.WriteString(words[g.rng.IntN(len(words))])
 		sb.WriteByte(' ')
 	}
-	return strings.TrimSpace(sb.String())
+	s := strings.TrimSpace(sb.String())
+	if g.chance(g.cfg.Damage.InvalidText) {
+		s += []string{loneSurrogateToken, invalidUTF8Token}[g.rng.IntN(2)]
+	}
+	return s
 }
 
 func (g *Generator) chance(p float64) bool { return p > 0 && g.rng.Float64() < p }
@@ -174,6 +210,10 @@ func (g *Generator) History() []byte {
 			msgs = append(msgs, p)
 		}
 		pending = nil
+		if g.chance(d.LengthEmptied) {
+			add(g.assistant([]any{g.thinking(), map[string]any{"type": "toolCall", "id": "", "name": "read", "arguments": map[string]any{}}}, "length", tick()))
+			add(map[string]any{"role": "user", "content": g.text(20), "timestamp": tick()})
+		}
 		if g.chance(d.ConsecutiveUsers) {
 			add(map[string]any{"role": "user", "content": g.text(40), "timestamp": tick()})
 		}
@@ -194,6 +234,10 @@ func (g *Generator) History() []byte {
 				ok       bool
 			}
 			var calls []call
+			emptyID := g.chance(d.EmptyIDCall)
+			if emptyID {
+				blocks = append(blocks, map[string]any{"type": "toolUse", "id": "", "name": "read", "input": map[string]any{}})
+			}
 			for range 1 + g.rng.IntN(g.cfg.MaxCallsPerTurn) {
 				id := g.callID(&ids)
 				name := []string{"read", "exec", "edit", "web_search", "screenshot"}[g.rng.IntN(5)]
@@ -215,6 +259,9 @@ func (g *Generator) History() []byte {
 				stop = "error"
 			}
 			add(g.assistant(blocks, stop, tick()))
+			if emptyID {
+				msgs = append(msgs, g.result("", "read", "idless", false, tick()))
+			}
 			for _, c := range calls {
 				kind := "ok"
 				switch {
@@ -250,7 +297,12 @@ func (g *Generator) History() []byte {
 		add(g.assistant([]any{g.thinking(), map[string]any{"type": "text", "text": g.text(g.cfg.TextChars)}}, "stop", tick()))
 	}
 	msgs = append(msgs, pending...)
-	return []byte("[" + strings.Join(msgs, ",") + "]")
+	out := []byte("[" + strings.Join(msgs, ",") + "]")
+	if d.InvalidText > 0 {
+		out = bytes.ReplaceAll(out, []byte(loneSurrogateToken), []byte(`\ud83d`))
+		out = bytes.ReplaceAll(out, []byte(invalidUTF8Token), []byte("\xff\xfe"))
+	}
+	return out
 }
 
 // callID returns a fresh id, or a damaged / repeated one.
@@ -315,9 +367,17 @@ func (g *Generator) result(id, name, kind string, withImage bool, ts int64) stri
 	if g.chance(g.cfg.Damage.Details) {
 		r["details"] = map[string]any{"exitCode": 0, "durationMs": g.rng.IntN(5000)}
 	}
+	var pad string
+	if id != "" && kind == "ok" && g.chance(g.cfg.Damage.PaddedID) {
+		pad = jsSpaces[g.rng.IntN(len(jsSpaces))]
+		r["toolCallId"] = "@@pad@@" + id + "@@pad@@"
+	}
 	b, err := transcript.Marshal(r)
 	if err != nil {
 		panic(err)
+	}
+	if pad != "" {
+		b = bytes.ReplaceAll(b, []byte("@@pad@@"), []byte(pad))
 	}
 	return string(b)
 }
