@@ -57,13 +57,10 @@ type Damage struct {
 	LengthEmptied float64 // per user turn: a "length" turn whose only call has id "" (emptied by §3.5)
 }
 
-// Issue16 is Heavy with the damage of issue 16 that the chain repairs to
-// its properties today. PaddedID and EmptyIDCall are left off here: with
-// them the chain still loses a padded real result and is not idempotent on
-// a trailing turn (see /work/notes/issue-16b.md); set them to reproduce.
+// Issue16 is Heavy with the damage of issue 16 on.
 func Issue16() Damage {
 	d := Heavy()
-	d.InvalidText, d.LengthEmptied = 0.2, 0.1
+	d.InvalidText, d.PaddedID, d.EmptyIDCall, d.LengthEmptied = 0.2, 0.3, 0.2, 0.1
 	return d
 }
 
@@ -260,7 +257,7 @@ func (g *Generator) History() []byte {
 			}
 			add(g.assistant(blocks, stop, tick()))
 			if emptyID {
-				msgs = append(msgs, g.result("", "read", "idless", false, tick()))
+				msgs = append(msgs, g.result("", "", "read", "idless", false, tick()))
 			}
 			for _, c := range calls {
 				kind := "ok"
@@ -273,9 +270,13 @@ func (g *Generator) History() []byte {
 				if kind == "ok" && g.chance(d.MissingResult) {
 					continue
 				}
-				res := g.result(c.id, c.name, kind, imagesLeft > 0 && c.name == "screenshot", tick())
+				pad := "" // the call's results all carry it, so none is an exact match the others lose to
+				if kind == "ok" && g.chance(d.PaddedID) {
+					pad = jsSpaces[g.rng.IntN(len(jsSpaces))]
+				}
+				res := g.result(c.id, pad, c.name, kind, imagesLeft > 0 && c.name == "screenshot", tick())
 				if kind == "ok" && g.chance(d.DisplacedResult) {
-					pending = append(pending, g.result(c.id, c.name, "late", false, tick()))
+					pending = append(pending, g.result(c.id, pad, c.name, "late", false, tick()))
 					continue
 				}
 				if c.name == "screenshot" && imagesLeft > 0 {
@@ -283,11 +284,11 @@ func (g *Generator) History() []byte {
 				}
 				msgs = append(msgs, res)
 				if g.chance(d.DuplicateResult) {
-					msgs = append(msgs, g.result(c.id, c.name, "dup", false, tick()))
+					msgs = append(msgs, g.result(c.id, pad, c.name, "dup", false, tick()))
 				}
 			}
 			if g.chance(d.OrphanResult) {
-				msgs = append(msgs, g.result(fmt.Sprintf("ghost_%d", g.rng.IntN(1000)), "read", "orphan", false, tick()))
+				msgs = append(msgs, g.result(fmt.Sprintf("ghost_%d", g.rng.IntN(1000)), "", "read", "orphan", false, tick()))
 			}
 		}
 		if g.chance(d.FailedTurn) {
@@ -358,7 +359,9 @@ func (g *Generator) assistant(content []any, stop string, ts int64) map[string]a
 		"usage": usage, "stopReason": stop, "timestamp": ts}
 }
 
-func (g *Generator) result(id, name, kind string, withImage bool, ts int64) string {
+// result encodes a tool result for call id; pad (a JSON escape or a space)
+// goes on both sides of the id.
+func (g *Generator) result(id, pad, name, kind string, withImage bool, ts int64) string {
 	content := []any{map[string]any{"type": "text", "text": g.marker(kind) + " " + g.text(g.cfg.ToolResultChars)}}
 	if withImage {
 		content = append(content, g.imageBlock())
@@ -367,9 +370,7 @@ func (g *Generator) result(id, name, kind string, withImage bool, ts int64) stri
 	if g.chance(g.cfg.Damage.Details) {
 		r["details"] = map[string]any{"exitCode": 0, "durationMs": g.rng.IntN(5000)}
 	}
-	var pad string
-	if id != "" && kind == "ok" && g.chance(g.cfg.Damage.PaddedID) {
-		pad = jsSpaces[g.rng.IntN(len(jsSpaces))]
+	if pad != "" {
 		r["toolCallId"] = "@@pad@@" + id + "@@pad@@"
 	}
 	b, err := transcript.Marshal(r)

@@ -185,9 +185,10 @@ func TestChainProperties(t *testing.T) {
 }
 
 // TestChainPropertiesIssue16 is TestChainProperties over the damage of
-// issue 16 (invalid text, "length" turns that §3.5 empties), on seeds of
-// their own so the histories above do not change; the output holds no
-// invalid text.
+// issue 16 (invalid text, result ids padded with every white space
+// JavaScript trims, empty-id calls beside id-less results, "length" turns
+// that §3.5 empties), on seeds of their own so the histories above do not
+// change; the output holds no invalid text.
 func TestChainPropertiesIssue16(t *testing.T) {
 	forGenerated(t, 1600, sessiongen.Issue16(), func(t *testing.T, tg policy.Target, input []byte) {
 		checkChain(t, tg, input)

@@ -163,3 +163,28 @@ func TestTextRepairInTheChain(t *testing.T) {
 		})
 	}
 }
+
+// TestResultIDsAlignedAndTrailingTrimmed: a result paired after trimming
+// carries its call's exact id (providers compare ids exactly), and a failed
+// turn that pairing leaves last is popped in the same pass.
+func TestResultIDsAlignedAndTrailingTrimmed(t *testing.T) {
+	input := `[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"toolCall","id":"call_1","name":"read","arguments":{}}],"stopReason":"toolUse","usage":{"input":5,"output":5}},
+		{"role":"user","content":"wait"},
+		{"role":"assistant","content":[],"stopReason":"error"},
+		{"role":"toolResult","toolCallId":"\u3000call_1\u3000","toolName":"read","content":[{"type":"text","text":"late one"}]}]`
+	for _, name := range []string{"openai-completions", "openrouter-claude", "fallback-unknown"} {
+		t.Run(name, func(t *testing.T) {
+			tg := targetNamed(t, name)
+			tr, env := run(t, tg, []byte(input), nil)
+			out := string(tr.MessagesJSON())
+			if !strings.Contains(out, "late one") {
+				t.Errorf("the result was lost (report %v)\n%s", env.Report.Stages, out)
+			}
+			if strings.Contains(out, `"stopReason":"error"`) {
+				t.Errorf("the failed turn pairing left last was kept (report %v)\n%s", env.Report.Stages, out)
+			}
+			checkChain(t, tg, []byte(input)) // each call answered by a result with its exact id
+		})
+	}
+}

@@ -60,6 +60,8 @@ func Default(imgs *images.Processor) []stage.Stage {
 		toolcalls.StripDetails(),     // step 13, §3.10
 		turns.Usage(),                // step 14, §3.14
 		pairing.ResponsesInvariant(), // step 16, §3.15 (pairing again, then the check)
+		turns.TrailingFailures(),     // §3.2's trailing trim again, after pairing moved results (issue 16)
+		pairing.AlignResultIDs(),     // beyond OpenClaw: a result paired after trimming gets its call's exact id
 		turns.ModelSnapshot(),        // step 17, §3.13
 		turns.GoogleBootstrap(),      // steps 15 and 18, §3.11
 		turns.GeminiTurns(),          // §3.12.1

@@ -299,3 +299,16 @@ func isTrailingFailure(m *transcript.Message, stale bool) bool {
 	}
 	return false
 }
+
+// TrailingFailures is §3.2's trailing trim again, after pairing: a failed
+// turn that was not last when §3.2 ran (a displaced result followed it)
+// becomes last when pairing moves that result back to its call, and a
+// second pass of the chain would pop it. Running the trim here makes one
+// pass reach the fixed point (issue 16), for every target.
+func TrailingFailures() stage.Stage {
+	const name = "trailing_failures"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		env.Report.Add(name, "trimmed", trimTrailingFailures(t))
+		return nil
+	}}
+}
