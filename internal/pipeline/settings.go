@@ -45,6 +45,7 @@ func EffectiveSettings(cfg config.Config, t *transcript.Transcript) stage.Settin
 			ToolsDeny:            prune.Tools.Deny,
 		},
 		ContextWindowTokens: pick(o.ContextWindowTokens, 0),
+		NoToolsOffered:      !pick(o.ToolsOffered, true),
 	}
 	if o.NowMs != nil {
 		s.NowMs, s.HasNow = *o.NowMs, true

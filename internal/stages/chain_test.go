@@ -74,6 +74,13 @@ var targets = []struct {
 // run applies the whole default chain to a message array.
 func run(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry) (*transcript.Transcript, *stage.Env) {
 	t.Helper()
+	return runWith(t, tg, messages, entries, stage.Settings{})
+}
+
+// runWith is run with extra settings: the fields of extra that are set
+// (today NoToolsOffered) override the test defaults.
+func runWith(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env) {
+	t.Helper()
 	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +93,7 @@ func run(t testing.TB, tg policy.Target, messages []byte, entries []transcript.C
 		Settings: stage.Settings{
 			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
 				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
-			NowMs: now, HasNow: true,
+			NowMs: now, HasNow: true, NoToolsOffered: extra.NoToolsOffered,
 		},
 		Report: stage.NewReport(),
 	}

@@ -68,6 +68,10 @@ func Default(imgs *images.Processor) []stage.Stage {
 		turns.AnthropicTurns(),       // §3.12.2
 		media.Pruning(),              // §3.18, per request, behind the TTL gate
 		media.StaleMedia(),           // §3.19
+		// beyond OpenClaw: tools_offered false, so every call and result becomes
+		// text (after pairing and the context transforms, before images and
+		// the turn shape)
+		toolcalls.ToolsAsText(),
 		// §3.3's image part, moved from step 3 to after the per-request
 		// transforms: no rule in between reads image bytes (pruning counts
 		// every image as 8,000 characters whatever its size), so the output

@@ -27,6 +27,9 @@ type Options struct {
 	AllowedToolNames                []string        `json:"allowed_tool_names,omitempty"`
 	ReplayInvalid                   bool            `json:"replay_invalid,omitempty"`
 	PreserveLatestAssistantThinking *bool           `json:"preserve_latest_assistant_thinking,omitempty"`
+	// ToolsOffered false says the next request declares no tools, so tool
+	// calls and results must go as plain text (default true).
+	ToolsOffered *bool `json:"tools_offered,omitempty"`
 }
 
 // PruningOptions are a job's session-pruning settings (spec §3.18). The

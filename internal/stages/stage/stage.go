@@ -47,6 +47,11 @@ type Settings struct {
 	// job did not send one (then rules use the owning message's timestamp).
 	NowMs  int64
 	HasNow bool
+	// NoToolsOffered is set when the job's tools_offered option is false:
+	// the next request declares no tools, so tool calls and results become
+	// text (toolcalls.ToolsAsText). The zero value, tools offered, is the
+	// default.
+	NoToolsOffered bool
 }
 
 // ImageSettings bound every image of a job (spec §3.3 and provider limits).
