@@ -31,6 +31,9 @@ func Default(imgs *images.Processor) []stage.Stage {
 		// surrogates become U+FFFD (a signed thinking block that holds one is
 		// dropped as §3.4.3 drops an invalid signature)
 		turns.TextRepair(),
+		// beyond OpenClaw: Anthropic server-tool blocks paired in their turn,
+		// or text for every other target (before §3.2 judges emptiness)
+		turns.ServerTools(),
 		turns.ModelSnapshotRead(),  // §4 step 0: prior model snapshot, modelChanged
 		turns.InterSessionMarker(), // step 1, §3.1
 		turns.AssistantReplay(),    // step 2, §3.2 (and §3.16 Bedrock empty turns)
