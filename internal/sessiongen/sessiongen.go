@@ -55,12 +55,13 @@ type Damage struct {
 	PaddedID      float64 // per real result: its id padded with a white space JavaScript's trim removes
 	EmptyIDCall   float64 // per tool turn: a call with id "" and an id-less result beside the real ones
 	LengthEmptied float64 // per user turn: a "length" turn whose only call has id "" (emptied by §3.5)
+	ServerTools   float64 // per tool turn: Anthropic server-tool blocks, paired, unanswered or orphaned
 }
 
 // Issue16 is Heavy with the damage of issue 16 on.
 func Issue16() Damage {
 	d := Heavy()
-	d.InvalidText, d.PaddedID, d.EmptyIDCall, d.LengthEmptied = 0.2, 0.3, 0.2, 0.1
+	d.InvalidText, d.PaddedID, d.EmptyIDCall, d.LengthEmptied, d.ServerTools = 0.2, 0.3, 0.2, 0.1, 0.3
 	return d
 }
 
@@ -226,6 +227,9 @@ func (g *Generator) History() []byte {
 				blocks = append(blocks, map[string]any{"type": "text", "text": ""})
 			}
 			blocks = append(blocks, map[string]any{"type": "text", "text": g.text(g.cfg.TextChars / 2)})
+			if g.chance(d.ServerTools) {
+				blocks = append(blocks, g.serverToolBlocks()...)
+			}
 			type call struct {
 				id, name string
 				ok       bool
@@ -304,6 +308,25 @@ func (g *Generator) History() []byte {
 		out = bytes.ReplaceAll(out, []byte(invalidUTF8Token), []byte("\xff\xfe"))
 	}
 	return out
+}
+
+// serverToolBlocks returns an Anthropic web search as a turn stores it: a
+// server_tool_use and its result, or (damaged) the use alone, or a result
+// whose use is not in the turn.
+func (g *Generator) serverToolBlocks() []any {
+	id := fmt.Sprintf("srvtoolu_01%08x", g.rng.Uint32())
+	use := map[string]any{"type": "server_tool_use", "id": id, "name": "web_search", "input": map[string]any{"query": g.text(20)}}
+	result := func(id string) map[string]any {
+		return map[string]any{"type": "web_search_tool_result", "tool_use_id": id, "content": []any{map[string]any{
+			"type": "web_search_result", "url": fmt.Sprintf("https://example.com/%d", g.rng.IntN(1000)), "title": g.text(20), "encrypted_content": "EqgfCioIARgB"}}}
+	}
+	switch g.rng.IntN(4) {
+	case 0:
+		return []any{use}
+	case 1:
+		return []any{result(fmt.Sprintf("srvtoolu_01%08x", g.rng.Uint32()))}
+	}
+	return []any{use, result(id)}
 }
 
 // callID returns a fresh id, or a damaged / repeated one.

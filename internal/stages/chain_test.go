@@ -116,18 +116,32 @@ func damaged() []byte {
 // TestGoldenChain runs the chain over the damaged history for every target
 // and compares with testdata/golden/<target>.json (go test -update rewrites).
 func TestGoldenChain(t *testing.T) {
-	input := damaged()
+	goldenChain(t, "", damaged())
+}
+
+// TestGoldenChainIssue16 is TestGoldenChain over a history with the damage
+// of issue 16 (invalid text, padded ids, empty-id calls beside id-less
+// results, emptied "length" turns, server-tool blocks), in
+// testdata/golden/issue16.
+func TestGoldenChainIssue16(t *testing.T) {
+	goldenChain(t, "issue16", sessiongen.New(sessiongen.Config{Seed: 16, Messages: 36, ToolCallDensity: 0.8, Damage: sessiongen.Issue16(),
+		TextChars: 40, ToolResultChars: 30}).History())
+}
+
+// goldenChain runs the chain over input for every target and compares with
+// testdata/golden/<dir>/<target>.json (go test -update rewrites).
+func goldenChain(t *testing.T, dir string, input []byte) {
 	if *update {
-		writeGolden(t, "input.json", indent(t, input))
+		writeGolden(t, filepath.Join(dir, "input.json"), indent(t, input))
 	}
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, env := run(t, tc.t, input, nil)
 			report, _ := json.Marshal(env.Report)
 			got := indent(t, []byte(fmt.Sprintf(`{"messages":%s,"append_entries":%d,"report":%s}`, tr.MessagesJSON(), len(tr.AppendEntries), report)))
-			path := filepath.Join("testdata", "golden", tc.name+".json")
+			path := filepath.Join("testdata", "golden", dir, tc.name+".json")
 			if *update {
-				writeGolden(t, tc.name+".json", got)
+				writeGolden(t, filepath.Join(dir, tc.name+".json"), got)
 				return
 			}
 			want, err := os.ReadFile(path)
@@ -143,7 +157,7 @@ func TestGoldenChain(t *testing.T) {
 
 func writeGolden(t *testing.T, name string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join("testdata", "golden"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join("testdata", "golden", name)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join("testdata", "golden", name), data, 0o644); err != nil {
@@ -200,6 +214,7 @@ func TestChainPropertiesIssue16(t *testing.T) {
 	forGenerated(t, 1600, sessiongen.Issue16(), func(t *testing.T, tg policy.Target, input []byte) {
 		checkChain(t, tg, input)
 		first, _ := run(t, tg, input, nil)
+		checkServerTools(t, policy.Resolve(tg).API == "anthropic-messages", first.MessagesJSON())
 		again, err := transcript.FromMessages(first.MessagesJSON(), transcript.Target(tg))
 		if err != nil {
 			t.Fatal(err)
