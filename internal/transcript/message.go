@@ -110,11 +110,11 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 // rule changed is written back as its original bytes.
 type Message struct {
 	node
-	invalidText   bool // the decoder saw invalid UTF-8 or a lone surrogate in it
 	blocks        []*Block
 	blocksLoaded  bool
 	blocksIsArray bool
 	blocksChanged bool
+	invalidText   bool // the decoder saw invalid UTF-8 or a lone surrogate in it (in the padding: no extra bytes)
 }
 
 // NewMessage builds a message from members (a rule's synthetic message).

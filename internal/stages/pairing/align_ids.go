@@ -24,14 +24,17 @@ func AlignResultIDs() stage.Stage {
 			if !m.IsObject() || m.Role() != transcript.RoleAssistant {
 				continue
 			}
-			calls := m.ToolCalls()
-			for k := 0; k < len(calls) && i+1 < len(msgs); k++ {
-				r := msgs[i+1]
-				if !r.IsObject() || roleOf(r) != roleResult {
+			blocks, _ := m.Blocks()
+			for _, b := range blocks {
+				callID, isCall := b.CallID()
+				if !isCall || !b.IsToolCall() {
+					continue
+				}
+				if i+1 >= len(msgs) || !msgs[i+1].IsObject() || roleOf(msgs[i+1]) != roleResult {
 					break
 				}
 				i++
-				callID, _ := calls[k].CallID()
+				r := msgs[i]
 				if raw := r.RawResultID(); raw == callID || transcript.TrimID(raw) != transcript.TrimID(callID) {
 					continue
 				}
