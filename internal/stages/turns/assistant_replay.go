@@ -47,9 +47,10 @@ func AssistantReplay() stage.Stage { return assistantReplay("assistant_replay", 
 // reaches its fixed point: tool-call input validation (§3.5) runs after
 // §3.2, and an assistant it leaves with reasoning only (a "length" turn
 // whose one call had an empty id, say) would otherwise be dropped only by a
-// second pass (issue 16). A message no rule changed was judged already and
-// is skipped; a changed one that §3.2 already normalised is left as it is,
-// because the judgement is idempotent.
+// second pass (issue 16). Only assistants are judged again (the rules in
+// between edit no other role's emptiness); one no rule changed was judged
+// already and is skipped, and a changed one that §3.2 already normalised is
+// left as it is, because the judgement is idempotent.
 func AssistantReplayAgain() stage.Stage { return assistantReplay("assistant_replay_again", true) }
 
 // assistantReplay is §3.2 over every message, or over the changed ones only.
@@ -59,7 +60,7 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 		dropped, normalised, sentinels := 0, 0, 0
 		comp := compactionOf(t.Messages)
 		for i, m := range t.Messages {
-			if changedOnly && !m.Changed() {
+			if changedOnly && (!m.Changed() || m.Role() != transcript.RoleAssistant) {
 				if out != nil {
 					out = append(out, m)
 				}

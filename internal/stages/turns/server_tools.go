@@ -56,7 +56,7 @@ func ServerTools() stage.Stage {
 		keep := env.Policy.API == "anthropic-messages" && !env.Settings.NoToolsOffered
 		var c serverToolCounts
 		for _, m := range t.Messages {
-			if !m.IsObject() {
+			if !mayHoldServerTools(m) || !m.IsObject() {
 				continue
 			}
 			blocks, ok := m.Blocks()
@@ -87,6 +87,17 @@ func ServerTools() stage.Stage {
 
 type serverToolCounts struct {
 	orphanResults, unansweredUses, asText, dropped int
+}
+
+// mayHoldServerTools is one byte search that spares parsing the blocks of
+// a message read from the input that cannot hold a server-tool block (most
+// of them, images included): both block types contain "_tool", and '_' is
+// rare outside identifiers (standard base64 has none), so the search skips
+// through the bytes. Choice: a type spelled with \u escapes ("server\u005f
+// tool_use") is not recognised; Anthropic and OpenClaw write them plain.
+func mayHoldServerTools(m *transcript.Message) bool {
+	raw := m.Raw()
+	return raw == nil || m.Changed() || bytes.Contains(raw, []byte("_tool"))
 }
 
 func isServerResult(b *transcript.Block) bool {
