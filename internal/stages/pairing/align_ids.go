@@ -35,6 +35,9 @@ func AlignResultIDs() stage.Stage {
 				}
 				i++
 				r := msgs[i]
+				if s, _ := r.String("toolCallId"); s == callID {
+					continue // the usual case: the first id member is the call's id
+				}
 				if raw := r.RawResultID(); raw == callID || transcript.TrimID(raw) != transcript.TrimID(callID) {
 					continue
 				}

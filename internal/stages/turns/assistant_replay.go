@@ -58,13 +58,17 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		var out []*transcript.Message // nil until the first drop
 		dropped, normalised, sentinels := 0, 0, 0
-		comp := compactionOf(t.Messages)
+		var comp *compaction // found on first use: most runs of the again pass judge nothing
 		for i, m := range t.Messages {
 			if changedOnly && (!m.Changed() || m.Role() != transcript.RoleAssistant) {
 				if out != nil {
 					out = append(out, m)
 				}
 				continue
+			}
+			if comp == nil {
+				c := compactionOf(t.Messages)
+				comp = &c
 			}
 			keep, changed, sentinel := replayMessage(m, comp.stale(m, i))
 			if changed {
@@ -270,6 +274,9 @@ func isZeroUsageStop(m *transcript.Message, stale bool) bool {
 // chain stays idempotent and no history ends in a failed turn, which
 // providers reject as an assistant prefill.
 func trimTrailingFailures(t *transcript.Transcript) int {
+	if len(t.Messages) == 0 || t.Messages[len(t.Messages)-1].Role() != transcript.RoleAssistant {
+		return 0 // only an assistant is popped; spare the compaction scan
+	}
 	n := 0
 	comp := compactionOf(t.Messages)
 	for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1], comp.stale(t.Messages[len(t.Messages)-1], len(t.Messages)-1)) {
