@@ -12,8 +12,8 @@ import (
 type scanner struct {
 	data     []byte
 	maxDepth int
-	// invalidText counts the strings seen that hold invalid UTF-8 or a lone
-	// UTF-16 surrogate escape. They are accepted (a tool that printed a
+	// invalidText counts what the scanner saw of invalid text: each string
+	// with invalid UTF-8, each lone UTF-16 surrogate escape. They are accepted (a tool that printed a
 	// binary file must not cost the whole session) and repaired by the
 	// text-repair rule; see Message.HasInvalidText.
 	invalidText int
@@ -168,9 +168,15 @@ var plainStringByte = func() (t [256]bool) {
 func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
-	ascii, invalid := true, false
+	ascii := true
 	data := s.data
 	for i < len(data) {
+		// Four bytes a step first: base64 image data is most of a job's
+		// bytes, and all of it is plain.
+		for i+4 <= len(data) && plainStringByte[data[i]] && plainStringByte[data[i+1]] &&
+			plainStringByte[data[i+2]] && plainStringByte[data[i+3]] {
+			i += 4
+		}
 		for i < len(data) && plainStringByte[data[i]] {
 			i++
 		}
@@ -180,7 +186,7 @@ func (s *scanner) str(i int) (int, error) {
 		c := data[i]
 		switch {
 		case c == '"':
-			if invalid || !ascii && !utf8.Valid(s.data[start+1:i]) {
+			if !ascii && !utf8.Valid(s.data[start+1:i]) {
 				s.invalidText++
 			}
 			return i + 1, nil
@@ -195,11 +201,10 @@ func (s *scanner) str(i int) (int, error) {
 				if i+6 > len(s.data) || !isHex4(s.data[i+2:i+6]) {
 					return i, s.errAt(i, "invalid \\u escape in string")
 				}
-				if n := surrogateEscape(s.data, i); n > 0 {
-					i += n
+				if c := s.data[i+2]; c == 'd' || c == 'D' {
+					i += s.surrogate(i) // rare: kept out of line so the loop stays tight
 					continue
 				}
-				invalid = true // a lone surrogate
 				i += 6
 			default:
 				return i, s.errAt(i, "invalid escape %q in string", s.data[i+1])
@@ -214,6 +219,19 @@ func (s *scanner) str(i int) (int, error) {
 		}
 	}
 	return i, s.errAt(start, "unterminated string")
+}
+
+// surrogate steps over the \uDXXX escape at i, and counts a lone surrogate
+// in invalidText.
+//
+//go:noinline
+func (s *scanner) surrogate(i int) int {
+	n := surrogateEscape(s.data, i)
+	if n == 0 {
+		s.invalidText++
+		return 6
+	}
+	return n
 }
 
 // surrogateEscape looks at the valid \uXXXX escape at i: it returns 6 when
