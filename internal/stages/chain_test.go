@@ -440,6 +440,7 @@ func checkRealResultsKept(t *testing.T, input, out []byte) {
 func FuzzChain(f *testing.F) {
 	for seed := range 4 {
 		f.Add(sessiongen.New(sessiongen.Config{Seed: uint64(seed), Messages: 12, ToolCallDensity: 0.7, Damage: sessiongen.Heavy(), TextChars: 10, ToolResultChars: 10}).History(), uint8(seed))
+		f.Add(sessiongen.New(sessiongen.Config{Seed: uint64(1600 + seed), Messages: 12, ToolCallDensity: 0.7, Damage: sessiongen.Issue16(), TextChars: 10, ToolResultChars: 10}).History(), uint8(seed*7))
 	}
 	f.Add([]byte(`[null,{"role":"assistant","content":"x"},{"role":"toolResult"},{"role":"user","content":[{"type":"image","data":"","mimeType":"image/png"}]}]`), uint8(3))
 	f.Fuzz(func(t *testing.T, input []byte, which uint8) {
