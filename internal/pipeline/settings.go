@@ -46,6 +46,7 @@ func EffectiveSettings(cfg config.Config, t *transcript.Transcript) stage.Settin
 		},
 		ContextWindowTokens: pick(o.ContextWindowTokens, 0),
 		ContractMode:        cfg.Contract.Mode,
+		NoToolsOffered:      !pick(o.ToolsOffered, true),
 	}
 	if o.NowMs != nil {
 		s.NowMs, s.HasNow = *o.NowMs, true

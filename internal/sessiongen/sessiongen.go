@@ -13,6 +13,7 @@
 //	"orphan:<n>" a result whose call does not exist
 //	"fail:<n>"   the result of a call in a failed (error) assistant turn
 //	"bad:<n>"    the result of a malformed call (no arguments or a bad name)
+//	"idless:<n>" a legacy result without an id, beside a call whose id is ""
 package sessiongen
 
 import (
@@ -46,7 +47,36 @@ type Damage struct {
 	ConsecutiveUsers float64 // per user turn: a second user turn right after
 	AssistantFirst   float64 // per history: starts with an assistant turn
 	Details          float64 // per result: carries a details object
+
+	// The damage of issue 16. Each is off (0) in Realistic and Heavy, and
+	// draws no random number while off, so the histories those mixes give
+	// for a seed do not change; Issue16 turns them on.
+	InvalidText   float64 // per text block: a lone surrogate or bytes that are not UTF-8
+	PaddedID      float64 // per real result: its id padded with a white space JavaScript's trim removes
+	EmptyIDCall   float64 // per tool turn: a call with id "" and an id-less result beside the real ones
+	LengthEmptied float64 // per user turn: a "length" turn whose only call has id "" (emptied by §3.5)
+	ServerTools   float64 // per tool turn: Anthropic server-tool blocks, paired, unanswered or orphaned
 }
+
+// Issue16 is Heavy with the damage of issue 16 on.
+func Issue16() Damage {
+	d := Heavy()
+	d.InvalidText, d.PaddedID, d.EmptyIDCall, d.LengthEmptied, d.ServerTools = 0.2, 0.3, 0.2, 0.1, 0.3
+	return d
+}
+
+// Invalid-text tokens: the generator writes them into text and replaces
+// them in the encoded history with bytes encoding/json cannot produce.
+const (
+	loneSurrogateToken = "@@lone-surrogate@@"
+	invalidUTF8Token   = "@@invalid-utf8@@"
+)
+
+// jsSpaces are the characters JavaScript's String.prototype.trim removes
+// (ECMAScript WhiteSpace and LineTerminator), U+FEFF among them.
+var jsSpaces = []string{"\\t", "\\n", "\\u000b", "\\f", "\\r", " ", "\\u00a0", "\\ufeff", "\\u1680", "\\u2000", "\\u2001",
+	"\\u2002", "\\u2003", "\\u2004", "\\u2005", "\\u2006", "\\u2007", "\\u2008", "\\u2009", "\\u200a", "\\u2028", "\\u2029",
+	"\\u202f", "\\u205f", "\\u3000"}
 
 // Realistic is a damage mix seen in real archives: mostly clean, every
 // defect present now and then.
@@ -131,7 +161,11 @@ func (g *Generator) text(n int) string {
 		sb.WriteString(words[g.rng.IntN(len(words))])
 		sb.WriteByte(' ')
 	}
-	return strings.TrimSpace(sb.String())
+	s := strings.TrimSpace(sb.String())
+	if g.chance(g.cfg.Damage.InvalidText) {
+		s += []string{loneSurrogateToken, invalidUTF8Token}[g.rng.IntN(2)]
+	}
+	return s
 }
 
 func (g *Generator) chance(p float64) bool { return p > 0 && g.rng.Float64() < p }
@@ -174,6 +208,10 @@ func (g *Generator) History() []byte {
 			msgs = append(msgs, p)
 		}
 		pending = nil
+		if g.chance(d.LengthEmptied) {
+			add(g.assistant([]any{g.thinking(), map[string]any{"type": "toolCall", "id": "", "name": "read", "arguments": map[string]any{}}}, "length", tick()))
+			add(map[string]any{"role": "user", "content": g.text(20), "timestamp": tick()})
+		}
 		if g.chance(d.ConsecutiveUsers) {
 			add(map[string]any{"role": "user", "content": g.text(40), "timestamp": tick()})
 		}
@@ -189,11 +227,18 @@ func (g *Generator) History() []byte {
 				blocks = append(blocks, map[string]any{"type": "text", "text": ""})
 			}
 			blocks = append(blocks, map[string]any{"type": "text", "text": g.text(g.cfg.TextChars / 2)})
+			if g.chance(d.ServerTools) {
+				blocks = append(blocks, g.serverToolBlocks()...)
+			}
 			type call struct {
 				id, name string
 				ok       bool
 			}
 			var calls []call
+			emptyID := g.chance(d.EmptyIDCall)
+			if emptyID {
+				blocks = append(blocks, map[string]any{"type": "toolUse", "id": "", "name": "read", "input": map[string]any{}})
+			}
 			for range 1 + g.rng.IntN(g.cfg.MaxCallsPerTurn) {
 				id := g.callID(&ids)
 				name := []string{"read", "exec", "edit", "web_search", "screenshot"}[g.rng.IntN(5)]
@@ -215,6 +260,9 @@ func (g *Generator) History() []byte {
 				stop = "error"
 			}
 			add(g.assistant(blocks, stop, tick()))
+			if emptyID {
+				msgs = append(msgs, g.result("", "", "read", "idless", false, tick()))
+			}
 			for _, c := range calls {
 				kind := "ok"
 				switch {
@@ -226,9 +274,13 @@ func (g *Generator) History() []byte {
 				if kind == "ok" && g.chance(d.MissingResult) {
 					continue
 				}
-				res := g.result(c.id, c.name, kind, imagesLeft > 0 && c.name == "screenshot", tick())
+				pad := "" // the call's results all carry it, so none is an exact match the others lose to
+				if kind == "ok" && g.chance(d.PaddedID) {
+					pad = jsSpaces[g.rng.IntN(len(jsSpaces))]
+				}
+				res := g.result(c.id, pad, c.name, kind, imagesLeft > 0 && c.name == "screenshot", tick())
 				if kind == "ok" && g.chance(d.DisplacedResult) {
-					pending = append(pending, g.result(c.id, c.name, "late", false, tick()))
+					pending = append(pending, g.result(c.id, pad, c.name, "late", false, tick()))
 					continue
 				}
 				if c.name == "screenshot" && imagesLeft > 0 {
@@ -236,11 +288,11 @@ func (g *Generator) History() []byte {
 				}
 				msgs = append(msgs, res)
 				if g.chance(d.DuplicateResult) {
-					msgs = append(msgs, g.result(c.id, c.name, "dup", false, tick()))
+					msgs = append(msgs, g.result(c.id, pad, c.name, "dup", false, tick()))
 				}
 			}
 			if g.chance(d.OrphanResult) {
-				msgs = append(msgs, g.result(fmt.Sprintf("ghost_%d", g.rng.IntN(1000)), "read", "orphan", false, tick()))
+				msgs = append(msgs, g.result(fmt.Sprintf("ghost_%d", g.rng.IntN(1000)), "", "read", "orphan", false, tick()))
 			}
 		}
 		if g.chance(d.FailedTurn) {
@@ -250,7 +302,31 @@ func (g *Generator) History() []byte {
 		add(g.assistant([]any{g.thinking(), map[string]any{"type": "text", "text": g.text(g.cfg.TextChars)}}, "stop", tick()))
 	}
 	msgs = append(msgs, pending...)
-	return []byte("[" + strings.Join(msgs, ",") + "]")
+	out := []byte("[" + strings.Join(msgs, ",") + "]")
+	if d.InvalidText > 0 {
+		out = bytes.ReplaceAll(out, []byte(loneSurrogateToken), []byte(`\ud83d`))
+		out = bytes.ReplaceAll(out, []byte(invalidUTF8Token), []byte("\xff\xfe"))
+	}
+	return out
+}
+
+// serverToolBlocks returns an Anthropic web search as a turn stores it: a
+// server_tool_use and its result, or (damaged) the use alone, or a result
+// whose use is not in the turn.
+func (g *Generator) serverToolBlocks() []any {
+	id := fmt.Sprintf("srvtoolu_01%08x", g.rng.Uint32())
+	use := map[string]any{"type": "server_tool_use", "id": id, "name": "web_search", "input": map[string]any{"query": g.text(20)}}
+	result := func(id string) map[string]any {
+		return map[string]any{"type": "web_search_tool_result", "tool_use_id": id, "content": []any{map[string]any{
+			"type": "web_search_result", "url": fmt.Sprintf("https://example.com/%d", g.rng.IntN(1000)), "title": g.text(20), "encrypted_content": "EqgfCioIARgB"}}}
+	}
+	switch g.rng.IntN(4) {
+	case 0:
+		return []any{use}
+	case 1:
+		return []any{result(fmt.Sprintf("srvtoolu_01%08x", g.rng.Uint32()))}
+	}
+	return []any{use, result(id)}
 }
 
 // callID returns a fresh id, or a damaged / repeated one.
@@ -306,7 +382,9 @@ func (g *Generator) assistant(content []any, stop string, ts int64) map[string]a
 		"usage": usage, "stopReason": stop, "timestamp": ts}
 }
 
-func (g *Generator) result(id, name, kind string, withImage bool, ts int64) string {
+// result encodes a tool result for call id; pad (a JSON escape or a space)
+// goes on both sides of the id.
+func (g *Generator) result(id, pad, name, kind string, withImage bool, ts int64) string {
 	content := []any{map[string]any{"type": "text", "text": g.marker(kind) + " " + g.text(g.cfg.ToolResultChars)}}
 	if withImage {
 		content = append(content, g.imageBlock())
@@ -315,9 +393,15 @@ func (g *Generator) result(id, name, kind string, withImage bool, ts int64) stri
 	if g.chance(g.cfg.Damage.Details) {
 		r["details"] = map[string]any{"exitCode": 0, "durationMs": g.rng.IntN(5000)}
 	}
+	if pad != "" {
+		r["toolCallId"] = "@@pad@@" + id + "@@pad@@"
+	}
 	b, err := transcript.Marshal(r)
 	if err != nil {
 		panic(err)
+	}
+	if pad != "" {
+		b = bytes.ReplaceAll(b, []byte("@@pad@@"), []byte(pad))
 	}
 	return string(b)
 }

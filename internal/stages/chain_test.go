@@ -77,16 +77,25 @@ var targets = []struct {
 // Reject fails the test (see runChain).
 func run(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry) (*transcript.Transcript, *stage.Env) {
 	t.Helper()
-	tr, env, rej := runChain(t, tg, messages, entries)
+	return runWith(t, tg, messages, entries, stage.Settings{})
+}
+
+// runWith is run with extra settings: the fields of extra that are set
+// (today NoToolsOffered) override the test defaults. A stage's Reject
+// fails the test.
+func runWith(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env) {
+	t.Helper()
+	tr, env, rej := runChain(t, tg, messages, entries, extra)
 	if rej != nil {
 		t.Fatalf("rejected: %v", rej)
 	}
 	return tr, env
 }
 
-// runChain applies the whole default chain to a message array and returns
-// the Reject of the stage that refused the job, if one did.
-func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry) (*transcript.Transcript, *stage.Env, *stage.Reject) {
+// runChain applies the whole default chain to a message array, with the
+// extra settings of runWith, and returns the Reject of the stage that
+// refused the job, if one did.
+func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env, *stage.Reject) {
 	t.Helper()
 	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
 	if err != nil {
@@ -100,7 +109,7 @@ func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcr
 		Settings: stage.Settings{
 			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
 				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
-			NowMs: now, HasNow: true,
+			NowMs: now, HasNow: true, NoToolsOffered: extra.NoToolsOffered,
 		},
 		Report:        stage.NewReport(),
 		InputMessages: len(tr.Messages),
@@ -128,18 +137,32 @@ func damaged() []byte {
 // TestGoldenChain runs the chain over the damaged history for every target
 // and compares with testdata/golden/<target>.json (go test -update rewrites).
 func TestGoldenChain(t *testing.T) {
-	input := damaged()
+	goldenChain(t, "", damaged())
+}
+
+// TestGoldenChainIssue16 is TestGoldenChain over a history with the damage
+// of issue 16 (invalid text, padded ids, empty-id calls beside id-less
+// results, emptied "length" turns, server-tool blocks), in
+// testdata/golden/issue16.
+func TestGoldenChainIssue16(t *testing.T) {
+	goldenChain(t, "issue16", sessiongen.New(sessiongen.Config{Seed: 16, Messages: 36, ToolCallDensity: 0.8, Damage: sessiongen.Issue16(),
+		TextChars: 40, ToolResultChars: 30}).History())
+}
+
+// goldenChain runs the chain over input for every target and compares with
+// testdata/golden/<dir>/<target>.json (go test -update rewrites).
+func goldenChain(t *testing.T, dir string, input []byte) {
 	if *update {
-		writeGolden(t, "input.json", indent(t, input))
+		writeGolden(t, filepath.Join(dir, "input.json"), indent(t, input))
 	}
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, env := run(t, tc.t, input, nil)
 			report, _ := json.Marshal(env.Report)
 			got := indent(t, []byte(fmt.Sprintf(`{"messages":%s,"append_entries":%d,"report":%s}`, tr.MessagesJSON(), len(tr.AppendEntries), report)))
-			path := filepath.Join("testdata", "golden", tc.name+".json")
+			path := filepath.Join("testdata", "golden", dir, tc.name+".json")
 			if *update {
-				writeGolden(t, tc.name+".json", got)
+				writeGolden(t, filepath.Join(dir, tc.name+".json"), got)
 				return
 			}
 			want, err := os.ReadFile(path)
@@ -155,7 +178,7 @@ func TestGoldenChain(t *testing.T) {
 
 func writeGolden(t *testing.T, name string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join("testdata", "golden"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join("testdata", "golden", name)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join("testdata", "golden", name), data, 0o644); err != nil {
@@ -200,6 +223,34 @@ func firstDiff(a, b []byte) string {
 // deterministic and idempotent, no real tool result whose call survives is
 // lost, and the output has the shape the target provider accepts.
 func TestChainProperties(t *testing.T) {
+	forGenerated(t, 0, sessiongen.Heavy(), checkChain)
+}
+
+// TestChainPropertiesIssue16 is TestChainProperties over the damage of
+// issue 16 (invalid text, result ids padded with every white space
+// JavaScript trims, empty-id calls beside id-less results, "length" turns
+// that §3.5 empties), on seeds of their own so the histories above do not
+// change; the output holds no invalid text.
+func TestChainPropertiesIssue16(t *testing.T) {
+	forGenerated(t, 1600, sessiongen.Issue16(), func(t *testing.T, tg policy.Target, input []byte) {
+		checkChain(t, tg, input)
+		first, _ := run(t, tg, input, nil)
+		checkServerTools(t, policy.Resolve(tg).API == "anthropic-messages", first.MessagesJSON())
+		again, err := transcript.FromMessages(first.MessagesJSON(), transcript.Target(tg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range again.Messages {
+			if m.HasInvalidText() {
+				t.Fatalf("message %d still holds invalid text", i)
+			}
+		}
+	})
+}
+
+// forGenerated runs check over generated histories with damage d, seeds
+// from base on, for every target.
+func forGenerated(t *testing.T, base uint64, d sessiongen.Damage, check func(*testing.T, policy.Target, []byte)) {
 	seeds := 12
 	if testing.Short() {
 		seeds = 3
@@ -207,9 +258,9 @@ func TestChainProperties(t *testing.T) {
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range seeds {
-				input := sessiongen.New(sessiongen.Config{Seed: uint64(seed), Messages: 30 + seed*5, ToolCallDensity: 0.7,
-					Damage: sessiongen.Heavy(), TextChars: 30, ToolResultChars: 20, Target: transcript.Target(tc.t)}).History()
-				checkChain(t, tc.t, input)
+				input := sessiongen.New(sessiongen.Config{Seed: base + uint64(seed), Messages: 30 + seed*5, ToolCallDensity: 0.7,
+					Damage: d, TextChars: 30, ToolResultChars: 20, Target: transcript.Target(tc.t)}).History()
+				check(t, tc.t, input)
 			}
 		})
 	}
@@ -427,8 +478,9 @@ func checkRealResultsKept(t *testing.T, input, out []byte) {
 		if m.Role != "toolResult" {
 			continue
 		}
+		id := transcript.TrimID(m.ToolCallID) // pairing matches ids trimmed as JavaScript trims
 		sm := markerRE.FindStringSubmatch(string(m.Content))
-		if sm == nil || sm[1] != "ok" || callCount[m.ToolCallID] != 1 || !safe[m.ToolCallID] {
+		if sm == nil || sm[1] != "ok" || callCount[id] != 1 || !safe[id] {
 			continue
 		}
 		if !bytes.Contains(out, []byte(sm[0])) {
@@ -444,6 +496,7 @@ func checkRealResultsKept(t *testing.T, input, out []byte) {
 func FuzzChain(f *testing.F) {
 	for seed := range 4 {
 		f.Add(sessiongen.New(sessiongen.Config{Seed: uint64(seed), Messages: 12, ToolCallDensity: 0.7, Damage: sessiongen.Heavy(), TextChars: 10, ToolResultChars: 10}).History(), uint8(seed))
+		f.Add(sessiongen.New(sessiongen.Config{Seed: uint64(1600 + seed), Messages: 12, ToolCallDensity: 0.7, Damage: sessiongen.Issue16(), TextChars: 10, ToolResultChars: 10}).History(), uint8(seed*7))
 	}
 	f.Add([]byte(`[null,{"role":"assistant","content":"x"},{"role":"toolResult"},{"role":"user","content":[{"type":"image","data":"","mimeType":"image/png"}]}]`), uint8(3))
 	f.Fuzz(func(t *testing.T, input []byte, which uint8) {
@@ -451,14 +504,14 @@ func FuzzChain(f *testing.F) {
 			return
 		}
 		tg := targets[int(which)%len(targets)].t
-		first, _, rej := runChain(t, tg, input, nil)
+		first, _, rej := runChain(t, tg, input, nil, stage.Settings{})
 		if rej != nil {
 			switch rej.Code {
 			case transcript.CodeEmptyHistory, transcript.CodeUnsendable, transcript.CodePayloadTooLarge:
 			default:
 				t.Fatalf("rejected with code %s: %s", rej.Code, rej.Msg)
 			}
-			if _, _, again := runChain(t, tg, input, nil); again == nil || *again != *rej {
+			if _, _, again := runChain(t, tg, input, nil, stage.Settings{}); again == nil || *again != *rej {
 				t.Fatalf("rejected once (%v), then %v", rej, again)
 			}
 			return

@@ -104,4 +104,3 @@ func TestGoldenSendable(t *testing.T) {
 	}
 }
 
-var anthropicOpus = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}

@@ -30,6 +30,13 @@ import (
 // separate from the job pool.
 func Default(imgs *images.Processor) []stage.Stage {
 	return []stage.Stage{
+		// beyond OpenClaw, before any rule reads text: invalid UTF-8 and lone
+		// surrogates become U+FFFD (a signed thinking block that holds one is
+		// dropped as §3.4.3 drops an invalid signature)
+		turns.TextRepair(),
+		// beyond OpenClaw: Anthropic server-tool blocks paired in their turn,
+		// or text for every other target (before §3.2 judges emptiness)
+		turns.ServerTools(),
 		turns.ModelSnapshotRead(),  // §4 step 0: prior model snapshot, modelChanged
 		turns.InterSessionMarker(), // step 1, §3.1
 		turns.AssistantReplay(),    // step 2, §3.2 (and §3.16 Bedrock empty turns)
@@ -45,6 +52,9 @@ func Default(imgs *images.Processor) []stage.Stage {
 		turns.DropReasoningFromHistory(),  // step 7, §3.8.4
 		turns.DropThinkingBlocks(),        // step 8, §3.8.1
 		toolcalls.ToolCallInputs(),        // step 9, §3.5
+		// §3.2 again for the messages §3.5 and the rules before it changed:
+		// one pass reaches the fixed point (issue 16)
+		turns.AssistantReplayAgain(),
 		// step 10, Responses family: pairing (aborted), orphan reasoning,
 		// id normalisation, fc_ downgrade
 		pairing.ResponsesPairing(),
@@ -56,12 +66,18 @@ func Default(imgs *images.Processor) []stage.Stage {
 		toolcalls.StripDetails(),     // step 13, §3.10
 		turns.Usage(),                // step 14, §3.14
 		pairing.ResponsesInvariant(), // step 16, §3.15 (pairing again, then the check)
+		turns.TrailingFailures(),     // §3.2's trailing trim again, after pairing moved results (issue 16)
+		pairing.AlignResultIDs(),     // beyond OpenClaw: a result paired after trimming gets its call's exact id
 		turns.ModelSnapshot(),        // step 17, §3.13
 		turns.GoogleBootstrap(),      // steps 15 and 18, §3.11
 		turns.GeminiTurns(),          // §3.12.1
 		turns.AnthropicTurns(),       // §3.12.2
 		media.Pruning(),              // §3.18, per request, behind the TTL gate
 		media.StaleMedia(),           // §3.19
+		// beyond OpenClaw: tools_offered false, so every call and result becomes
+		// text (after pairing and the context transforms, before images and
+		// the turn shape)
+		toolcalls.ToolsAsText(),
 		// §3.3's image part, moved from step 3 to after the per-request
 		// transforms: no rule in between reads image bytes (pruning counts
 		// every image as 8,000 characters whatever its size), so the output

@@ -14,7 +14,7 @@
 // # Minimal copy
 //
 // Decoding a job is a single validating pass of a hand-written scanner over
-// the input (scan.go): it checks the JSON grammar, UTF-8 and the nesting
+// the input (scan.go): it checks the JSON grammar and the nesting
 // limit, splits the envelope, and records where each message starts and
 // ends. Nothing inside a message is parsed until a rule asks for it, and then
 // only that message's members (and, on request, its content blocks) are
@@ -31,7 +31,15 @@
 // The output is a pure function of the input bytes and the edits: members
 // keep their order, new members are appended, and strings are encoded one
 // way (AppendString: only what JSON requires is escaped; HTML characters are
-// not; invalid UTF-8 cannot occur because the scanner rejects it).
+// not; invalid UTF-8 becomes U+FFFD).
+//
+// # Invalid text
+//
+// Invalid UTF-8 inside a string and lone UTF-16 surrogate escapes are
+// accepted, not an invalid_json dead letter: the scanner marks the message
+// (HasInvalidText) and the text-repair rule rewrites those strings with
+// U+FFFD (RepairText). Checking costs nothing on the fast path: UTF-8 was
+// validated already, and only \uD8xx–\uDFxx escapes are looked at twice.
 //
 // # Errors and limits
 //

@@ -35,6 +35,9 @@ type Options struct {
 	System json.RawMessage `json:"system,omitempty"`
 	// Tools are the tools the runner offers the model, for the request body.
 	Tools []Tool `json:"tools,omitempty"`
+	// ToolsOffered false says the next request declares no tools, so tool
+	// calls and results must go as plain text (default true).
+	ToolsOffered *bool `json:"tools_offered,omitempty"`
 }
 
 // Tool is one entry of the job option `tools`: a tool the runner offers the
@@ -290,7 +293,8 @@ func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
 
 // wrapMessages wraps the elements of the message array, found while the job
 // was scanned, as lazily parsed messages without looking inside them.
-func wrapMessages(elems [][]byte, raw []byte, lim Limits) ([]*Message, error) {
+func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
+	elems := sp.elems
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
 	}
@@ -302,6 +306,9 @@ func wrapMessages(elems [][]byte, raw []byte, lim Limits) ([]*Message, error) {
 	for i, e := range elems {
 		backing[i].raw = e
 		msgs[i] = &backing[i]
+	}
+	for _, i := range sp.invalidElems {
+		backing[i].invalidText = true
 	}
 	return msgs, nil
 }
@@ -385,11 +392,11 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 	if err := Valid(messagesJSON, DefaultLimits().MaxDepth); err != nil {
 		return nil, jsonError("messages", err)
 	}
-	elems, err := ParseArray(messagesJSON)
+	elems, invalid, err := parseArray(messagesJSON)
 	if err != nil {
 		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
 	}
-	msgs, err := wrapMessages(elems, messagesJSON, DefaultLimits())
+	msgs, err := wrapMessages(split{elems: elems, invalidElems: invalid}, messagesJSON, DefaultLimits())
 	if err != nil {
 		return nil, err
 	}

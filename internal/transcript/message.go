@@ -114,6 +114,7 @@ type Message struct {
 	blocksLoaded  bool
 	blocksIsArray bool
 	blocksChanged bool
+	invalidText   bool // the decoder saw invalid UTF-8 or a lone surrogate in it (in the padding: no extra bytes)
 }
 
 // NewMessage builds a message from members (a rule's synthetic message).

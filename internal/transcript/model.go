@@ -95,12 +95,25 @@ func (m *Message) ToolCalls() []*Block {
 func (m *Message) ResultID() (string, bool) {
 	for _, k := range ResultIDFields {
 		if s, ok := m.String(k); ok {
-			if s = strings.TrimSpace(s); s != "" {
+			if s = TrimID(s); s != "" {
 				return s, true
 			}
 		}
 	}
 	return "", false
+}
+
+// RawResultID returns a tool result's id as written, untrimmed: the first
+// of ResultIDFields that is not blank ("" when none). Pairing compares it
+// with the call's id as written, because an exact match wins over a match
+// after trimming.
+func (m *Message) RawResultID() string {
+	for _, k := range ResultIDFields {
+		if s, ok := m.String(k); ok && TrimID(s) != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // StopReason returns the assistant's stopReason ("" when absent).

@@ -37,9 +37,26 @@ func ParseObject(raw []byte) (Object, error) {
 // parseObject splits and validates an object in one pass, with a nesting
 // limit, and rejects anything but space after it. When splitKey names a
 // member whose value is an array, that array's elements are returned too,
-// found in the same pass (a job's message list is scanned only once).
-func parseObject(raw []byte, maxDepth int, splitKey string) (Object, [][]byte, error) {
+// found in the same pass (a job's message list is scanned only once), in a
+// split that also says which of them, and whether any string of the whole
+// object, hold invalid text.
+func parseObject(raw []byte, maxDepth int, splitKey string) (Object, split, error) {
 	s := scanner{data: raw, maxDepth: maxDepth}
+	obj, elems, err := s.object1(splitKey)
+	return obj, split{elems: elems, invalidElems: s.invalidElems, invalidText: s.invalidText > 0}, err
+}
+
+// split is the array parseObject split out of an object, and where it found
+// invalid text.
+type split struct {
+	elems        [][]byte
+	invalidElems []int // indexes of elems that hold invalid text
+	invalidText  bool  // some string of the object holds invalid text
+}
+
+// object1 is parseObject's pass over s.data.
+func (s *scanner) object1(splitKey string) (Object, [][]byte, error) {
+	raw := s.data
 	i := s.skipSpace(0)
 	if i >= len(raw) || raw[i] != '{' {
 		return Object{}, nil, s.errAt(i, "expected a JSON object")
@@ -102,13 +119,20 @@ func (s *scanner) trailing(i int) error {
 
 // ParseArray splits a JSON array into its elements. The elements alias raw.
 func ParseArray(raw []byte) ([][]byte, error) {
+	elems, _, err := parseArray(raw)
+	return elems, err
+}
+
+// parseArray is ParseArray that also returns the indexes of the elements
+// that hold invalid text.
+func parseArray(raw []byte) ([][]byte, []int, error) {
 	s := scanner{data: raw, maxDepth: unlimitedDepth}
 	i := s.skipSpace(0)
 	if i >= len(raw) || raw[i] != '[' {
-		return nil, s.errAt(i, "expected a JSON array")
+		return nil, nil, s.errAt(i, "expected a JSON array")
 	}
 	elems, _, err := s.splitArray(i, 1)
-	return elems, err
+	return elems, s.invalidElems, err
 }
 
 // splitArray validates the array at i (nesting depth depth) and returns its
@@ -124,9 +148,13 @@ func (s *scanner) splitArray(i, depth int) ([][]byte, int, error) {
 		return elems, i + 1, nil
 	}
 	for {
+		before := s.invalidText
 		end, err := s.value(i, depth)
 		if err != nil {
 			return nil, end, err
+		}
+		if s.invalidText != before {
+			s.invalidElems = append(s.invalidElems, len(elems))
 		}
 		elems = append(elems, raw[i:end:end])
 		i = s.skipSpace(end)

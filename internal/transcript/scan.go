@@ -12,6 +12,14 @@ import (
 type scanner struct {
 	data     []byte
 	maxDepth int
+	// invalidText counts what the scanner saw of invalid text: each string
+	// with invalid UTF-8, each lone UTF-16 surrogate escape. They are accepted (a tool that printed a
+	// binary file must not cost the whole session) and repaired by the
+	// text-repair rule; see Message.HasInvalidText.
+	invalidText int
+	// invalidElems lists the elements of the array split by splitArray that
+	// hold such a string.
+	invalidElems []int
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.
@@ -155,13 +163,20 @@ var plainStringByte = func() (t [256]bool) {
 }()
 
 // str validates the string starting at the quote at i and returns the index
-// past its closing quote. Strings must be valid UTF-8.
+// past its closing quote. A string with invalid UTF-8 or a lone surrogate
+// escape is valid JSON text to this scanner; it is counted in invalidText.
 func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
 	ascii := true
 	data := s.data
 	for i < len(data) {
+		// Four bytes a step first: base64 image data is most of a job's
+		// bytes, and all of it is plain.
+		for i+4 <= len(data) && plainStringByte[data[i]] && plainStringByte[data[i+1]] &&
+			plainStringByte[data[i+2]] && plainStringByte[data[i+3]] {
+			i += 4
+		}
 		for i < len(data) && plainStringByte[data[i]] {
 			i++
 		}
@@ -172,7 +187,7 @@ func (s *scanner) str(i int) (int, error) {
 		switch {
 		case c == '"':
 			if !ascii && !utf8.Valid(s.data[start+1:i]) {
-				return i, s.errAt(start, "invalid UTF-8 in string")
+				s.invalidText++
 			}
 			return i + 1, nil
 		case c == '\\':
@@ -185,6 +200,10 @@ func (s *scanner) str(i int) (int, error) {
 			case 'u':
 				if i+6 > len(s.data) || !isHex4(s.data[i+2:i+6]) {
 					return i, s.errAt(i, "invalid \\u escape in string")
+				}
+				if c := s.data[i+2]; c == 'd' || c == 'D' {
+					i += s.surrogate(i) // rare: kept out of line so the loop stays tight
+					continue
 				}
 				i += 6
 			default:
@@ -200,6 +219,44 @@ func (s *scanner) str(i int) (int, error) {
 		}
 	}
 	return i, s.errAt(start, "unterminated string")
+}
+
+// surrogate steps over the \uDXXX escape at i, and counts a lone surrogate
+// in invalidText.
+//
+//go:noinline
+func (s *scanner) surrogate(i int) int {
+	n := surrogateEscape(s.data, i)
+	if n == 0 {
+		s.invalidText++
+		return 6
+	}
+	return n
+}
+
+// surrogateEscape looks at the valid \uXXXX escape at i: it returns 6 when
+// it is not a surrogate, 12 when it is a high surrogate followed by an
+// escaped low one, and 0 for a lone surrogate.
+func surrogateEscape(data []byte, i int) int {
+	if c := data[i+2]; c != 'd' && c != 'D' {
+		return 6
+	}
+	switch data[i+3] {
+	case '8', '9', 'a', 'b', 'A', 'B': // high surrogate: a low one must follow
+		j := i + 6
+		if j+6 <= len(data) && data[j] == '\\' && data[j+1] == 'u' && isHex4(data[j+2:j+6]) &&
+			(data[j+2] == 'd' || data[j+2] == 'D') && isLowSurrogateDigit(data[j+3]) {
+			return 12
+		}
+		return 0
+	case 'c', 'd', 'e', 'f', 'C', 'D', 'E', 'F':
+		return 0
+	}
+	return 6
+}
+
+func isLowSurrogateDigit(c byte) bool {
+	return c >= 'c' && c <= 'f' || c >= 'C' && c <= 'F'
 }
 
 func isHex4(b []byte) bool {

@@ -37,6 +37,7 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 	}
 	t := &Transcript{Target: target, InputBytes: len(data), Repair: &RepairReport{}}
 	var entries []Object
+	invalid := map[*byte]bool{} // the message entries that hold invalid text, by their first byte
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -48,10 +49,13 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		obj, _, err := parseObject(line, lim.MaxDepth, "")
+		obj, sp, err := parseObject(line, lim.MaxDepth, "")
 		if err != nil {
 			t.Repair.DroppedLines++
 			continue
+		}
+		if raw, ok := obj.Get("message"); ok && sp.invalidText && len(raw) > 0 {
+			invalid[&raw[0]] = true
 		}
 		entries = append(entries, obj)
 	}
@@ -82,10 +86,10 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 				break
 			}
 		}
-		t.appendEntries(branch[from:start])
-		t.appendEntries(branch[start+1:])
+		t.appendEntries(branch[from:start], invalid)
+		t.appendEntries(branch[start+1:], invalid)
 	} else {
-		t.appendEntries(branch)
+		t.appendEntries(branch, invalid)
 	}
 	if len(t.Messages) > lim.MaxMessages {
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
@@ -131,13 +135,15 @@ func activeBranch(entries []Object) []Object {
 	return branch
 }
 
-func (t *Transcript) appendEntries(entries []Object) {
+func (t *Transcript) appendEntries(entries []Object, invalid map[*byte]bool) {
 	for _, e := range entries {
 		typ, _ := e.String("type")
 		switch typ {
 		case "message":
 			if raw, ok := e.Get("message"); ok && len(raw) > 0 && raw[0] == '{' {
-				t.Messages = append(t.Messages, messageFromRaw(raw))
+				m := messageFromRaw(raw)
+				m.invalidText = invalid[&raw[0]]
+				t.Messages = append(t.Messages, m)
 			}
 		case "branch_summary":
 			fields := []Field{{"role", JSONString("branchSummary")}}

@@ -60,7 +60,7 @@ func applyFunctionCallDowngrade(ctx context.Context, t *transcript.Transcript, e
 					if mapping == nil {
 						mapping = map[string]string{}
 					}
-					mapping[strings.TrimSpace(id)] = call
+					mapping[transcript.TrimID(id)] = call
 					calls++
 				}
 			}
@@ -100,7 +100,7 @@ func rewriteResultIDs(m *transcript.Message, mapping map[string]string) bool {
 		if !ok {
 			continue
 		}
-		if to, ok := mapping[strings.TrimSpace(s)]; ok && s != to {
+		if to, ok := mapping[transcript.TrimID(s)]; ok && s != to {
 			m.SetString(k, to)
 			changed = true
 		}

@@ -87,9 +87,11 @@ type resultRef struct {
 	key       string // trimmed id, or the adopted call's key; "" when id-less
 	idless    bool   // no id and not adopted: never displaced across frames
 	synthetic bool
-	adopt     bool // legacy id-less adoption: write toolCallId and isError
-	plainName bool // its toolName needs no normalisation (see plainName)
-	moved     bool // a remainder message preceded it, or it came from a later frame
+	adopt     bool   // legacy id-less adoption: write toolCallId and isError
+	rawID     string // its id as written ("" when id-less)
+	exact     bool   // rawID is its call's id as written, untrimmed
+	plainName bool   // its toolName needs no normalisation (see plainName)
+	moved     bool   // a remainder message preceded it, or it came from a later frame
 }
 
 // frame is an assistant with tool calls and the messages up to the next one.
@@ -165,7 +167,7 @@ func (s *repairState) add(i int32, m *transcript.Message) {
 			f := frame{msg: i, occ0: int32(len(s.occs)), failed: failedTurn(m)}
 			for _, b := range calls {
 				id, _ := b.CallID()
-				s.occs = append(s.occs, occurrence{rawID: id, key: strings.TrimSpace(id), call: b, result: -1})
+				s.occs = append(s.occs, occurrence{rawID: id, key: transcript.TrimID(id), call: b, result: -1})
 			}
 			f.occ1 = int32(len(s.occs))
 			s.frames = append(s.frames, f)
@@ -187,6 +189,7 @@ func (s *repairState) claim(i int32, m *transcript.Message) {
 	ref.plainName = plainName(raw)
 	var hasID bool
 	ref.key, hasID = m.ResultID()
+	ref.rawID = m.RawResultID()
 	if !hasID {
 		if f.occ1-f.occ0 == 1 && adoptable(m, &s.occs[f.occ0]) {
 			ref.key, ref.adopt = s.occs[f.occ0].key, true
@@ -207,6 +210,12 @@ func (s *repairState) claim(i int32, m *transcript.Message) {
 			s.hold(o, ref)
 			s.c.replaced++
 			return
+		}
+		// An exact id match wins over a match after trimming or by legacy
+		// adoption: the result that came first and matched only so is the
+		// duplicate, not this one (issue 16: a real result was lost).
+		if o := s.idx.inexactHolder(ref.key, ref.rawID, s.occs, s.results); o >= 0 {
+			s.hold(o, ref)
 		}
 	}
 	s.c.duplicate++
@@ -233,6 +242,7 @@ func (s *repairState) syncPools(end int32) {
 
 // hold makes ref the result of occurrence o.
 func (s *repairState) hold(o int32, ref resultRef) {
+	ref.exact = !ref.adopt && ref.rawID == s.occs[o].rawID
 	s.occs[o].result = int32(len(s.results))
 	s.results = append(s.results, ref)
 }

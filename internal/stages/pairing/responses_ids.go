@@ -91,7 +91,7 @@ func applyResponsesIDs(ctx context.Context, t *transcript.Transcript, env *stage
 		turn := turnSites{msg: i, site0: len(sites)}
 		for _, b := range calls {
 			raw, _ := b.CallID()
-			s := idSite{block: b, raw: raw, key: strings.TrimSpace(raw)}
+			s := idSite{block: b, raw: raw, key: transcript.TrimID(raw)}
 			s.call, s.item, s.hasItem = strings.Cut(s.key, "|")
 			if _, dup := taken[s.call]; !dup && validIDPart(s.call) {
 				s.keep = true
@@ -168,7 +168,7 @@ func rewriteTurnResults(after []*transcript.Message, ts []idSite) int {
 		}
 		changed, named := false, false
 		for _, k := range transcript.ResultIDFields {
-			if v, ok := m.String(k); ok && strings.TrimSpace(v) == key {
+			if v, ok := m.String(k); ok && transcript.TrimID(v) == key {
 				named = true
 				if v != s.newID {
 					m.SetString(k, s.newID)

@@ -112,7 +112,7 @@ func (p *pendingCalls) open(turn int, calls []*transcript.Block) {
 	p.keys, p.raw, p.done = p.keys[:0], p.raw[:0], p.done[:0]
 	for _, b := range calls {
 		id, _ := b.CallID()
-		p.keys = append(p.keys, strings.TrimSpace(id))
+		p.keys = append(p.keys, transcript.TrimID(id))
 		p.raw = append(p.raw, id)
 		p.done = append(p.done, false)
 	}

@@ -65,6 +65,11 @@ type Settings struct {
 	// ContractModeReject (a dead letter) or ContractModeReport (listed in
 	// the report); "" means ContractModeReject.
 	ContractMode string
+	// NoToolsOffered is set when the job's tools_offered option is false:
+	// the next request declares no tools, so tool calls and results become
+	// text (toolcalls.ToolsAsText). The zero value, tools offered, is the
+	// default.
+	NoToolsOffered bool
 }
 
 // The values of Settings.ContractMode (config contract.mode).

@@ -21,7 +21,7 @@ func hasInput(b *transcript.Block) bool {
 // blank id is treated as missing: no provider accepts it, and pairing ignores it.
 func hasAnyCallID(b *transcript.Block) bool {
 	for _, k := range callIDFields {
-		if s, ok := b.String(k); ok && !transcript.IsBlank(s) {
+		if s, ok := b.String(k); ok && transcript.TrimID(s) != "" {
 			return true
 		}
 	}
@@ -31,7 +31,7 @@ func hasAnyCallID(b *transcript.Block) bool {
 // trimmedID returns a call's "id" trimmed ("" when absent or not a string).
 func trimmedID(b *transcript.Block) string {
 	s, _ := b.String("id")
-	return strings.TrimSpace(s)
+	return transcript.TrimID(s)
 }
 
 // callName returns the raw name and whether it is a string.
@@ -61,7 +61,7 @@ func finalisedResponsesCall(m *transcript.Message, b *transcript.Block) bool {
 	}
 	id, _ := b.String("id")
 	call, item, found := strings.Cut(id, "|")
-	if !found || strings.TrimSpace(call) == "" || strings.TrimSpace(item) == "" {
+	if !found || transcript.TrimID(call) == "" || transcript.TrimID(item) == "" {
 		return false
 	}
 	pj, _ := b.String("partialJson")

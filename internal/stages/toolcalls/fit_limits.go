@@ -27,7 +27,7 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 	bad := map[string]bool{} // trimmed id → rejected somewhere
 	var order []string       // trimmed ids in order of first appearance
 	see := func(raw string) {
-		k := strings.TrimSpace(raw)
+		k := transcript.TrimID(raw)
 		if k == "" {
 			return
 		}
@@ -72,7 +72,7 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 	calls, results := 0, 0
 	for _, m := range t.Messages {
 		forEachID(m, func(raw string, set func(string)) {
-			id, ok := newID[strings.TrimSpace(raw)]
+			id, ok := newID[transcript.TrimID(raw)]
 			if !ok || id == raw {
 				return
 			}
@@ -156,7 +156,7 @@ func forEachID(m *transcript.Message, fn func(raw string, set func(string))) {
 		}
 	case transcript.RoleToolResult:
 		for _, k := range transcript.ResultIDFields {
-			if s, ok := m.String(k); ok && !transcript.IsBlank(s) {
+			if s, ok := m.String(k); ok && transcript.TrimID(s) != "" {
 				fn(s, func(id string) { m.SetString(k, id) })
 			}
 		}

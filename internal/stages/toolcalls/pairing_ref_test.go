@@ -1,7 +1,7 @@
 package toolcalls
 
 import (
-	"strings"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // callRef locates a tool call: its message and block index.
@@ -11,6 +11,8 @@ type callRef struct{ msg, block int }
 type refOcc struct {
 	ref    callRef
 	key    string
+	raw    string // the call's id as written
+	exact  bool   // its real result's id is raw as written
 	frame  int
 	result int // message index of its result, -1 when none
 	synth  bool
@@ -19,8 +21,12 @@ type refOcc struct {
 // refPairing pairs results with calls by id the way spec §3.7 describes
 // (frames, in-frame FIFO claims, duplicates replacing synthetic results,
 // single-candidate cross-frame moves), on decoded JSON, independently of the
-// code under test. It returns result message index → call.
-func refPairing(msgs []any) map[int]callRef {
+// code under test. It returns result message index → call. With exactWins,
+// a real result whose id is a call's id as written takes that call from a
+// real result of the frame that matched it only after trimming (pairing
+// repair does so; the id rule keeps it only where it sanitises ids: the
+// fit-to-limits rewrite gives a whole trimmed group one id).
+func refPairing(msgs []any, exactWins bool) map[int]callRef {
 	var frames [][]*refOcc
 	frameOf := make([]int, len(msgs)) // frame index of each message, -1 before the first
 	cur := -1
@@ -37,7 +43,7 @@ func refPairing(msgs []any) map[int]callRef {
 					continue
 				}
 				if id, ok := blk["id"].(string); ok && id != "" {
-					occs = append(occs, &refOcc{ref: callRef{i, j}, key: strings.TrimSpace(id), frame: len(frames), result: -1})
+					occs = append(occs, &refOcc{ref: callRef{i, j}, key: transcript.TrimID(id), raw: id, frame: len(frames), result: -1})
 				}
 			}
 			if len(occs) > 0 {
@@ -55,9 +61,10 @@ func refPairing(msgs []any) map[int]callRef {
 			continue
 		}
 		id, ok := refResultID(obj)
+		raw := refRawResultID(obj)
 		synth := refSynthetic(obj)
 		inFrame := false
-		var claim, replace *refOcc
+		var claim, replace, inexact *refOcc
 		for _, o := range frames[f] {
 			if !ok || o.key != id {
 				continue
@@ -69,12 +76,17 @@ func refPairing(msgs []any) map[int]callRef {
 			if o.result >= 0 && o.synth && replace == nil {
 				replace = o
 			}
+			if o.result >= 0 && !o.synth && !o.exact && o.raw == raw && inexact == nil {
+				inexact = o
+			}
 		}
 		switch {
 		case claim != nil:
-			claim.result, claim.synth = i, synth
+			claim.result, claim.synth, claim.exact = i, synth, !synth && raw == claim.raw
 		case inFrame && !synth && replace != nil:
-			replace.result, replace.synth = i, false
+			replace.result, replace.synth, replace.exact = i, false, raw == replace.raw
+		case exactWins && inFrame && !synth && inexact != nil: // an exact match wins
+			inexact.result, inexact.exact = i, true
 		case !inFrame && ok:
 			unclaimed[f] = append(unclaimed[f], i)
 		}
@@ -109,14 +121,22 @@ func refPairing(msgs []any) map[int]callRef {
 }
 
 // refResultID is §3.7's result id extraction: the first non-blank of the id
-// members in their extraction order, trimmed.
+// members in their extraction order, trimmed as JavaScript trims.
 func refResultID(obj map[string]any) (string, bool) {
-	for _, k := range []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
-		if s, ok := obj[k].(string); ok && strings.TrimSpace(s) != "" {
-			return strings.TrimSpace(s), true
-		}
+	if raw := refRawResultID(obj); raw != "" {
+		return transcript.TrimID(raw), true
 	}
 	return "", false
+}
+
+// refRawResultID is that id as written.
+func refRawResultID(obj map[string]any) string {
+	for _, k := range transcript.ResultIDFields {
+		if s, ok := obj[k].(string); ok && transcript.TrimID(s) != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // refSynthetic is §3.7's isSynthetic for the shapes the generator writes.

@@ -232,7 +232,8 @@ func checkIDProperties(t *testing.T, p policy.Policy, in string, out []byte) {
 			}
 		}
 	}
-	pb, pa := refPairing(before), refPairing(after)
+	exactWins := p.SanitizeToolCallIDs && p.ToolCallIDMode != policy.IDModeNone
+	pb, pa := refPairing(before, exactWins), refPairing(after, exactWins)
 	for res, call := range pb {
 		if got, ok := pa[res]; !ok || got != call {
 			t.Errorf("result at %d was paired with call %v, now with %v (paired=%v)", res, call, got, ok)

@@ -3,9 +3,9 @@ package toolcalls
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Result states of an occurrence, as pairing repair sees them.
@@ -18,7 +18,19 @@ const (
 // occurrence is one tool call of the history and the id it was given.
 type occurrence struct {
 	id    string
+	raw   string // the call's id as written
 	state uint8
+	// holder is the real result that claimed it in its frame when that
+	// result's id matched only after trimming: a later result of the frame
+	// whose id is exactly raw takes the call from it.
+	holder *transcript.Message
+}
+
+// resultRef is one tool result as the resolver sees it.
+type resultRef struct {
+	msg  *transcript.Message
+	raw  string // its id as written, as pairing reads it (RawResultID)
+	real bool   // false for a synthetic missing result
 }
 
 // queue is a FIFO of occurrences with lazy removal: entries whose state no
@@ -108,7 +120,7 @@ func (r *resolver) startFrame() { r.frame++ }
 // call assigns the id of one tool call with raw id raw. A preserved call
 // keeps its raw id (already reserved).
 func (r *resolver) call(raw string, preserved bool) string {
-	k := strings.TrimSpace(raw)
+	k := transcript.TrimID(raw)
 	ks := r.key(k)
 	var n int
 	if raw == k {
@@ -123,7 +135,7 @@ func (r *resolver) call(raw string, preserved bool) string {
 		id = r.fresh(raw, n)
 		r.used[id] = struct{}{}
 	}
-	o := &occurrence{id: id}
+	o := &occurrence{id: id, raw: raw}
 	if ks.frame != r.frame {
 		ks.frame, ks.cur, ks.next, ks.synNext = r.frame, ks.cur[:0], 0, 0
 	}
@@ -182,16 +194,16 @@ func (r *resolver) fit(seed, id string) string {
 	return fitted
 }
 
-// result returns the id for a tool result whose trimmed id is k, in the
-// current frame; real is false for a synthetic result.
-func (r *resolver) result(k string, real bool) string {
+// result returns the id for tool result res whose trimmed id is k, in the
+// current frame.
+func (r *resolver) result(k string, res resultRef) string {
 	state := syntheticResult
-	if real {
+	if res.real {
 		state = realResult
 	}
 	ks := r.keys[k]
 	if ks != nil && ks.frame == r.frame && len(ks.cur) > 0 {
-		return r.inFrame(ks, state)
+		return r.inFrame(k, ks, res, state)
 	}
 	if ks != nil {
 		if o := r.displaced(ks, state); o != nil {
@@ -204,11 +216,17 @@ func (r *resolver) result(k string, real bool) string {
 // inFrame claims the earliest unclaimed occurrence of the current frame, or,
 // when all are claimed, returns the id of the occurrence the duplicate would
 // replace (a synthetic one, for a real result) or duplicate (the first).
-func (r *resolver) inFrame(ks *keyState, state uint8) string {
+//
+// An exact match wins over a trimmed one, as in pairing repair: a real
+// result whose id is a call's id as written takes that call from a real
+// result that matched it only after trimming, and the earlier result gets an
+// orphan id (pairing then drops it as the duplicate it is).
+func (r *resolver) inFrame(k string, ks *keyState, res resultRef, state uint8) string {
 	if ks.next < len(ks.cur) {
 		o := ks.cur[ks.next]
 		ks.next++
 		r.settle(ks, o, state)
+		r.holdIfInexact(o, res, state)
 		return o.id
 	}
 	if state == realResult {
@@ -218,10 +236,33 @@ func (r *resolver) inFrame(ks *keyState, state uint8) string {
 		if ks.synNext < len(ks.cur) {
 			o := ks.cur[ks.synNext]
 			r.settle(ks, o, state)
+			r.holdIfInexact(o, res, state)
 			return o.id
+		}
+		for _, o := range ks.cur {
+			if o.holder != nil && o.raw == res.raw {
+				writeResultID(o.holder, r.orphan(k, ks))
+				o.holder = nil
+				return o.id
+			}
+		}
+		// A real duplicate that does not match the first call exactly gets
+		// an orphan id: with the call's id it would match exactly after the
+		// rewrite and could win the call from a result that wins it now.
+		if res.raw != ks.cur[0].raw {
+			return r.orphan(k, ks)
 		}
 	}
 	return ks.cur[0].id
+}
+
+// holdIfInexact remembers a real result that claimed o without matching
+// its id as written.
+func (r *resolver) holdIfInexact(o *occurrence, res resultRef, state uint8) {
+	o.holder = nil
+	if state == realResult && res.raw != o.raw {
+		o.holder = res.msg
+	}
 }
 
 // displaced returns the single unresolved candidate of an earlier frame for

@@ -1,8 +1,6 @@
 package toolcalls
 
 import (
-	"strings"
-
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -14,8 +12,8 @@ var resultIDPriority = []string{"call_id", "callId", "tool_call_id", "tool_use_i
 // first non-blank member in resultIDPriority order.
 func pickResultID(m *transcript.Message) (string, bool) {
 	for _, k := range resultIDPriority {
-		if s, ok := m.String(k); ok && !transcript.IsBlank(s) {
-			return strings.TrimSpace(s), true
+		if s, ok := m.String(k); ok && transcript.TrimID(s) != "" {
+			return transcript.TrimID(s), true
 		}
 	}
 	return "", false
@@ -30,7 +28,7 @@ func writeResultID(m *transcript.Message, id string) bool {
 	wroteCallID := false
 	for _, k := range resultIDPriority {
 		s, ok := m.String(k)
-		if !ok || transcript.IsBlank(s) {
+		if !ok || transcript.TrimID(s) == "" {
 			continue
 		}
 		if k == "toolCallId" {

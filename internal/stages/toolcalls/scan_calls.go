@@ -45,7 +45,7 @@ func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay boo
 			case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
 				call = true
 				if id, ok := b.CallID(); ok {
-					r.key(strings.TrimSpace(id)).isCall = true
+					r.key(transcript.TrimID(id)).isCall = true
 				}
 			}
 		}
@@ -76,7 +76,7 @@ func replaySafeIDs(i int, blocks []*transcript.Block, allow allowList, lastReal 
 			continue
 		}
 		raw, _ := b.String("id")
-		key := strings.TrimSpace(raw)
+		key := transcript.TrimID(raw)
 		if !hasInput(b) || key == "" || !r.limits.Valid(raw) {
 			return nil, false
 		}

@@ -157,7 +157,7 @@ func collectSpan(after []*transcript.Message) spanResults {
 func blockResultID(b *transcript.Block) (string, bool) {
 	for _, k := range transcript.ResultIDFields {
 		if s, ok := b.String(k); ok {
-			if s = strings.TrimSpace(s); s != "" {
+			if s = transcript.TrimID(s); s != "" {
 				return s, true
 			}
 		}
@@ -182,7 +182,7 @@ func stripAssistantDangling(m *transcript.Message, s spanResults) (changed bool,
 				omitted = map[string]bool{}
 				for _, c := range blocks {
 					if id, ok := c.CallID(); ok && c.IsToolCall() {
-						omitted[strings.TrimSpace(id)] = true
+						omitted[transcript.TrimID(id)] = true
 					}
 				}
 				omitToolCalls(m)
@@ -193,7 +193,7 @@ func stripAssistantDangling(m *transcript.Message, s spanResults) (changed bool,
 	}
 	kept := make([]*transcript.Block, 0, len(blocks))
 	for _, b := range blocks {
-		if id, ok := b.CallID(); ok && b.IsToolCall() && !s.answered(strings.TrimSpace(id)) {
+		if id, ok := b.CallID(); ok && b.IsToolCall() && !s.answered(transcript.TrimID(id)) {
 			continue
 		}
 		kept = append(kept, b)
@@ -214,10 +214,10 @@ func stripAssistantDangling(m *transcript.Message, s spanResults) (changed bool,
 func answeredByMessage(b *transcript.Block, s spanResults) bool {
 	id, ok := b.CallID()
 	name, _ := b.String("name")
-	if !ok || strings.TrimSpace(id) == "" || strings.TrimSpace(name) == "" {
+	if !ok || transcript.TrimID(id) == "" || strings.TrimSpace(name) == "" {
 		return false
 	}
-	for _, n := range s.names[strings.TrimSpace(id)] {
+	for _, n := range s.names[transcript.TrimID(id)] {
 		if n == "" || n == strings.TrimSpace(name) {
 			return true
 		}

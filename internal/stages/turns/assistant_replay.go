@@ -40,13 +40,36 @@ import (
 // timestamped at or before the newest compaction) is never zero-usage, since
 // its usage will be zero whatever the turn was; otherwise a second pass over
 // the output would see a failed turn where the first saw a real one.
-func AssistantReplay() stage.Stage {
-	const name = "assistant_replay"
+func AssistantReplay() stage.Stage { return assistantReplay("assistant_replay", false) }
+
+// AssistantReplayAgain judges again, by the rules of AssistantReplay, every
+// message that a rule after it changed, so that one pass of the chain
+// reaches its fixed point: tool-call input validation (§3.5) runs after
+// §3.2, and an assistant it leaves with reasoning only (a "length" turn
+// whose one call had an empty id, say) would otherwise be dropped only by a
+// second pass (issue 16). Only assistants are judged again (the rules in
+// between edit no other role's emptiness); one no rule changed was judged
+// already and is skipped, and a changed one that §3.2 already normalised is
+// left as it is, because the judgement is idempotent.
+func AssistantReplayAgain() stage.Stage { return assistantReplay("assistant_replay_again", true) }
+
+// assistantReplay is §3.2 over every message, or over the changed ones only.
+func assistantReplay(name string, changedOnly bool) stage.Stage {
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		var out []*transcript.Message // nil until the first drop
 		dropped, normalised, sentinels := 0, 0, 0
-		comp := compactionOf(t.Messages)
+		var comp *compaction // found on first use: most runs of the again pass judge nothing
 		for i, m := range t.Messages {
+			if changedOnly && (!m.Changed() || m.Role() != transcript.RoleAssistant) {
+				if out != nil {
+					out = append(out, m)
+				}
+				continue
+			}
+			if comp == nil {
+				c := compactionOf(t.Messages)
+				comp = &c
+			}
 			keep, changed, sentinel := replayMessage(m, comp.stale(m, i))
 			if changed {
 				normalised++
@@ -251,6 +274,9 @@ func isZeroUsageStop(m *transcript.Message, stale bool) bool {
 // chain stays idempotent and no history ends in a failed turn, which
 // providers reject as an assistant prefill.
 func trimTrailingFailures(t *transcript.Transcript) int {
+	if len(t.Messages) == 0 || t.Messages[len(t.Messages)-1].Role() != transcript.RoleAssistant {
+		return 0 // only an assistant is popped; spare the compaction scan
+	}
 	n := 0
 	comp := compactionOf(t.Messages)
 	for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1], comp.stale(t.Messages[len(t.Messages)-1], len(t.Messages)-1)) {
@@ -280,4 +306,17 @@ func isTrailingFailure(m *transcript.Message, stale bool) bool {
 			(m.StopReason() == transcript.StopError || hasZeroUsage(m, stale))
 	}
 	return false
+}
+
+// TrailingFailures is §3.2's trailing trim again, after pairing: a failed
+// turn that was not last when §3.2 ran (a displaced result followed it)
+// becomes last when pairing moves that result back to its call, and a
+// second pass of the chain would pop it. Running the trim here makes one
+// pass reach the fixed point (issue 16), for every target.
+func TrailingFailures() stage.Stage {
+	const name = "trailing_failures"
+	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		env.Report.Add(name, "trimmed", trimTrailingFailures(t))
+		return nil
+	}}
 }
