@@ -103,4 +103,3 @@ func TestGoldenSendable(t *testing.T) {
 		})
 	}
 }
-
