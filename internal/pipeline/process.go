@@ -112,6 +112,9 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),
 	}
+	if wire.ToolsAsText(env.Policy, t.Options) {
+		env.Settings.NoToolsOffered = true
+	}
 	if t.Repair != nil {
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/stages/toolcalls"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -63,5 +64,31 @@ func TestProcessRejectsBadRenderOptions(t *testing.T) {
 		if out.Ready || out.Code != "invalid_job" || !strings.Contains(out.Error, field) {
 			t.Errorf("%s: got %+v, want invalid_job naming %s", opt, out, field)
 		}
+	}
+}
+
+// TestProcessBedrockRequestWithoutTools: a Bedrock Converse body whose job
+// lists no tools carries its tool history as text (Converse refuses tool
+// blocks without a toolConfig); with the job's tools the blocks stay and the
+// tools are declared.
+func TestProcessBedrockRequestWithoutTools(t *testing.T) {
+	history := `"messages":[{"role":"user","content":"list it"},` +
+		`{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"ls","arguments":{"path":"."}}]},` +
+		`{"role":"toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"a.txt"}]},` +
+		`{"role":"assistant","content":[{"type":"text","text":"one file"}]}]}`
+	job := func(tools string) string {
+		return `{"job_id":"j1","tenant":"acme","session_id":"s1",` +
+			`"target":{"provider":"amazon-bedrock","api":"bedrock-converse-stream","model":"anthropic.claude-sonnet-4"},` +
+			`"options":{"now_ms":5,"render":"request"` + tools + `},` + history
+	}
+	asText := process(t, []byte(job("")), nil, toolcalls.ToolsAsText())
+	body := string(asText.Payload)
+	if !asText.Ready || strings.Contains(body, `"toolUse"`) || strings.Contains(body, `"toolConfig"`) || !strings.Contains(body, `[tool call] ls(`) {
+		t.Fatalf("without tools: %s", body)
+	}
+	withTools := process(t, []byte(job(`,"tools":[{"name":"ls","input_schema":{"type":"object"}}]`)), nil, toolcalls.ToolsAsText())
+	body = string(withTools.Payload)
+	if !withTools.Ready || !strings.Contains(body, `"toolUse"`) || !strings.Contains(body, `"toolConfig"`) {
+		t.Fatalf("with tools: %s", body)
 	}
 }

@@ -25,11 +25,11 @@ const emptyResultText = "(the tool returned no output)"
 //     toolConfig field must be defined when using toolUse and toolResult
 //     content blocks": vxcontrol/pentagi#160, langgenius/dify#17545,
 //     aws-samples/bedrock-access-gateway#239). With the job's `tools` they
-//     are rendered; with none, every tool the history names (its calls, then
-//     its results' toolName) is declared with the permissive schema
-//     {"type":"object"}, so the history is sent as it is. The
-//     tools_offered text form, once it exists as a stage, is the
-//     alternative.
+//     are rendered. The pipeline never passes tool blocks without tools
+//     (ToolsAsText turns them into text first); for a direct caller that
+//     does, every tool the history names (its calls, then its results'
+//     toolName) is declared with the permissive schema {"type":"object"},
+//     so the body is still sendable.
 //   - an empty toolResult gets the text emptyResultText: Converse refuses an
 //     error result with empty content ("The content field at
 //     messages.N.content.0.toolResult cannot be empty when status value is

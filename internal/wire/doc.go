@@ -60,10 +60,14 @@
 //     message, which Mistral refuses ("Unexpected role 'user' after role
 //     'tool'": NousResearch/hermes-agent#20154, zed-industries/zed#37021).
 //   - Bedrock Converse (bedrock.go): toolConfig whenever the history has tool
-//     blocks; without the job's `tools`, the tools the history names, each
-//     with the permissive input schema {"type":"object"} (vxcontrol/pentagi#160,
-//     aws-samples/bedrock-access-gateway#239); and a text in an empty
-//     toolResult, which Converse refuses with status error.
+//     blocks (vxcontrol/pentagi#160, aws-samples/bedrock-access-gateway#239),
+//     from the job's `tools`. In the service a Bedrock job that renders a
+//     request and lists no tools has its tool history turned into text
+//     before rendering (ToolsAsText), so no tool is declared that the runner
+//     does not offer; a direct caller of Render that passes tool blocks and
+//     no tools gets the tools the history names, each with the permissive
+//     input schema {"type":"object"}, so the body stays sendable. And a text
+//     in an empty toolResult, which Converse refuses with status error.
 //
 // Conformance with each provider's own SDK request types is tested in the
 // separate module test/wiresdk (so the SDKs stay out of this module).

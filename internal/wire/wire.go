@@ -55,6 +55,19 @@ func FormatFor(p policy.Policy) Format {
 	return OpenAIChat
 }
 
+// ToolsAsText reports whether a job's request body must carry its tool
+// history as text (the tools_offered: false form of package toolcalls) even
+// though the job did not say tools_offered: false. That is the case for a
+// Bedrock Converse body (render: request) whose job lists no `tools`:
+// Converse refuses toolUse and toolResult blocks in a request without a
+// toolConfig ("The toolConfig field must be defined when using toolUse and
+// toolResult content blocks": pydantic/pydantic-ai#1966, BerriAI/litellm
+// PR #31400, vercel/ai PR #7537), and declaring tools the runner does not
+// offer would invite the model to call them.
+func ToolsAsText(p policy.Policy, o transcript.Options) bool {
+	return o.Render == RenderRequest && len(o.Tools) == 0 && FormatFor(p) == BedrockConverse
+}
+
 // Request is what a rendered body carries besides the history.
 type Request struct {
 	// System is the job's `system` option: a JSON string or an array of
