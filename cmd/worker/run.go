@@ -169,7 +169,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	}
 	if err := m.RegisterSource(func() metrics.SourceStats {
 		s := src.Stats()
-		return metrics.SourceStats{Lag: s.Reader.Lag, Partitions: len(s.Partitions), CommitErrors: s.CommitErrors}
+		return metrics.SourceStats{Lag: s.Lag, Partitions: len(s.Partitions), CommitErrors: s.CommitErrors}
 	}); err != nil {
 		_ = src.Close(context.Background())
 		return err

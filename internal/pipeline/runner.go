@@ -37,7 +37,12 @@ type RunnerConfig struct {
 	// RetryInitialBackoff and RetryMaxBackoff time the retries of a write
 	// that failed with a transient error (doubling, capped).
 	RetryInitialBackoff, RetryMaxBackoff time.Duration
-	// ShutdownTimeout bounds the drain after Run's context ends.
+	// ShutdownTimeout bounds the drain after Run's context ends. The drain
+	// waits only for the jobs already started (at most Workers on the pool,
+	// plus the writes of their outputs): jobs read but not started are
+	// released at once for redelivery. So the window must hold the slowest
+	// job and one write, and the in-flight budget, however large, does not
+	// have to fit in it (see docs/architecture.md, "Drain").
 	ShutdownTimeout time.Duration
 }
 
@@ -114,8 +119,10 @@ type Runner struct {
 	// inflight counts jobs read and not yet acknowledged (the budget also
 	// holds the slot the reader reserves before each Read).
 	inflight atomic.Int64
-	gaugeMu  sync.Mutex     // makes each read-and-publish of the gauges atomic
-	writers  sync.WaitGroup // finish goroutines
+	// seq numbers jobs in read order (the scheduler starts older ones first).
+	seq     atomic.Uint64
+	gaugeMu sync.Mutex     // makes each read-and-publish of the gauges atomic
+	writers sync.WaitGroup // finish goroutines
 }
 
 // NewRunner checks cfg and starts the pool. Run starts the work; a Runner
@@ -137,9 +144,34 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 		return nil, err
 	}
 	r.sch = sch
+	if rv, ok := deps.Source.(transport.Revoker); ok {
+		rv.OnRevoke(r.revoked)
+	}
 	deps.Metrics.PoolCapacity.Set(float64(cfg.Workers))
 	return r, nil
 }
+
+// revoked drops the jobs not started of partitions the Source lost: their
+// new owner reads them from the committed offset, so processing them here
+// would only write duplicates. Jobs of those partitions in progress finish
+// and are written; their acks no longer commit anything.
+func (r *Runner) revoked(parts []transport.Partition) {
+	set := make(map[transport.Partition]bool, len(parts))
+	for _, p := range parts {
+		set[p] = true
+	}
+	dropped := r.sch.dropPartitions(set)
+	for _, j := range dropped {
+		r.abandon(j, transport.ErrRevoked)
+	}
+	r.updateGauges()
+	r.log.Info("partitions revoked: dropped their jobs not started", "partitions", parts, "jobs", len(dropped))
+}
+
+// errReleased acknowledges a job not started when the worker stops: it is
+// not done, so it is delivered again (to this group's next owner of its
+// partition).
+var errReleased = errors.New("pipeline: the worker stopped before the job started; released for redelivery")
 
 // tenantCap is the number of pool workers tenant may hold.
 func (r *Runner) tenantCap(tenant string) int {
@@ -154,13 +186,17 @@ func (r *Runner) tenantCap(tenant string) int {
 func (r *Runner) Healthy() bool { return r.sch.healthy() }
 
 // Run reads and processes jobs until ctx ends or a finite Source reports the
-// end of its input. Then it drains: it stops reading, lets every job already
-// read finish (output written, input acknowledged) within
-// RunnerConfig.ShutdownTimeout, acknowledges unfinished ones with an error
-// (so they are delivered again) once that time is up, and releases the pool.
-// It does not close the Source or the Sinks: the caller does that next (the
-// Source's Close commits and leaves the group). Run returns nil after a
-// drain that finished every job, or an error naming what did not finish.
+// end of its input. Then it drains: it stops reading; when ctx ended (a
+// shutdown) it releases every job not started yet at once (acknowledged
+// with an error, so it is delivered again), while at the end of a finite
+// input it runs them all; it lets every started job finish (output
+// written, input acknowledged) within RunnerConfig.ShutdownTimeout,
+// acknowledges unfinished ones with an error once that time is up, and
+// releases the pool. It does not close the Source or the Sinks: the caller
+// does that next (the Source's Close commits and leaves the group). Run
+// returns nil after a drain that finished every started job (releasing
+// unstarted work is on purpose, not a failure), or an error naming what did
+// not finish.
 func (r *Runner) Run(ctx context.Context) error {
 	err := errors.New("pipeline: a Runner runs once")
 	r.runOnce.Do(func() { err = r.run(ctx) })
@@ -169,7 +205,18 @@ func (r *Runner) Run(ctx context.Context) error {
 
 func (r *Runner) run(ctx context.Context) error {
 	readErr := r.readLoop(ctx)
-	r.log.Info("draining: reading stopped, finishing the jobs in flight", "reason", readErr, "timeout", r.cfg.ShutdownTimeout)
+	if errors.Is(readErr, transport.ErrEndOfInput) {
+		_ = r.bud.drained(ctx) // a finite input runs to its end, unless a shutdown comes first
+	}
+	unstarted := r.sch.drainQueued()
+	for _, j := range unstarted {
+		r.abandon(j, errReleased)
+	}
+	released := len(unstarted)
+	r.updateGauges()
+	jobs, _ := r.bud.inUse()
+	r.log.Info("draining: reading stopped; jobs not started are released for redelivery, started ones finish",
+		"reason", readErr, "released", released, "started", jobs, "timeout", r.cfg.ShutdownTimeout)
 	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
 	defer cancel()
 	drainErr := r.bud.drained(drainCtx)
@@ -234,7 +281,7 @@ func (r *Runner) readLoop(ctx context.Context) error {
 		}
 		r.deps.Metrics.BytesIn.Add(float64(size))
 		r.inflight.Add(1)
-		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key)}
+		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), seq: r.seq.Add(1)}
 		r.sch.dispatch(j)
 		r.updateGauges()
 	}
@@ -248,6 +295,7 @@ type job struct {
 	start  time.Time
 	key    string
 	tenant string
+	seq    uint64 // read order
 }
 
 // dispatchKey is the ordering key of rec: its key, or, for a keyless record

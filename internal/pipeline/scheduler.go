@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"sync"
 
 	"github.com/panjf2000/ants/v2"
+
+	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // scheduler is the dispatcher in front of the job pool. Jobs with the same
@@ -14,6 +17,14 @@ import (
 // on a bounded ants pool. A tenant never holds more pool workers than its
 // cap, and tenants with runnable work take turns for free workers, so one
 // busy tenant cannot starve the others.
+//
+// Within a tenant, the runnable key whose next job was read first starts
+// first (not the key that became runnable first). This is what keeps
+// commits moving: a partition commits only below its oldest unfinished
+// job, and a key that just finished a job has its next job (often the
+// oldest of its partition) queued; first-in-first-out over keys would put
+// it behind every other runnable key, pinning its partition's commit point
+// for as long as the whole queue takes.
 //
 // A pool worker is held only while a job is processed (CPU work); writing
 // its output happens off the pool, while its key stays held so the next job
@@ -53,8 +64,25 @@ type tenantQueue struct {
 	name     string
 	cap      int
 	running  int
-	runnable []*keyQueue
-	queued   bool // present in scheduler.turns
+	runnable keyHeap // keys with a job ready to start, oldest job first
+	queued   bool    // present in scheduler.turns
+}
+
+// keyHeap orders runnable keys by the read order of their next job.
+type keyHeap []*keyQueue
+
+func (h keyHeap) Len() int           { return len(h) }
+func (h keyHeap) Less(i, j int) bool { return h[i].jobs[0].seq < h[j].jobs[0].seq }
+func (h keyHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+// Push and Pop implement heap.Interface.
+func (h *keyHeap) Push(x any) { *h = append(*h, x.(*keyQueue)) }
+
+func (h *keyHeap) Pop() any {
+	old := *h
+	kq := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return kq
 }
 
 func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()), changed func()) (*scheduler, error) {
@@ -95,7 +123,7 @@ func (s *scheduler) makeRunnable(kq *keyQueue) {
 		tq = &tenantQueue{name: kq.tenant, cap: s.tenantCap(kq.tenant)}
 		s.tenants[kq.tenant] = tq
 	}
-	tq.runnable = append(tq.runnable, kq)
+	heap.Push(&tq.runnable, kq)
 	if !tq.queued && tq.running < tq.cap {
 		tq.queued = true
 		s.turns = append(s.turns, tq.name)
@@ -111,8 +139,7 @@ func (s *scheduler) next() (*job, *keyQueue) {
 	s.turns = s.turns[1:]
 	tq := s.tenants[name]
 	tq.queued = false
-	kq := tq.runnable[0]
-	tq.runnable = tq.runnable[1:]
+	kq := heap.Pop(&tq.runnable).(*keyQueue)
 	j := kq.jobs[0]
 	kq.jobs = kq.jobs[1:]
 	kq.running = true
@@ -242,17 +269,62 @@ func (s *scheduler) stop(ctx context.Context) error {
 
 // drainQueued removes and returns every job not started.
 func (s *scheduler) drainQueued() []*job {
+	return s.remove(func(*job) bool { return true })
+}
+
+// dropPartitions removes and returns the jobs not started that were read
+// from one of parts.
+func (s *scheduler) dropPartitions(parts map[transport.Partition]bool) []*job {
+	return s.remove(func(j *job) bool { return parts[j.rec.PartitionOf()] })
+}
+
+// remove takes the jobs not started for which drop holds out of the queues
+// and returns them; keys left without work are forgotten.
+func (s *scheduler) remove(drop func(*job) bool) []*job {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []*job
-	for _, kq := range s.keys {
-		out = append(out, kq.jobs...)
-		kq.jobs = nil
+	for key, kq := range s.keys {
+		kept := kq.jobs[:0]
+		for _, j := range kq.jobs {
+			if drop(j) {
+				out = append(out, j)
+			} else {
+				kept = append(kept, j)
+			}
+		}
+		clear(kq.jobs[len(kept):])
+		kq.jobs = kept
+		if len(kq.jobs) == 0 && !kq.running {
+			delete(s.keys, key)
+		}
 	}
-	s.waiting = 0
-	s.turns = nil
+	s.waiting -= len(out)
 	for _, tq := range s.tenants {
-		tq.runnable, tq.queued = nil, false
+		runnable := tq.runnable[:0]
+		for _, kq := range tq.runnable {
+			if len(kq.jobs) > 0 {
+				runnable = append(runnable, kq)
+			}
+		}
+		clear(tq.runnable[len(runnable):])
+		tq.runnable = runnable
+		heap.Init(&tq.runnable)
 	}
+	turns := s.turns[:0]
+	for _, name := range s.turns {
+		if tq := s.tenants[name]; len(tq.runnable) > 0 {
+			turns = append(turns, name)
+		} else {
+			tq.queued = false
+		}
+	}
+	s.turns = turns
+	for _, tq := range s.tenants {
+		if !tq.queued && tq.running == 0 && len(tq.runnable) == 0 {
+			delete(s.tenants, tq.name)
+		}
+	}
+	s.mu.Unlock()
+	s.poke()
 	return out
 }

@@ -1,0 +1,186 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/transport"
+	"github.com/hygiene-dev/hygiene/internal/transport/memory"
+)
+
+// TestSchedulerStartsTheOldestJobFirst: after key A's first job, A's second
+// job (read before B's and C's) starts before them, so A's partition is not
+// pinned behind every other runnable key.
+func TestSchedulerStartsTheOldestJobFirst(t *testing.T) {
+	gate := make(chan struct{})
+	var mu sync.Mutex
+	var order []uint64
+	finished := make(chan struct{}, 8)
+	sch, err := newScheduler(1, func(string) int { return 1 }, func(j *job, done func()) {
+		if j.seq == 1 {
+			<-gate
+		}
+		mu.Lock()
+		order = append(order, j.seq)
+		mu.Unlock()
+		done()
+		finished <- struct{}{}
+	}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []struct {
+		key string
+		seq uint64
+	}{{"t/a", 1}, {"t/a", 2}, {"t/b", 3}, {"t/c", 4}} {
+		sch.dispatch(&job{key: d.key, tenant: "t", seq: d.seq})
+	}
+	close(gate)
+	for range 4 {
+		<-finished
+	}
+	if err := sch.stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{1, 2, 3, 4}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("jobs ran in read order %v, want %v", order, want)
+		}
+	}
+}
+
+// revokingSource is a memory Source that can revoke partitions on demand.
+type revokingSource struct {
+	*memory.Source
+	mu sync.Mutex
+	fn []func([]transport.Partition)
+}
+
+func (s *revokingSource) OnRevoke(fn func([]transport.Partition)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fn = append(s.fn, fn)
+}
+
+func (s *revokingSource) revoke(parts ...transport.Partition) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fn := range s.fn {
+		fn(parts)
+	}
+}
+
+// TestRunnerDropsJobsOfRevokedPartitions: while one job runs, every
+// partition is revoked. The jobs not started are not processed and not
+// acknowledged as done (the next run gets them); the running one finishes
+// and is written.
+func TestRunnerDropsJobsOfRevokedPartitions(t *testing.T) {
+	g := newRig(t, 2)
+	g.cfg.Workers = 1
+	total := g.produce(t, []string{"a/1", "b/1", "c/1"}, 4)
+	started := make(chan struct{}, total)
+	release := make(chan struct{})
+	var processed atomic.Int64
+	p := ProcessorFunc(func(ctx context.Context, rec transport.Record) (Outcome, error) {
+		if processed.Add(1) == 1 {
+			started <- struct{}{}
+			<-release
+		}
+		return echo(ctx, rec)
+	})
+	mem, err := g.b.NewSource(memory.SourceConfig{Topic: jobsTopic, Group: group, EndOfInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &revokingSource{Source: mem}
+	r, err := NewRunner(g.cfg, RunnerDeps{Source: src, Ready: g.ready, DLQ: g.dlq, Processor: p, Metrics: g.m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(context.Background()) }()
+	<-started
+	// Wait until the budget holds everything (the reader has read all jobs).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if jobs, _ := r.bud.inUse(); jobs >= total || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	src.revoke(transport.Partition{Topic: jobsTopic, Partition: 0}, transport.Partition{Topic: jobsTopic, Partition: 1})
+	close(release)
+	if err := <-errc; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := src.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := processed.Load(); n != 1 {
+		t.Fatalf("%d jobs were processed after their partitions were revoked while one ran; want 1", n)
+	}
+	if n := len(g.records(t, readyTopic)); n != 1 {
+		t.Fatalf("%d outputs, want the one job in progress", n)
+	}
+	// The next owner (here: the next run of the group) gets every dropped job.
+	g.runToEnd(t, ProcessorFunc(echo))
+	if n := len(g.records(t, readyTopic)); n < total {
+		t.Fatalf("%d outputs after the next owner ran, want at least %d", n, total)
+	}
+	if !g.committedAll(t, total) {
+		t.Fatal("the group did not commit every job after the next run")
+	}
+}
+
+// TestRunnerShutdownReleasesJobsNotStarted: on shutdown with a full queue,
+// Run returns nil as soon as the started job is done, without processing
+// the queued ones; they are not committed, so the next run delivers them.
+func TestRunnerShutdownReleasesJobsNotStarted(t *testing.T) {
+	g := newRig(t, 2)
+	g.cfg.Workers = 1
+	total := g.produce(t, []string{"a/1", "b/1", "c/1"}, 10)
+	started := make(chan struct{}, total)
+	var processed atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	var r *Runner
+	p := ProcessorFunc(func(pctx context.Context, rec transport.Record) (Outcome, error) {
+		if processed.Add(1) == 1 {
+			started <- struct{}{}
+			<-ctx.Done() // SIGTERM arrives while the first job runs
+			for _, waiting := r.sch.counts(); waiting > 0; _, waiting = r.sch.counts() {
+				time.Sleep(time.Millisecond) // and it ends after the drain began
+			}
+		}
+		return echo(pctx, rec)
+	})
+	r, src := g.runner(t, p, nil)
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(ctx) }()
+	<-started
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if jobs, _ := r.bud.inUse(); jobs >= total || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("Run after a drain that released queued jobs = %v, want nil", err)
+	}
+	if err := src.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := processed.Load(); n != 1 {
+		t.Fatalf("%d jobs processed during the drain; want only the one started before the shutdown", n)
+	}
+	if g.committedAll(t, total) {
+		t.Fatal("the released jobs were committed")
+	}
+	g.runToEnd(t, ProcessorFunc(echo))
+	if n := len(g.records(t, readyTopic)); n < total {
+		t.Fatalf("%d outputs after the next run, want at least %d", n, total)
+	}
+}
