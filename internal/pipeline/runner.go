@@ -34,6 +34,11 @@ type RunnerConfig struct {
 	// named tenant may hold; its cap is max(1, floor(share x Workers)).
 	// Nil gives every tenant the whole pool.
 	TenantShare func(tenant string) float64
+	// DeadLetterMaxBytes is the largest dead letter the dead-letter sink
+	// takes (kafka.max_message_bytes): a dead letter whose original is
+	// larger goes as a stand-in of this size (see standIn); 0 makes the
+	// stand-in's value empty.
+	DeadLetterMaxBytes int
 	// RetryInitialBackoff and RetryMaxBackoff time the retries of a write
 	// that failed with a transient error (doubling, capped).
 	RetryInitialBackoff, RetryMaxBackoff time.Duration
@@ -54,6 +59,7 @@ func RunnerConfigFrom(cfg config.Config, cores int) RunnerConfig {
 		MaxInflightJobs:     cfg.Pipeline.MaxInflightJobs,
 		MaxInflightBytes:    cfg.Pipeline.MaxInflightBytes,
 		TenantShare:         func(tenant string) float64 { _, _, share := cfg.ForTenant(tenant); return share },
+		DeadLetterMaxBytes:  int(cfg.Kafka.MaxMessageBytes),
 		RetryInitialBackoff: cfg.Pipeline.RetryInitialBackoff,
 		RetryMaxBackoff:     cfg.Pipeline.RetryMaxBackoff,
 		ShutdownTimeout:     cfg.Pipeline.ShutdownTimeout,
