@@ -151,16 +151,19 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	}
 	r.sch = sch
 	if rv, ok := deps.Source.(transport.Revoker); ok {
+		rv.OnPause(func() { r.sch.hold(true) })
 		rv.OnRevoke(r.revoked)
 	}
 	deps.Metrics.PoolCapacity.Set(float64(cfg.Workers))
 	return r, nil
 }
 
-// revoked drops the jobs not started of partitions the Source lost: their
-// new owner reads them from the committed offset, so processing them here
-// would only write duplicates. Jobs of those partitions in progress finish
-// and are written; their acks no longer commit anything.
+// revoked ends a rebalance: it drops the jobs not started of partitions the
+// Source lost (their new owner reads them from the committed offset, so
+// processing them here would only write duplicates) and lets the scheduler
+// start jobs again; it stopped when the rebalance began, so that no job of
+// a partition about to move was started meanwhile. Jobs of lost partitions
+// in progress finish and are written; their acks no longer commit anything.
 func (r *Runner) revoked(parts []transport.Partition) {
 	set := make(map[transport.Partition]bool, len(parts))
 	for _, p := range parts {
@@ -170,8 +173,11 @@ func (r *Runner) revoked(parts []transport.Partition) {
 	for _, j := range dropped {
 		r.abandon(j, transport.ErrRevoked)
 	}
+	r.sch.hold(false)
 	r.updateGauges()
-	r.log.Info("partitions revoked: dropped their jobs not started", "partitions", parts, "jobs", len(dropped))
+	if len(parts) > 0 {
+		r.log.Info("partitions revoked: dropped their jobs not started", "partitions", parts, "jobs", len(dropped))
+	}
 }
 
 // errReleased acknowledges a job not started when the worker stops: it is

@@ -56,8 +56,9 @@ func TestSchedulerStartsTheOldestJobFirst(t *testing.T) {
 // revokingSource is a memory Source that can revoke partitions on demand.
 type revokingSource struct {
 	*memory.Source
-	mu sync.Mutex
-	fn []func([]transport.Partition)
+	mu    sync.Mutex
+	fn    []func([]transport.Partition)
+	pause []func()
 }
 
 func (s *revokingSource) OnRevoke(fn func([]transport.Partition)) {
@@ -66,9 +67,18 @@ func (s *revokingSource) OnRevoke(fn func([]transport.Partition)) {
 	s.fn = append(s.fn, fn)
 }
 
-func (s *revokingSource) revoke(parts ...transport.Partition) {
+func (s *revokingSource) OnPause(fn func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.pause = append(s.pause, fn)
+}
+
+func (s *revokingSource) rebalance(parts ...transport.Partition) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fn := range s.pause {
+		fn()
+	}
 	for _, fn := range s.fn {
 		fn(parts)
 	}
@@ -111,7 +121,7 @@ func TestRunnerDropsJobsOfRevokedPartitions(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	src.revoke(transport.Partition{Topic: jobsTopic, Partition: 0}, transport.Partition{Topic: jobsTopic, Partition: 1})
+	src.rebalance(transport.Partition{Topic: jobsTopic, Partition: 0}, transport.Partition{Topic: jobsTopic, Partition: 1})
 	close(release)
 	if err := <-errc; err != nil {
 		t.Fatalf("Run: %v", err)
@@ -183,4 +193,50 @@ func TestRunnerShutdownReleasesJobsNotStarted(t *testing.T) {
 	if n := len(g.records(t, readyTopic)); n < total {
 		t.Fatalf("%d outputs after the next run, want at least %d", n, total)
 	}
+}
+
+// TestRunnerStartsNothingDuringARebalance: between the Source's pause and
+// the end of the rebalance no job starts; a rebalance that took nothing
+// away lets every queued job run.
+func TestRunnerStartsNothingDuringARebalance(t *testing.T) {
+	g := newRig(t, 2)
+	g.cfg.Workers = 1
+	total := g.produce(t, []string{"a/1", "b/1"}, 5)
+	mem, err := g.b.NewSource(memory.SourceConfig{Topic: jobsTopic, Group: group, EndOfInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &revokingSource{Source: mem}
+	var processed atomic.Int64
+	r, err := NewRunner(g.cfg, RunnerDeps{Source: src, Ready: g.ready, DLQ: g.dlq, Metrics: g.m,
+		Processor: ProcessorFunc(func(ctx context.Context, rec transport.Record) (Outcome, error) {
+			processed.Add(1)
+			return echo(ctx, rec)
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.mu.Lock()
+	for _, fn := range src.pause {
+		fn()
+	}
+	src.mu.Unlock()
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(context.Background()) }()
+	time.Sleep(100 * time.Millisecond)
+	if n := processed.Load(); n != 0 {
+		t.Fatalf("%d jobs started while a rebalance was in progress", n)
+	}
+	src.mu.Lock()
+	for _, fn := range src.fn {
+		fn(nil)
+	}
+	src.mu.Unlock()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if n := processed.Load(); n != int64(total) {
+		t.Fatalf("%d of %d jobs processed after the rebalance ended", n, total)
+	}
+	_ = src.Close(context.Background())
 }

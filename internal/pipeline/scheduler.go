@@ -47,6 +47,7 @@ type scheduler struct {
 	tenants  map[string]*tenantQueue
 	turns    []string // tenants with runnable keys, in round-robin order
 	stopping bool
+	held     bool          // start nothing new (a rebalance is in progress)
 	wake     chan struct{} // buffered 1: something changed
 	done     chan struct{} // closed when the loop has returned
 }
@@ -132,7 +133,7 @@ func (s *scheduler) makeRunnable(kq *keyQueue) {
 
 // next takes the next job allowed to start, or nil; the caller holds s.mu.
 func (s *scheduler) next() (*job, *keyQueue) {
-	if s.running >= s.capacity || len(s.turns) == 0 {
+	if s.held || s.running >= s.capacity || len(s.turns) == 0 {
 		return nil, nil
 	}
 	name := s.turns[0]
@@ -265,6 +266,14 @@ func (s *scheduler) stop(ctx context.Context) error {
 	s.poke()
 	<-s.done
 	return s.pool.ReleaseTimeout(timeoutOf(ctx))
+}
+
+// hold stops (held) or resumes starting jobs; running jobs are not affected.
+func (s *scheduler) hold(held bool) {
+	s.mu.Lock()
+	s.held = held
+	s.mu.Unlock()
+	s.poke()
 }
 
 // drainQueued removes and returns every job not started.

@@ -20,9 +20,18 @@ func (r Record) PartitionOf() Partition { return Partition{Topic: r.Topic, Parti
 // progress may finish and write their output, which is then a duplicate at
 // worst, never a loss.
 type Revoker interface {
-	// OnRevoke registers fn, which the Source calls with the partitions it
-	// lost, each time it loses some, before it delivers any record of its
-	// new assignment. fn must not block for long (the group waits).
+	// OnPause registers fn, which the Source calls when a rebalance begins:
+	// partitions may move, but which ones is known only when it ends. A
+	// consumer should start no new record until the next OnRevoke call, so
+	// it does not work on records about to move (the jobs it finishes
+	// meanwhile would be duplicated by their new owner).
+	OnPause(fn func())
+	// OnRevoke registers fn, which the Source calls when a rebalance ends,
+	// with the partitions it lost (possibly none), before it delivers any
+	// record of its new assignment; the consumer may start records again.
+	// When no new assignment comes within the group's session timeout, the
+	// Source calls it with every partition it held: the group has given
+	// them away. Both fns must return quickly (the group waits).
 	OnRevoke(fn func([]Partition))
 }
 

@@ -14,21 +14,17 @@ import (
 var errNoGeneration = errors.New("no group generation is active")
 
 // commitLoop commits acked offsets through gen every CommitInterval until
-// gen ends; then it commits once more through gen (the
-// coordinator still accepts the ending generation's commits while the group
-// rebalances), so the partitions that move carry as little uncommitted
-// work as possible to their next owner.
+// gen ends; then it tells the pause handlers (see ended) and commits once
+// more through gen (the coordinator still accepts the ending generation's
+// commits while the group rebalances), so the partitions that move carry
+// as little uncommitted work as possible to their next owner.
 func (s *Source) commitLoop(ctx context.Context, gen *kafkago.Generation) {
 	ticker := time.NewTicker(s.cfg.CommitInterval)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			s.mu.Lock()
-			if s.gen == gen {
-				s.gen = nil
-			}
-			s.mu.Unlock()
+			s.ended(gen)
 			_ = s.commit(gen)
 			return
 		case <-ticker.C:

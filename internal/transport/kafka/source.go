@@ -109,6 +109,8 @@ type Source struct {
 	readers    map[int]*kafkago.Reader
 	rebalances int64
 	onRevoke   []func([]transport.Partition)
+	onPause    []func()
+	expiry     *time.Timer // gives the partitions up when no generation follows an ended one
 
 	commitMu  sync.Mutex // one commit at a time, so the broker never sees them out of order
 	abandoned bool       // guarded by commitMu: no commit after Abandon
@@ -181,13 +183,71 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 	return s, nil
 }
 
-// OnRevoke registers fn to be told the partitions each new generation takes
-// away from this member (or makes it read again from the committed offset),
-// before any record of that generation is delivered.
+// OnRevoke registers fn to be told, when each new generation begins and
+// before any of its records is delivered, the partitions it takes away from
+// this member (or makes it read again from the committed offset).
 func (s *Source) OnRevoke(fn func([]transport.Partition)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onRevoke = append(s.onRevoke, fn)
+}
+
+// OnPause registers fn to be told when a generation ends.
+func (s *Source) OnPause(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onPause = append(s.onPause, fn)
+}
+
+// ended is called when gen ends, before its final commit: it tells the
+// pause handlers, and gives every partition up if no generation follows
+// within the session timeout (the coordinator has then given them to
+// other members).
+func (s *Source) ended(gen *kafkago.Generation) {
+	s.mu.Lock()
+	if s.gen == gen {
+		s.gen = nil
+	}
+	handlers := slices.Clone(s.onPause)
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
+	s.expiry = time.AfterFunc(s.cfg.SessionTimeout, func() { s.expire(gen.ID) })
+	s.mu.Unlock()
+	for _, fn := range handlers {
+		fn()
+	}
+}
+
+// expire gives up the partitions of generation id when no generation
+// followed it: their state is dropped (late acks commit nothing) and the
+// revoke handlers are told.
+func (s *Source) expire(id int32) {
+	s.mu.Lock()
+	if s.gen != nil || s.lastGen != id || s.isClosing() {
+		s.mu.Unlock()
+		return
+	}
+	lost := s.lostLocked(nil)
+	s.parts = nil
+	s.cp.Assign(map[checkpoint.Key]bool{})
+	handlers := slices.Clone(s.onRevoke)
+	s.mu.Unlock()
+	for _, fn := range handlers {
+		fn(lost)
+	}
+}
+
+// lostLocked returns the partitions of the latest generation that are not
+// in resumed; the caller holds s.mu.
+func (s *Source) lostLocked(resumed map[int]bool) []transport.Partition {
+	var lost []transport.Partition
+	for _, p := range s.parts {
+		if !resumed[p] {
+			lost = append(lost, transport.Partition{Topic: s.cfg.Topic, Partition: p})
+		}
+	}
+	return lost
 }
 
 // Read returns the next record of any assigned partition. Each partition's
@@ -244,7 +304,8 @@ func (s *Source) groupLoop() {
 
 // begin starts generation gen: it decides for each assigned partition
 // whether this member's state of it carries over (see resumable), tells the
-// revoke handlers which partitions were lost or are read again, then starts
+// revoke handlers which partitions were lost or are read again (possibly
+// none: the handlers resume after the pause), then starts
 // a reader per partition and the generation's commit loop.
 func (s *Source) begin(gen *kafkago.Generation) {
 	assigned := gen.Assignments[s.cfg.Topic]
@@ -253,7 +314,11 @@ func (s *Source) begin(gen *kafkago.Generation) {
 		keep[s.key(a.ID)] = true
 	}
 	s.mu.Lock()
-	consecutive := s.lastGen >= 0 && gen.ID == s.lastGen+1 && gen.MemberID == s.lastMember
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
+	rebalanced := s.lastGen >= 0 // the first generation ends no pause
+	consecutive := rebalanced && gen.ID == s.lastGen+1 && gen.MemberID == s.lastMember
 	s.cp.Assign(keep)
 	starts := make(map[int]int64, len(assigned))
 	parts := make([]int, 0, len(assigned))
@@ -267,19 +332,14 @@ func (s *Source) begin(gen *kafkago.Generation) {
 		s.cp.Reset(s.key(a.ID), a.Offset)
 		starts[a.ID] = a.Offset
 	}
-	var lost []transport.Partition
-	for _, p := range s.parts {
-		if !resumed[p] {
-			lost = append(lost, transport.Partition{Topic: s.cfg.Topic, Partition: p})
-		}
-	}
+	lost := s.lostLocked(resumed)
 	slices.Sort(parts)
 	s.gen, s.lastGen, s.lastMember, s.parts = gen, gen.ID, gen.MemberID, parts
 	s.rebalances++
 	handlers := slices.Clone(s.onRevoke)
 	s.mu.Unlock()
 
-	if len(lost) > 0 {
+	if rebalanced {
 		for _, fn := range handlers {
 			fn(lost)
 		}
@@ -440,5 +500,8 @@ func (s *Source) stop() {
 	<-s.loopDone
 	s.mu.Lock()
 	s.gen = nil
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
 	s.mu.Unlock()
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,7 +303,16 @@ func testRevocation(t *testing.T, h Harness) {
 		t.Skip("this transport gives a group's topic to one member, which never loses a partition")
 	}
 	lost := make(chan []transport.Partition, 4)
-	rv.OnRevoke(func(ps []transport.Partition) { lost <- ps })
+	var paused atomic.Int32
+	rv.OnPause(func() { paused.Add(1) })
+	rv.OnRevoke(func(ps []transport.Partition) {
+		if paused.Load() == 0 {
+			t.Error("OnRevoke was called without an OnPause before it")
+		}
+		if len(ps) > 0 {
+			lost <- ps
+		}
+	})
 	held := readN(t, h, first, len(recs))
 	perPartition := map[int]int{}
 	for _, d := range held {
