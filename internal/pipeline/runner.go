@@ -151,11 +151,22 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	}
 	r.sch = sch
 	if rv, ok := deps.Source.(transport.Revoker); ok {
-		rv.OnPause(func() { r.sch.hold(true) })
+		rv.OnPause(r.pause)
 		rv.OnRevoke(r.revoked)
 	}
 	deps.Metrics.PoolCapacity.Set(float64(cfg.Workers))
 	return r, nil
+}
+
+// pause begins a rebalance: it stops starting jobs and waits, until ctx
+// ends, for the started ones to be written and acknowledged, so the
+// Source's last commit before the partitions move covers them.
+func (r *Runner) pause(ctx context.Context) {
+	r.sch.hold(true)
+	_ = r.bud.wait(ctx, func() bool {
+		_, waiting := r.sch.counts()
+		return r.inflight.Load() <= int64(waiting)
+	})
 }
 
 // revoked ends a rebalance: it drops the jobs not started of partitions the

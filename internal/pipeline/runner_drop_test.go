@@ -58,7 +58,7 @@ type revokingSource struct {
 	*memory.Source
 	mu    sync.Mutex
 	fn    []func([]transport.Partition)
-	pause []func()
+	pause []func(context.Context)
 }
 
 func (s *revokingSource) OnRevoke(fn func([]transport.Partition)) {
@@ -67,17 +67,19 @@ func (s *revokingSource) OnRevoke(fn func([]transport.Partition)) {
 	s.fn = append(s.fn, fn)
 }
 
-func (s *revokingSource) OnPause(fn func()) {
+func (s *revokingSource) OnPause(fn func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pause = append(s.pause, fn)
 }
 
-func (s *revokingSource) rebalance(parts ...transport.Partition) {
+// rebalance pauses the consumer (waiting at most until ctx ends), then
+// revokes parts.
+func (s *revokingSource) rebalance(ctx context.Context, parts ...transport.Partition) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, fn := range s.pause {
-		fn()
+		fn(ctx)
 	}
 	for _, fn := range s.fn {
 		fn(parts)
@@ -121,7 +123,11 @@ func TestRunnerDropsJobsOfRevokedPartitions(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	src.rebalance(transport.Partition{Topic: jobsTopic, Partition: 0}, transport.Partition{Topic: jobsTopic, Partition: 1})
+	// The running job outlasts the pause: it is still in progress when its
+	// partition is revoked.
+	pauseCtx, cancelPause := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelPause()
+	src.rebalance(pauseCtx, transport.Partition{Topic: jobsTopic, Partition: 0}, transport.Partition{Topic: jobsTopic, Partition: 1})
 	close(release)
 	if err := <-errc; err != nil {
 		t.Fatalf("Run: %v", err)
@@ -218,7 +224,7 @@ func TestRunnerStartsNothingDuringARebalance(t *testing.T) {
 	}
 	src.mu.Lock()
 	for _, fn := range src.pause {
-		fn()
+		fn(context.Background())
 	}
 	src.mu.Unlock()
 	errc := make(chan error, 1)
@@ -237,6 +243,60 @@ func TestRunnerStartsNothingDuringARebalance(t *testing.T) {
 	}
 	if n := processed.Load(); n != int64(total) {
 		t.Fatalf("%d of %d jobs processed after the rebalance ended", n, total)
+	}
+	_ = src.Close(context.Background())
+}
+
+// TestRunnerPauseWaitsForStartedJobs: the pause returns once the started
+// job is written and acknowledged, and no other job starts meanwhile.
+func TestRunnerPauseWaitsForStartedJobs(t *testing.T) {
+	g := newRig(t, 1)
+	g.cfg.Workers = 1
+	total := g.produce(t, []string{"a/1", "b/1"}, 3)
+	mem, err := g.b.NewSource(memory.SourceConfig{Topic: jobsTopic, Group: group, EndOfInput: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &revokingSource{Source: mem}
+	started := make(chan struct{}, total)
+	release := make(chan struct{})
+	var processed atomic.Int64
+	r, err := NewRunner(g.cfg, RunnerDeps{Source: src, Ready: g.ready, DLQ: g.dlq, Metrics: g.m,
+		Processor: ProcessorFunc(func(ctx context.Context, rec transport.Record) (Outcome, error) {
+			if processed.Add(1) == 1 {
+				started <- struct{}{}
+				<-release
+			}
+			return echo(ctx, rec)
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(context.Background()) }()
+	<-started
+	paused := make(chan struct{})
+	go func() {
+		src.mu.Lock()
+		for _, fn := range src.pause {
+			fn(context.Background())
+		}
+		src.mu.Unlock()
+		close(paused)
+	}()
+	select {
+	case <-paused:
+		t.Fatal("the pause returned while a started job was still running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-paused
+	if n := len(g.records(t, readyTopic)); n != 1 || processed.Load() != 1 {
+		t.Fatalf("after the pause: %d outputs, %d jobs processed; want the one started job written and nothing else", n, processed.Load())
+	}
+	src.rebalance(context.Background())
+	if err := <-errc; err != nil {
+		t.Fatal(err)
 	}
 	_ = src.Close(context.Background())
 }

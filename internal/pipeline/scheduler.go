@@ -82,6 +82,7 @@ func (h *keyHeap) Push(x any) { *h = append(*h, x.(*keyQueue)) }
 func (h *keyHeap) Pop() any {
 	old := *h
 	kq := old[len(old)-1]
+	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
 	return kq
 }
@@ -142,6 +143,7 @@ func (s *scheduler) next() (*job, *keyQueue) {
 	tq.queued = false
 	kq := heap.Pop(&tq.runnable).(*keyQueue)
 	j := kq.jobs[0]
+	kq.jobs[0] = nil // the backing array outlives the slice: keep no finished job (and its record) alive
 	kq.jobs = kq.jobs[1:]
 	kq.running = true
 	tq.running++

@@ -1,6 +1,9 @@
 package transport
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // Partition names one partition of one topic.
 type Partition struct {
@@ -24,8 +27,11 @@ type Revoker interface {
 	// partitions may move, but which ones is known only when it ends. A
 	// consumer should start no new record until the next OnRevoke call, so
 	// it does not work on records about to move (the jobs it finishes
-	// meanwhile would be duplicated by their new owner).
-	OnPause(fn func())
+	// meanwhile would be duplicated by their new owner), and may block
+	// until ctx ends to finish and ack the records it has started: the
+	// Source commits once more after fn returns, so their work is not done
+	// twice when their partition moves.
+	OnPause(fn func(ctx context.Context))
 	// OnRevoke registers fn, which the Source calls when a rebalance ends,
 	// with the partitions it lost (possibly none), before it delivers any
 	// record of its new assignment; the consumer may start records again.

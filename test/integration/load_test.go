@@ -150,6 +150,11 @@ func newTopicsOf(t *testing.T, b broker, partitions, maxMessageBytes int) topics
 			t.Fatalf("creating topic %s: %v", name, err)
 		}
 	}
+	t.Cleanup(func() { // they can hold gigabytes of images on the shared broker
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = client.DeleteTopics(ctx, &kafkago.DeleteTopicsRequest{Topics: []string{tp.jobs, tp.ready, tp.dlq}})
+	})
 	// EnsureTopics on existing topics only waits for their leaders.
 	if err := kafka.EnsureTopics(ctx, []string{b.addr}, []string{tp.jobs, tp.ready, tp.dlq}, partitions); err != nil {
 		t.Fatal(err)
@@ -351,6 +356,8 @@ func TestRebalanceWithBacklog(t *testing.T) {
 // TestDrainWithFullBudget: with the in-flight budget full of a backlog,
 // SIGTERM ends the worker within its shutdown deadline with status 0 (jobs
 // not started are released at once), and the next worker delivers the rest.
+// HYGIENE_IT_DRAIN_JOBS and HYGIENE_IT_DRAIN_BUDGET set the backlog and the
+// in-flight job budget (defaults 300 and 128).
 func TestDrainWithFullBudget(t *testing.T) {
 	b := broker{name: "kafka", addr: realKafka(t)}
 	n := envInt(t, "HYGIENE_IT_DRAIN_JOBS", 300)
@@ -358,12 +365,12 @@ func TestDrainWithFullBudget(t *testing.T) {
 	recs, ids := backlog("drain", n, 40)
 	produceAll(t, bigProducer(t, b, tp.jobs), recs)
 	out := collect(t, b, tp)
-	const budget = 128
+	budget := envInt(t, "HYGIENE_IT_DRAIN_BUDGET", 128)
 	env := workerEnv(b, tp, "HYGIENE_PIPELINE_MAX_INFLIGHT_JOBS="+strconv.Itoa(budget))
 
 	w1 := startWorker(t, "w1", env)
 	deadline := time.Now().Add(2 * time.Minute)
-	for gauge(t, w1, "hygiene_inflight_jobs") < budget-1 {
+	for gauge(t, w1, "hygiene_inflight_jobs") < float64(budget-1) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the in-flight budget of %d did not fill within 2 minutes", budget)
 		}

@@ -21,10 +21,14 @@
 // generation directly follows this member's previous one, the group's
 // committed offset is the one this member committed last, and none of its
 // records failed. Otherwise the partition is read again from the committed
-// offset. Before the first record of a generation is delivered, the Source
-// tells its transport.Revoker handlers which partitions it lost (or reads
-// again): the runner drops their jobs not started yet, whose new owner
-// reads them from the committed offset.
+// offset. When a generation ends the Source tells its transport.Revoker
+// pause handlers (the runner starts no new job until the rebalance ends:
+// work on a partition about to move would be duplicated); before the first
+// record of the next generation is delivered, it tells its revoke handlers
+// which partitions it lost (or reads again): the runner drops their jobs not
+// started yet, whose new owner reads them from the committed offset, and
+// resumes. When no generation follows within SessionTimeout (the
+// coordinator has evicted this member), every partition counts as lost.
 //
 // # The commit protocol
 //

@@ -35,7 +35,12 @@ type SourceConfig struct {
 	MaxBytes int           `yaml:"max_bytes"`
 	MaxWait  time.Duration `yaml:"max_wait"`
 	// QueueCapacity is how many fetched messages kafka-go buffers per
-	// partition. Default 100.
+	// partition, beyond the one the partition's reader holds. Default 1:
+	// records can be megabytes (images), and each assigned partition has a
+	// reader, so a deeper queue would hold partitions x QueueCapacity
+	// records outside the runner's in-flight byte budget (with 100, a
+	// backlog of 8 MB image jobs on 4 partitions held 3 GB). Fetches still
+	// bring whole batches (MaxBytes); the runner's budget is the read-ahead.
 	QueueCapacity int `yaml:"queue_capacity"`
 	// SessionTimeout, HeartbeatInterval and RebalanceTimeout are the group
 	// timings. Defaults 10s, 1s, 30s.
@@ -63,7 +68,7 @@ func (c SourceConfig) withDefaults() SourceConfig {
 	defInt(&c.MaxInFlightPerPartition, 1000)
 	defInt(&c.MinBytes, 1)
 	defInt(&c.MaxBytes, 10<<20)
-	defInt(&c.QueueCapacity, 100)
+	defInt(&c.QueueCapacity, 1)
 	def(&c.CommitInterval, time.Second)
 	def(&c.CommitTimeout, 10*time.Second)
 	def(&c.MaxWait, 250*time.Millisecond)
@@ -109,7 +114,7 @@ type Source struct {
 	readers    map[int]*kafkago.Reader
 	rebalances int64
 	onRevoke   []func([]transport.Partition)
-	onPause    []func()
+	onPause    []func(context.Context)
 	expiry     *time.Timer // gives the partitions up when no generation follows an ended one
 
 	commitMu  sync.Mutex // one commit at a time, so the broker never sees them out of order
@@ -192,8 +197,11 @@ func (s *Source) OnRevoke(fn func([]transport.Partition)) {
 	s.onRevoke = append(s.onRevoke, fn)
 }
 
-// OnPause registers fn to be told when a generation ends.
-func (s *Source) OnPause(fn func()) {
+// OnPause registers fn to be told when a generation ends; fn may take up to
+// half of RebalanceTimeout to finish the records it started before the
+// generation's final commit (the coordinator waits for this member to
+// rejoin for up to RebalanceTimeout).
+func (s *Source) OnPause(fn func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onPause = append(s.onPause, fn)
@@ -214,8 +222,10 @@ func (s *Source) ended(gen *kafkago.Generation) {
 	}
 	s.expiry = time.AfterFunc(s.cfg.SessionTimeout, func() { s.expire(gen.ID) })
 	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(s.loopCtx, s.cfg.RebalanceTimeout/2)
+	defer cancel()
 	for _, fn := range handlers {
-		fn()
+		fn(ctx)
 	}
 }
 

@@ -304,7 +304,7 @@ func testRevocation(t *testing.T, h Harness) {
 	}
 	lost := make(chan []transport.Partition, 4)
 	var paused atomic.Int32
-	rv.OnPause(func() { paused.Add(1) })
+	rv.OnPause(func(context.Context) { paused.Add(1) })
 	rv.OnRevoke(func(ps []transport.Partition) {
 		if paused.Load() == 0 {
 			t.Error("OnRevoke was called without an OnPause before it")
