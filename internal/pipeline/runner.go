@@ -161,12 +161,22 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 // pause begins a rebalance: it stops starting jobs and waits, until ctx
 // ends, for the started ones to be written and acknowledged, so the
 // Source's last commit before the partitions move covers them.
+// It polls: a job may be read and dispatched meanwhile, which releases
+// nothing that a wait on the budget would see.
 func (r *Runner) pause(ctx context.Context) {
 	r.sch.hold(true)
-	_ = r.bud.wait(ctx, func() bool {
-		_, waiting := r.sch.counts()
-		return r.inflight.Load() <= int64(waiting)
-	})
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, waiting := r.sch.counts(); r.inflight.Load() <= int64(waiting) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // revoked ends a rebalance: it drops the jobs not started of partitions the
