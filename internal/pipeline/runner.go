@@ -44,10 +44,12 @@ type RunnerConfig struct {
 	RetryInitialBackoff, RetryMaxBackoff time.Duration
 	// ShutdownTimeout bounds the drain after Run's context ends. The drain
 	// waits only for the jobs already started (at most Workers on the pool,
-	// plus the writes of their outputs): jobs read but not started are
-	// released at once for redelivery. So the window must hold the slowest
-	// job and one write, and the in-flight budget, however large, does not
-	// have to fit in it (see docs/architecture.md, "Drain").
+	// plus the writes of their outputs) and for the few that fill a gap
+	// below started work of their partition (at most half the window);
+	// every other job read but not started is released for redelivery. So
+	// the window must hold about two of the slowest jobs and a write, and
+	// the in-flight budget, however large, does not have to fit in it (see
+	// docs/architecture.md, "Rebalances, commits and the drain").
 	ShutdownTimeout time.Duration
 }
 
@@ -158,7 +160,8 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	return r, nil
 }
 
-// pause begins a rebalance: it stops starting jobs and waits, until ctx
+// pause begins a rebalance: it starts only the jobs that fill a gap below
+// work already started (see scheduler.nextGapFiller) and waits, until ctx
 // ends, for the started ones to be written and acknowledged, so the
 // Source's last commit before the partitions move covers them.
 // It polls: a job may be read and dispatched meanwhile, which releases
@@ -168,7 +171,7 @@ func (r *Runner) pause(ctx context.Context) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if _, waiting := r.sch.counts(); r.inflight.Load() <= int64(waiting) {
+		if _, waiting := r.sch.counts(); r.inflight.Load() <= int64(waiting) && !r.sch.hasGapFiller() {
 			return
 		}
 		select {
@@ -219,10 +222,12 @@ func (r *Runner) tenantCap(tenant string) int {
 func (r *Runner) Healthy() bool { return r.sch.healthy() }
 
 // Run reads and processes jobs until ctx ends or a finite Source reports the
-// end of its input. Then it drains: it stops reading; when ctx ended (a
-// shutdown) it releases every job not started yet at once (acknowledged
-// with an error, so it is delivered again), while at the end of a finite
-// input it runs them all; it lets every started job finish (output
+// end of its input. Then it drains: it stops reading; at the end of a
+// finite input it runs every job read, but once ctx ends (a shutdown) it
+// runs only the jobs that fill a gap below started work of their partition
+// (so that work gets committed) and releases every other job not started
+// (acknowledged with an error, so it is delivered again); it lets every
+// started job finish (output
 // written, input acknowledged) within RunnerConfig.ShutdownTimeout,
 // acknowledges unfinished ones with an error once that time is up, and
 // releases the pool. It does not close the Source or the Sinks: the caller
@@ -241,6 +246,12 @@ func (r *Runner) run(ctx context.Context) error {
 	if errors.Is(readErr, transport.ErrEndOfInput) {
 		_ = r.bud.drained(ctx) // a finite input runs to its end, unless a shutdown comes first
 	}
+	// Before releasing, fill the gaps below started work (for at most half
+	// the drain window): that work is then committed, not repeated by the
+	// partition's next owner.
+	fillCtx, cancelFill := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout/2)
+	r.pause(fillCtx)
+	cancelFill()
 	unstarted := r.sch.drainQueued()
 	for _, j := range unstarted {
 		r.abandon(j, errReleased)
@@ -250,7 +261,7 @@ func (r *Runner) run(ctx context.Context) error {
 	jobs, _ := r.bud.inUse()
 	r.log.Info("draining: reading stopped; jobs not started are released for redelivery, started ones finish",
 		"reason", readErr, "released", released, "started", jobs, "timeout", r.cfg.ShutdownTimeout)
-	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
+	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout/2)
 	defer cancel()
 	drainErr := r.bud.drained(drainCtx)
 	if drainErr != nil {

@@ -300,3 +300,54 @@ func TestRunnerPauseWaitsForStartedJobs(t *testing.T) {
 	}
 	_ = src.Close(context.Background())
 }
+
+// TestSchedulerHeldStartsOnlyGapFillers: while held, a job below an offset
+// of its partition already started runs (it unblocks that partition's
+// commit); a job above it waits.
+func TestSchedulerHeldStartsOnlyGapFillers(t *testing.T) {
+	gate := make(chan struct{})
+	var mu sync.Mutex
+	var ran []int64
+	finished := make(chan struct{}, 8)
+	sch, err := newScheduler(1, func(string) int { return 2 }, func(j *job, done func()) {
+		if j.rec.Offset == 5 {
+			<-gate
+		}
+		mu.Lock()
+		ran = append(ran, j.rec.Offset)
+		mu.Unlock()
+		done()
+		finished <- struct{}{}
+	}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(key string, offset int64, seq uint64) *job {
+		return &job{key: key, tenant: "t", seq: seq, rec: transport.Record{Topic: "jobs", Partition: 0, Offset: offset}}
+	}
+	sch.dispatch(at("t/x", 5, 1))
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if running, _ := sch.counts(); running == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	sch.hold(true)
+	sch.dispatch(at("t/y", 3, 2))
+	sch.dispatch(at("t/z", 7, 3))
+	if !sch.hasGapFiller() {
+		t.Fatal("offset 3, below the started offset 5, is not a gap filler")
+	}
+	close(gate)
+	<-finished
+	<-finished
+	if left := sch.drainQueued(); len(left) != 1 || left[0].rec.Offset != 7 {
+		t.Fatalf("while held, the queue kept %v; want only offset 7", left)
+	}
+	if err := sch.stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 2 || ran[0] != 5 || ran[1] != 3 {
+		t.Fatalf("ran offsets %v, want [5 3]", ran)
+	}
+}

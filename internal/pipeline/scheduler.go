@@ -47,9 +47,11 @@ type scheduler struct {
 	tenants  map[string]*tenantQueue
 	turns    []string // tenants with runnable keys, in round-robin order
 	stopping bool
-	held     bool          // start nothing new (a rebalance is in progress)
-	wake     chan struct{} // buffered 1: something changed
-	done     chan struct{} // closed when the loop has returned
+	held     bool // start only gap fillers (a rebalance or the shutdown is in progress)
+	// maxStarted is the highest offset started per partition.
+	maxStarted map[transport.Partition]int64
+	wake       chan struct{} // buffered 1: something changed
+	done       chan struct{} // closed when the loop has returned
 }
 
 // keyQueue holds the jobs of one key not yet finished.
@@ -94,7 +96,7 @@ func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()
 	}
 	s := &scheduler{
 		pool: pool, capacity: workers, tenantCap: tenantCap, run: run, changed: changed,
-		keys: map[string]*keyQueue{}, tenants: map[string]*tenantQueue{},
+		keys: map[string]*keyQueue{}, tenants: map[string]*tenantQueue{}, maxStarted: map[transport.Partition]int64{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	go s.loop()
@@ -134,14 +136,37 @@ func (s *scheduler) makeRunnable(kq *keyQueue) {
 
 // next takes the next job allowed to start, or nil; the caller holds s.mu.
 func (s *scheduler) next() (*job, *keyQueue) {
-	if s.held || s.running >= s.capacity || len(s.turns) == 0 {
+	if s.running >= s.capacity {
 		return nil, nil
 	}
-	name := s.turns[0]
-	s.turns = s.turns[1:]
-	tq := s.tenants[name]
-	tq.queued = false
-	kq := heap.Pop(&tq.runnable).(*keyQueue)
+	if s.held {
+		return s.nextGapFiller()
+	}
+	for len(s.turns) > 0 {
+		name := s.turns[0]
+		s.turns = s.turns[1:]
+		tq, ok := s.tenants[name]
+		if !ok { // a gap filler took its last key, and its job is done
+			continue
+		}
+		tq.queued = false
+		if len(tq.runnable) == 0 || tq.running >= tq.cap { // a gap filler took its last key, or its room
+			s.requeue(tq)
+			continue
+		}
+		kq := heap.Pop(&tq.runnable).(*keyQueue)
+		if len(tq.runnable) > 0 && tq.running+1 < tq.cap {
+			tq.queued = true
+			s.turns = append(s.turns, name)
+		}
+		return s.start(tq, kq), kq
+	}
+	return nil, nil
+}
+
+// start takes kq's first job to run; the caller holds s.mu and has taken
+// kq out of tq's runnable keys.
+func (s *scheduler) start(tq *tenantQueue, kq *keyQueue) *job {
 	j := kq.jobs[0]
 	kq.jobs[0] = nil // the backing array outlives the slice: keep no finished job (and its record) alive
 	kq.jobs = kq.jobs[1:]
@@ -149,11 +174,56 @@ func (s *scheduler) next() (*job, *keyQueue) {
 	tq.running++
 	s.running++
 	s.waiting--
-	if len(tq.runnable) > 0 && tq.running < tq.cap {
-		tq.queued = true
-		s.turns = append(s.turns, name)
+	if p := j.rec.PartitionOf(); j.rec.Offset > s.maxStarted[p] {
+		s.maxStarted[p] = j.rec.Offset
 	}
-	return j, kq
+	return j
+}
+
+// nextGapFiller is next while the scheduler is held: the oldest runnable
+// job whose partition has a later job started already. Its partition's
+// commit point is stuck at it, so running it lets the commit cover the
+// later jobs' work before the partition moves (a rebalance) or the worker
+// stops; any other job would only be more work for the next owner to
+// repeat. The caller holds s.mu.
+func (s *scheduler) nextGapFiller() (*job, *keyQueue) {
+	tq, i := s.findGapFiller()
+	if tq == nil {
+		return nil, nil
+	}
+	kq := heap.Remove(&tq.runnable, i).(*keyQueue)
+	return s.start(tq, kq), kq
+}
+
+// findGapFiller returns the tenant and runnable-heap index of the oldest
+// gap filler (see nextGapFiller), or nil; the caller holds s.mu.
+func (s *scheduler) findGapFiller() (*tenantQueue, int) {
+	var best *tenantQueue
+	bestIndex := -1
+	for _, tq := range s.tenants {
+		if tq.running >= tq.cap {
+			continue
+		}
+		for i, kq := range tq.runnable {
+			j := kq.jobs[0]
+			started, ok := s.maxStarted[j.rec.PartitionOf()]
+			if !ok || j.rec.Offset >= started {
+				continue
+			}
+			if best == nil || j.seq < best.runnable[bestIndex].jobs[0].seq {
+				best, bestIndex = tq, i
+			}
+		}
+	}
+	return best, bestIndex
+}
+
+// hasGapFiller reports whether a gap filler is waiting to run.
+func (s *scheduler) hasGapFiller() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tq, _ := s.findGapFiller()
+	return tq != nil
 }
 
 // releaseWorker records that a job of tenant left its pool worker; the
@@ -270,7 +340,8 @@ func (s *scheduler) stop(ctx context.Context) error {
 	return s.pool.ReleaseTimeout(timeoutOf(ctx))
 }
 
-// hold stops (held) or resumes starting jobs; running jobs are not affected.
+// hold makes the scheduler start only gap fillers (held; see
+// nextGapFiller) or every job again; running jobs are not affected.
 func (s *scheduler) hold(held bool) {
 	s.mu.Lock()
 	s.held = held
@@ -286,6 +357,11 @@ func (s *scheduler) drainQueued() []*job {
 // dropPartitions removes and returns the jobs not started that were read
 // from one of parts.
 func (s *scheduler) dropPartitions(parts map[transport.Partition]bool) []*job {
+	s.mu.Lock()
+	for p := range parts {
+		delete(s.maxStarted, p)
+	}
+	s.mu.Unlock()
 	return s.remove(func(j *job) bool { return parts[j.rec.PartitionOf()] })
 }
 
@@ -323,9 +399,12 @@ func (s *scheduler) remove(drop func(*job) bool) []*job {
 	}
 	turns := s.turns[:0]
 	for _, name := range s.turns {
-		if tq := s.tenants[name]; len(tq.runnable) > 0 {
+		tq, ok := s.tenants[name]
+		switch {
+		case !ok:
+		case len(tq.runnable) > 0:
 			turns = append(turns, name)
-		} else {
+		default:
 			tq.queued = false
 		}
 	}
