@@ -67,14 +67,6 @@ func (t *Ticket) forgetLocked() {
 	}
 }
 
-// Current reports whether the ticket's partition state is still assigned
-// (not dropped by Assign or Reset): only then does its ack move a commit point.
-func (t *Ticket) Current() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	return !t.p.dropped
-}
-
 // Key returns the partition of the ticket.
 func (t *Ticket) Key() Key { return t.key }
 
