@@ -10,7 +10,24 @@ type node struct {
 	parsed   bool
 	isObject bool
 	dirty    bool
+	// decoded keeps the long string values already decoded (see String).
+	decoded []decodedString
 }
+
+// decodedString is a long member value and its decoded text. Member values
+// are never written in place (aliasString), so the same bytes at the same
+// address always decode to the same text: a value a rule replaced has other
+// bytes and is simply not found.
+type decodedString struct {
+	raw  *byte
+	size int
+	text string
+}
+
+// cachedLen is the shortest string value whose decoding node.String keeps:
+// roles, types and ids are cheaper to decode again than to look up, while
+// texts and tool results are read by several rules each.
+const cachedLen = 64
 
 func (n *node) load() {
 	if n.parsed {
@@ -38,8 +55,29 @@ func (n *node) Get(key string) ([]byte, bool) { n.load(); return n.obj.Get(key) 
 // Has reports whether a member is present.
 func (n *node) Has(key string) bool { n.load(); return n.obj.Has(key) }
 
-// String returns a member's value when it is a JSON string.
-func (n *node) String(key string) (string, bool) { n.load(); return n.obj.String(key) }
+// String returns a member's value when it is a JSON string. A long value is
+// decoded once (unescaping it may allocate), and later reads of the same
+// bytes return the same text.
+func (n *node) String(key string) (string, bool) {
+	n.load()
+	v, ok := n.obj.Get(key)
+	if !ok || len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	if len(v) < cachedLen {
+		return decodeString(v)
+	}
+	for _, d := range n.decoded {
+		if d.raw == &v[0] && d.size == len(v) {
+			return d.text, true
+		}
+	}
+	text, ok := decodeString(v)
+	if ok {
+		n.decoded = append(n.decoded, decodedString{raw: &v[0], size: len(v), text: text})
+	}
+	return text, ok
+}
 
 // Bool returns a member's value when it is a JSON boolean.
 func (n *node) Bool(key string) (value, ok bool) { n.load(); return n.obj.Bool(key) }

@@ -134,9 +134,21 @@ func (s *scanner) splitArray(i, depth int) ([][]byte, int, error) {
 }
 
 // index returns the position of key, or -1.
+//
+// Member names are short and often of one length ("role", "type", "text"),
+// so the first byte is compared before the whole name.
 func (o *Object) index(key string) int {
+	if key == "" {
+		for i := range o.Fields {
+			if o.Fields[i].Key == "" {
+				return i
+			}
+		}
+		return -1
+	}
+	first := key[0]
 	for i := range o.Fields {
-		if o.Fields[i].Key == key {
+		if k := o.Fields[i].Key; len(k) == len(key) && k[0] == first && k == key {
 			return i
 		}
 	}
