@@ -12,6 +12,23 @@ type node struct {
 	dirty    bool
 	// decoded keeps the long string values already decoded (see String).
 	decoded []decodedString
+	// kindKey names the member whose string value kind holds ("" when not
+	// a string), "" when none is known: a message's role or a block's
+	// type, which every rule reads of every message and block. Any edit of
+	// the members forgets it.
+	kindKey string
+	kind    string
+}
+
+// kindOf returns the string value of key, from the one-member cache when
+// key is the member last asked for.
+func (n *node) kindOf(key string) string {
+	if n.kindKey == key && key != "" {
+		return n.kind
+	}
+	n.kind, _ = n.String(key)
+	n.kindKey = key
+	return n.kind
 }
 
 // decodedString is a long member value and its decoded text. Member values
@@ -92,6 +109,7 @@ func (n *node) IsNull(key string) bool { n.load(); return n.obj.IsNull(key) }
 // changed when the bytes differ.
 func (n *node) Set(key string, raw []byte) {
 	n.load()
+	n.kindKey = ""
 	n.isObject = true
 	if n.obj.Set(key, raw) {
 		n.dirty = true
@@ -104,6 +122,7 @@ func (n *node) SetString(key, s string) { n.Set(key, JSONString(s)) }
 // Delete removes a member and reports whether it was present.
 func (n *node) Delete(key string) bool {
 	n.load()
+	n.kindKey = ""
 	if n.obj.Delete(key) {
 		n.dirty = true
 		return true
@@ -112,7 +131,7 @@ func (n *node) Delete(key string) bool {
 }
 
 // Type returns the value's "type" member (content blocks, session entries).
-func (n *node) Type() string { s, _ := n.String("type"); return s }
+func (n *node) Type() string { return n.kindOf("type") }
 
 // Block is one element of a message's content array.
 type Block struct {
@@ -164,7 +183,7 @@ func NewMessage(fields ...Field) *Message {
 func messageFromRaw(raw []byte) *Message { return &Message{node: node{raw: raw}} }
 
 // Role returns the message's role ("" when absent or not a string).
-func (m *Message) Role() string { s, _ := m.String("role"); return s }
+func (m *Message) Role() string { return m.kindOf("role") }
 
 // Set replaces or appends a member; setting "content" discards parsed blocks.
 func (m *Message) Set(key string, raw []byte) {
