@@ -193,6 +193,7 @@ func (s *scanner) memberKey(i int) (string, int, error) {
 	if !ok {
 		return "", i, s.errAt(i, "invalid object key")
 	}
+	key = internKey(key)
 	i = s.skipSpace(kend)
 	if i >= len(raw) || raw[i] != ':' {
 		return "", i, s.errAt(i, "expected ':' after object key")
