@@ -300,11 +300,7 @@ func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
 	if len(sp.msgs) > lim.MaxMessages {
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(sp.msgs), lim.MaxMessages)
 	}
-	msgs := make([]*Message, len(sp.msgs))
-	for i := range sp.msgs {
-		msgs[i] = &sp.msgs[i]
-	}
-	return msgs, nil
+	return sp.msgs, nil
 }
 
 // EncodePayload appends the ready payload (design §2): the envelope, the

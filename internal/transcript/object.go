@@ -48,19 +48,19 @@ func parseObject(raw []byte, maxDepth int, splitKey string) (Object, split, erro
 // split is the message array parseObject split out of an object, and
 // whether it found invalid text.
 type split struct {
-	msgs        []Message
+	msgs        []*Message
 	invalidText bool // some string of the object holds invalid text
 }
 
 // object1 is parseObject's pass over s.data.
-func (s *scanner) object1(splitKey string) (Object, []Message, error) {
+func (s *scanner) object1(splitKey string) (Object, []*Message, error) {
 	raw := s.data
 	i := s.skipSpace(0)
 	if i >= len(raw) || raw[i] != '{' {
 		return Object{}, nil, s.errAt(i, "expected a JSON object")
 	}
 	fields := make([]Field, 0, 8) // a message or block has a handful of members: one allocation
-	var msgs []Message
+	var msgs []*Message
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == '}' {
 		return Object{Fields: fields}, nil, s.trailing(i + 1)

@@ -62,22 +62,29 @@ func (t *tape) keepBlocks(start int) []*Block {
 
 // messageArray validates the message array at i (nesting depth depth) and
 // returns its messages, each one split as far as its content blocks' members
-// (see tape), with the index past the array.
-func (s *scanner) messageArray(i, depth int) ([]Message, int, error) {
+// (see tape), with the index past the array. The messages themselves are
+// allocated slabSize at a time and never moved: only the list of pointers
+// grows.
+func (s *scanner) messageArray(i, depth int) ([]*Message, int, error) {
 	if depth > s.maxDepth {
 		return nil, i, &depthError{offset: i, limit: s.maxDepth}
 	}
 	raw := s.data
 	var t tape
-	msgs := make([]Message, 0, 16)
+	var slab []Message
+	msgs := make([]*Message, 0, 16)
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == ']' {
 		return msgs, i + 1, nil
 	}
 	for {
+		if len(slab) == cap(slab) {
+			slab = make([]Message, 0, slabSize)
+		}
+		slab = slab[:len(slab)+1]
+		m := &slab[len(slab)-1]
 		before := s.invalidText
-		var m Message
-		end, err := s.message(&t, &m, i, depth)
+		end, err := s.message(&t, m, i, depth)
 		if err != nil {
 			return nil, end, err
 		}
