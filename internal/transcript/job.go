@@ -105,7 +105,8 @@ type RepairReport struct {
 }
 
 // Transcript is one provider request context: the job envelope and its
-// message list. Messages are parsed lazily; see Message.
+// message list. Messages decoded from a job arrive split into members and
+// blocks (see tape); see Message.
 type Transcript struct {
 	JobID     string
 	Tenant    string

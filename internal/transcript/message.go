@@ -2,8 +2,10 @@ package transcript
 
 import "strconv"
 
-// node is a JSON value that is parsed into an Object only when someone looks
-// inside it, and re-encoded only when someone changed it.
+// node is a JSON value kept as its raw bytes and its members: split by the
+// decoding pass for messages and their blocks (tape), otherwise parsed into
+// an Object only when someone looks inside it; re-encoded only when someone
+// changed it.
 type node struct {
 	raw      []byte // original encoding; nil for values built by a rule
 	obj      Object
@@ -163,8 +165,9 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 }
 
 // Message is one entry of a transcript's message list (spec §1.2). Its
-// members and content blocks are parsed on first access; a message that no
-// rule changed is written back as its original bytes.
+// members and content blocks are split by the decoding pass (tape), or on
+// first access for a message built otherwise (a session file's); a message
+// that no rule changed is written back as its original bytes.
 type Message struct {
 	node
 	blocks        []*Block
