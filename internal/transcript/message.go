@@ -12,8 +12,8 @@ type node struct {
 	parsed   bool
 	isObject bool
 	dirty    bool
-	// decoded keeps the long string values already decoded (see String).
-	decoded []decodedString
+	// decoded keeps the long string value last decoded (see String).
+	decoded decodedString
 	// kindKey names the member whose string value kind holds ("" when not
 	// a string), "" when none is known: a message's role or a block's
 	// type, which every rule reads of every message and block. Any edit of
@@ -74,9 +74,9 @@ func (n *node) Get(key string) ([]byte, bool) { n.load(); return n.obj.Get(key) 
 // Has reports whether a member is present.
 func (n *node) Has(key string) bool { n.load(); return n.obj.Has(key) }
 
-// String returns a member's value when it is a JSON string. A long value is
-// decoded once (unescaping it may allocate), and later reads of the same
-// bytes return the same text.
+// String returns a member's value when it is a JSON string. The long value
+// last read is kept decoded (unescaping it may allocate): a block's text or
+// a message's string content is read by several rules in a row.
 func (n *node) String(key string) (string, bool) {
 	n.load()
 	v, ok := n.obj.Get(key)
@@ -86,14 +86,12 @@ func (n *node) String(key string) (string, bool) {
 	if len(v) < cachedLen {
 		return decodeString(v)
 	}
-	for _, d := range n.decoded {
-		if d.raw == &v[0] && d.size == len(v) {
-			return d.text, true
-		}
+	if d := n.decoded; d.raw == &v[0] && d.size == len(v) {
+		return d.text, true
 	}
 	text, ok := decodeString(v)
 	if ok {
-		n.decoded = append(n.decoded, decodedString{raw: &v[0], size: len(v), text: text})
+		n.decoded = decodedString{raw: &v[0], size: len(v), text: text}
 	}
 	return text, ok
 }

@@ -48,7 +48,13 @@ func (s *scanner) skipSpace(i int) int {
 	return i
 }
 
+// errAt builds the syntax error at i. A message without arguments is used
+// as it is: rules probe absent members with ParseObject (usage, cost), and
+// formatting each "expected a JSON object" cost more than the probe.
 func (s *scanner) errAt(i int, format string, args ...any) error {
+	if len(args) == 0 {
+		return &syntaxError{offset: i, msg: format}
+	}
 	return &syntaxError{offset: i, msg: fmt.Sprintf(format, args...)}
 }
 
