@@ -143,3 +143,24 @@ func TestHotKeyShare(t *testing.T) {
 		t.Errorf("hotKeyShare = %v, want 0.75", got)
 	}
 }
+
+// TestLargeSuiteMeasuresBothWays runs the large suite on a small history:
+// worker sanitize and python's json both ran on the same file and were
+// measured.
+func TestLargeSuiteMeasuresBothWays(t *testing.T) {
+	o, err := parseOptions([]string{"--suite", "large", "--large", "2000", "--pools", "1", "--out", t.TempDir()}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := largeSuite(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Messages != 2000 || runs[0].JobMB <= 0 || len(runs[0].Sanitize) != 1 {
+		t.Fatalf("runs = %+v", runs)
+	}
+	s, p := runs[0].Sanitize[0], runs[0].Python
+	if s.Procs != 1 || s.WallMs <= 0 || s.PeakRSSMB <= 0 || p.WallMs <= 0 || p.PeakRSSMB <= 0 || runs[0].PythonOver <= 0 {
+		t.Fatalf("sanitize %+v, python %+v, ratio %v", s, p, runs[0].PythonOver)
+	}
+}

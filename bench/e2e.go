@@ -54,18 +54,12 @@ type e2eEnv struct {
 // ceiling at each pool size of the sweep, on the --brokers cluster or on an
 // embedded broker started for each run with the same configuration.
 func e2eSuite(ctx context.Context, o options, jobs *jobSet, log io.Writer) ([]e2eRun, error) {
-	dir, err := os.MkdirTemp("", "hygiene-bench-e2e-")
+	dir, worker, err := buildWorker(ctx, "hygiene-bench-e2e-", log)
 	if err != nil {
-		return nil, fmt.Errorf("making a temporary directory: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	env := &e2eEnv{dir: dir, worker: filepath.Join(dir, "worker"), brokers: o.brokers}
-	fmt.Fprintf(log, "  building the worker: go build -o %s ./cmd/worker\n", env.worker)
-	build := exec.CommandContext(ctx, "go", "build", "-o", env.worker, "./cmd/worker")
-	build.Dir, build.Stdout, build.Stderr = moduleRoot(), log, log
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("building the worker: %w", err)
-	}
+	env := &e2eEnv{dir: dir, worker: worker, brokers: o.brokers}
 	if len(env.brokers) == 0 {
 		env.broker = "embedded kfake (in the bench process)"
 	} else {
@@ -91,6 +85,23 @@ func e2eSuite(ctx context.Context, o options, jobs *jobSet, log io.Writer) ([]e2
 
 // moduleRoot is the directory of the module's go.mod (the working
 // directory when it cannot be found).
+// buildWorker makes a temporary directory (named with prefix; the caller
+// removes it) and builds ./cmd/worker into it, and returns both paths.
+func buildWorker(ctx context.Context, prefix string, log io.Writer) (dir, worker string, err error) {
+	if dir, err = os.MkdirTemp("", prefix); err != nil {
+		return "", "", fmt.Errorf("making a temporary directory: %w", err)
+	}
+	worker = filepath.Join(dir, "worker")
+	fmt.Fprintf(log, "  building the worker: go build -o %s ./cmd/worker\n", worker)
+	build := exec.CommandContext(ctx, "go", "build", "-o", worker, "./cmd/worker")
+	build.Dir, build.Stdout, build.Stderr = moduleRoot(), log, log
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", "", fmt.Errorf("building the worker: %w", err)
+	}
+	return dir, worker, nil
+}
+
 func moduleRoot() string {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if gomod := strings.TrimSpace(string(out)); err == nil && gomod != "" && gomod != os.DevNull {

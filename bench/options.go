@@ -11,7 +11,7 @@ import (
 )
 
 // suiteNames are the parts of a run, in the order they run.
-var suiteNames = []string{"inproc", "codec", "images", "pairing", "e2e"}
+var suiteNames = []string{"inproc", "codec", "images", "pairing", "large", "e2e"}
 
 // options are the bench's flags after defaults and --quick are applied.
 type options struct {
@@ -31,6 +31,7 @@ type options struct {
 	conc     []int   // in-process sweep: goroutines calling Process
 	pools    []int   // sweep: the worker's job pool sizes (and image pool sizes in process)
 	pairing  []int   // history lengths of the pairing suite
+	large    []int   // history lengths of the large suite
 	codecMB  int     // size of the codec suite's job
 	out      string
 	name     string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
@@ -55,6 +56,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	conc := fs.String("concurrency", "1,2,4,8", "in-process sweep: goroutines calling Process")
 	pools := fs.String("pools", "1,2,4,8", "sweep: the worker's job pool sizes end to end, and image pool sizes in process (up to the cores)")
 	pairing := fs.String("pairing", "10000,100000,1000000", "history lengths (messages) of the pairing suite")
+	large := fs.String("large", "10000,100000,1000000", "history lengths (messages) of the large suite (worker sanitize against python json)")
 	codecMB := fs.Int("codec-mb", 10, "size in MB of the codec suite's generated job")
 	out := fs.String("out", "bench/results", "`directory` of the JSON results and PNG plots")
 	name := fs.String("name", "", "file `prefix` of the results (default full, or quick with --quick; -kafka is added with --brokers)")
@@ -81,6 +83,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			"concurrency": func() { *conc = "2" },
 			"pools":       func() { *pools = "2" },
 			"pairing":     func() { *pairing = "10000" },
+			"large":       func() { *large = "10000" },
 			"codec-mb":    func() { o.codecMB = 2 },
 		}
 		for name, f := range shrink {
@@ -110,6 +113,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return options{}, err
 	}
 	if o.pairing, err = parseInts("pairing", *pairing); err != nil {
+		return options{}, err
+	}
+	if o.large, err = parseInts("large", *large); err != nil {
 		return options{}, err
 	}
 	switch {
@@ -163,7 +169,7 @@ func parseInts(flagName, s string) ([]int, error) {
 func (o options) has(suite string) bool { return slices.Contains(o.suites, suite) }
 
 // rowFlags are the flags a table row's command sets itself.
-var rowFlags = map[string]bool{"suite": true, "concurrency": true, "pools": true, "pairing": true, "out": true, "name": true}
+var rowFlags = map[string]bool{"suite": true, "concurrency": true, "pools": true, "pairing": true, "large": true, "out": true, "name": true}
 
 // rowCommand is the command that measures one row of the table again: this
 // run's flags without the ones that choose suites and sweeps, plus extra.

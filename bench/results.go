@@ -22,6 +22,7 @@ type results struct {
 	Codec     []codecRun       `json:"codec,omitempty"`
 	Images    []imageRun       `json:"images,omitempty"`
 	Pairing   []pairingRun     `json:"pairing,omitempty"`
+	Large     []largeRun       `json:"large,omitempty"`
 	EndToEnd  []e2eRun         `json:"end_to_end,omitempty"`
 	Ratios    map[string]ratio `json:"ratios,omitempty"`
 }
@@ -69,6 +70,7 @@ func runSuites(ctx context.Context, o options, log io.Writer) (*results, error) 
 		{"codec", func() (err error) { res.Codec, err = codecSuite(ctx, o, log); return }},
 		{"images", func() (err error) { res.Images, err = imageSuite(ctx, o, log); return }},
 		{"pairing", func() (err error) { res.Pairing, err = pairingSuite(ctx, o, log); return }},
+		{"large", func() (err error) { res.Large, err = largeSuite(ctx, o, log); return }},
 		{"e2e", func() (err error) { res.EndToEnd, err = e2eSuite(ctx, o, jobs, log); return }},
 	}
 	for _, s := range steps {

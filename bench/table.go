@@ -53,6 +53,17 @@ func printTable(w io.Writer, res *results, o options) {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(res.Large) > 0 {
+		fmt.Fprintln(w, "| large | job MB | way | wall ms | CPU ms | peak RSS MB (x input) | command |\n| --- | --- | --- | --- | --- | --- | --- |")
+		for _, r := range res.Large {
+			cmd := o.rowCommand("--suite", "large", "--large", itoa(r.Messages))
+			for _, p := range r.Sanitize {
+				fmt.Fprintf(w, "| %d messages | %.0f | worker sanitize, GOMAXPROCS=%d | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, cmd)
+			}
+			fmt.Fprintf(w, "| %d messages | %.0f | python3 json load+dump (%.1fx the sanitize wall) | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.JobMB, r.PythonOver, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, k := range []string{"end_to_end_vs_ceiling", "images_vs_vipsthumbnail", "images_vs_pure_go", "codec_vs_encoding_json", "pairing_per_message_growth"} {
 		if r, ok := res.Ratios[k]; ok {
 			fmt.Fprintf(w, "- %s: %.3g (%s)\n", k, r.Value, r.Means)

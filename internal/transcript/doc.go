@@ -15,10 +15,11 @@
 //
 // Decoding a job is a single validating pass of a hand-written scanner over
 // the input (scan.go): it checks the JSON grammar and the nesting
-// limit, splits the envelope, and records where each message starts and
-// ends. Nothing inside a message is parsed until a rule asks for it, and then
-// only that message's members (and, on request, its content blocks) are
-// split. A message or block that no rule changed is written back as its
+// limit, splits the envelope, and, in the same pass, splits each message
+// into its members and its content blocks into theirs (tape.go), as
+// sub-slices of the input: no byte is scanned twice to find them. Anything
+// deeper (a tool input, a nested result) is split only when a rule asks for
+// it. A message or block that no rule changed is written back as its
 // original bytes, so untouched messages are byte-identical to the input.
 // Changed messages are re-encoded member by member, and even then every
 // member value that was not replaced (a 1 MB base64 image, say) is copied

@@ -22,6 +22,7 @@ func FuzzDecodeJob(f *testing.F) {
 			}
 			return
 		}
+		checkSameStructure(t, tr.Messages)
 		untouched := tr.MessagesJSON()
 		// Force every object message and block to be re-encoded.
 		for _, m := range tr.Messages {

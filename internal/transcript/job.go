@@ -105,7 +105,8 @@ type RepairReport struct {
 }
 
 // Transcript is one provider request context: the job envelope and its
-// message list. Messages are parsed lazily; see Message.
+// message list. Messages decoded from a job arrive split into members and
+// blocks (see tape); see Message.
 type Transcript struct {
 	JobID     string
 	Tenant    string
@@ -291,26 +292,16 @@ func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
 	return entries, nil
 }
 
-// wrapMessages wraps the elements of the message array, found while the job
-// was scanned, as lazily parsed messages without looking inside them.
+// wrapMessages takes the messages of the message array, found and split
+// while the job was scanned (see tape).
 func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
-	elems := sp.elems
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
 	}
-	if len(elems) > lim.MaxMessages {
-		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(elems), lim.MaxMessages)
+	if len(sp.msgs) > lim.MaxMessages {
+		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(sp.msgs), lim.MaxMessages)
 	}
-	backing := make([]Message, len(elems))
-	msgs := make([]*Message, len(elems))
-	for i, e := range elems {
-		backing[i].raw = e
-		msgs[i] = &backing[i]
-	}
-	for _, i := range sp.invalidElems {
-		backing[i].invalidText = true
-	}
-	return msgs, nil
+	return sp.msgs, nil
 }
 
 // EncodePayload appends the ready payload (design §2): the envelope, the
@@ -389,14 +380,26 @@ func ParseTimestamp(raw []byte) (ms int64, ok bool) {
 // FromMessages builds a transcript around a JSON array of messages, for
 // tests and tools that have no job envelope. The target is required.
 func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
-	if err := Valid(messagesJSON, DefaultLimits().MaxDepth); err != nil {
-		return nil, jsonError("messages", err)
-	}
-	elems, invalid, err := parseArray(messagesJSON)
-	if err != nil {
+	lim := DefaultLimits()
+	s := scanner{data: messagesJSON, maxDepth: lim.MaxDepth}
+	i := s.skipSpace(0)
+	if i >= len(messagesJSON) || messagesJSON[i] != '[' {
+		if err := Valid(messagesJSON, lim.MaxDepth); err != nil {
+			return nil, jsonError("messages", err)
+		}
 		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
 	}
-	msgs, err := wrapMessages(split{elems: elems, invalidElems: invalid}, messagesJSON, DefaultLimits())
+	// One pass: validate and split, as DecodeJob does (see tape).
+	parsed, end, err := s.messageArray(i, 1)
+	if err == nil {
+		if end = s.skipSpace(end); end != len(messagesJSON) {
+			err = s.errAt(end, "invalid character %q after top-level value", messagesJSON[end])
+		}
+	}
+	if err != nil {
+		return nil, jsonError("messages", err)
+	}
+	msgs, err := wrapMessages(split{msgs: parsed}, messagesJSON[i:], lim)
 	if err != nil {
 		return nil, err
 	}

@@ -2,15 +2,51 @@ package transcript
 
 import "strconv"
 
-// node is a JSON value that is parsed into an Object only when someone looks
-// inside it, and re-encoded only when someone changed it.
+// node is a JSON value kept as its raw bytes and its members: split by the
+// decoding pass for messages and their blocks (tape), otherwise parsed into
+// an Object only when someone looks inside it; re-encoded only when someone
+// changed it.
 type node struct {
 	raw      []byte // original encoding; nil for values built by a rule
 	obj      Object
 	parsed   bool
 	isObject bool
 	dirty    bool
+	// decoded keeps the long string value last decoded (see String).
+	decoded decodedString
+	// kindKey names the member whose string value kind holds ("" when not
+	// a string), "" when none is known: a message's role or a block's
+	// type, which every rule reads of every message and block. Any edit of
+	// the members forgets it.
+	kindKey string
+	kind    string
 }
+
+// kindOf returns the string value of key, from the one-member cache when
+// key is the member last asked for.
+func (n *node) kindOf(key string) string {
+	if n.kindKey == key && key != "" {
+		return n.kind
+	}
+	n.kind, _ = n.String(key)
+	n.kindKey = key
+	return n.kind
+}
+
+// decodedString is a long member value and its decoded text. Member values
+// are never written in place (aliasString), so the same bytes at the same
+// address always decode to the same text: a value a rule replaced has other
+// bytes and is simply not found.
+type decodedString struct {
+	raw  *byte
+	size int
+	text string
+}
+
+// cachedLen is the shortest string value whose decoding node.String keeps:
+// roles, types and ids are cheaper to decode again than to look up, while
+// texts and tool results are read by several rules each.
+const cachedLen = 64
 
 func (n *node) load() {
 	if n.parsed {
@@ -38,8 +74,27 @@ func (n *node) Get(key string) ([]byte, bool) { n.load(); return n.obj.Get(key) 
 // Has reports whether a member is present.
 func (n *node) Has(key string) bool { n.load(); return n.obj.Has(key) }
 
-// String returns a member's value when it is a JSON string.
-func (n *node) String(key string) (string, bool) { n.load(); return n.obj.String(key) }
+// String returns a member's value when it is a JSON string. The long value
+// last read is kept decoded (unescaping it may allocate): a block's text or
+// a message's string content is read by several rules in a row.
+func (n *node) String(key string) (string, bool) {
+	n.load()
+	v, ok := n.obj.Get(key)
+	if !ok || len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	if len(v) < cachedLen {
+		return decodeString(v)
+	}
+	if d := n.decoded; d.raw == &v[0] && d.size == len(v) {
+		return d.text, true
+	}
+	text, ok := decodeString(v)
+	if ok {
+		n.decoded = decodedString{raw: &v[0], size: len(v), text: text}
+	}
+	return text, ok
+}
 
 // Bool returns a member's value when it is a JSON boolean.
 func (n *node) Bool(key string) (value, ok bool) { n.load(); return n.obj.Bool(key) }
@@ -54,6 +109,7 @@ func (n *node) IsNull(key string) bool { n.load(); return n.obj.IsNull(key) }
 // changed when the bytes differ.
 func (n *node) Set(key string, raw []byte) {
 	n.load()
+	n.kindKey = ""
 	n.isObject = true
 	if n.obj.Set(key, raw) {
 		n.dirty = true
@@ -66,6 +122,7 @@ func (n *node) SetString(key, s string) { n.Set(key, JSONString(s)) }
 // Delete removes a member and reports whether it was present.
 func (n *node) Delete(key string) bool {
 	n.load()
+	n.kindKey = ""
 	if n.obj.Delete(key) {
 		n.dirty = true
 		return true
@@ -74,7 +131,7 @@ func (n *node) Delete(key string) bool {
 }
 
 // Type returns the value's "type" member (content blocks, session entries).
-func (n *node) Type() string { s, _ := n.String("type"); return s }
+func (n *node) Type() string { return n.kindOf("type") }
 
 // Block is one element of a message's content array.
 type Block struct {
@@ -106,8 +163,9 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 }
 
 // Message is one entry of a transcript's message list (spec §1.2). Its
-// members and content blocks are parsed on first access; a message that no
-// rule changed is written back as its original bytes.
+// members and content blocks are split by the decoding pass (tape), or on
+// first access for a message built otherwise (a session file's); a message
+// that no rule changed is written back as its original bytes.
 type Message struct {
 	node
 	blocks        []*Block
@@ -126,7 +184,7 @@ func NewMessage(fields ...Field) *Message {
 func messageFromRaw(raw []byte) *Message { return &Message{node: node{raw: raw}} }
 
 // Role returns the message's role ("" when absent or not a string).
-func (m *Message) Role() string { s, _ := m.String("role"); return s }
+func (m *Message) Role() string { return m.kindOf("role") }
 
 // Set replaces or appends a member; setting "content" discards parsed blocks.
 func (m *Message) Set(key string, raw []byte) {

@@ -36,57 +36,43 @@ func ParseObject(raw []byte) (Object, error) {
 
 // parseObject splits and validates an object in one pass, with a nesting
 // limit, and rejects anything but space after it. When splitKey names a
-// member whose value is an array, that array's elements are returned too,
-// found in the same pass (a job's message list is scanned only once), in a
-// split that also says which of them, and whether any string of the whole
-// object, hold invalid text.
+// member whose value is an array, that array's elements are returned too as
+// messages, found and split in the same pass (a job's message list is
+// scanned only once; see tape), each marked when it holds invalid text.
 func parseObject(raw []byte, maxDepth int, splitKey string) (Object, split, error) {
 	s := scanner{data: raw, maxDepth: maxDepth}
-	obj, elems, err := s.object1(splitKey)
-	return obj, split{elems: elems, invalidElems: s.invalidElems, invalidText: s.invalidText > 0}, err
+	obj, msgs, err := s.object1(splitKey)
+	return obj, split{msgs: msgs, invalidText: s.invalidText > 0}, err
 }
 
-// split is the array parseObject split out of an object, and where it found
-// invalid text.
+// split is the message array parseObject split out of an object, and
+// whether it found invalid text.
 type split struct {
-	elems        [][]byte
-	invalidElems []int // indexes of elems that hold invalid text
-	invalidText  bool  // some string of the object holds invalid text
+	msgs        []*Message
+	invalidText bool // some string of the object holds invalid text
 }
 
 // object1 is parseObject's pass over s.data.
-func (s *scanner) object1(splitKey string) (Object, [][]byte, error) {
+func (s *scanner) object1(splitKey string) (Object, []*Message, error) {
 	raw := s.data
 	i := s.skipSpace(0)
 	if i >= len(raw) || raw[i] != '{' {
 		return Object{}, nil, s.errAt(i, "expected a JSON object")
 	}
 	fields := make([]Field, 0, 8) // a message or block has a handful of members: one allocation
-	var elems [][]byte
+	var msgs []*Message
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == '}' {
 		return Object{Fields: fields}, nil, s.trailing(i + 1)
 	}
 	for {
-		if i >= len(raw) || raw[i] != '"' {
-			return Object{}, nil, s.errAt(i, "expected a string object key")
-		}
-		kend, err := s.str(i)
+		key, vstart, err := s.memberKey(i)
 		if err != nil {
 			return Object{}, nil, err
 		}
-		key, ok := decodeString(raw[i:kend])
-		if !ok {
-			return Object{}, nil, s.errAt(i, "invalid object key")
-		}
-		i = s.skipSpace(kend)
-		if i >= len(raw) || raw[i] != ':' {
-			return Object{}, nil, s.errAt(i, "expected ':' after object key")
-		}
-		vstart := s.skipSpace(i + 1)
 		var vend int
 		if splitKey != "" && key == splitKey && vstart < len(raw) && raw[vstart] == '[' {
-			elems, vend, err = s.splitArray(vstart, 2)
+			msgs, vend, err = s.messageArray(vstart, 2)
 		} else {
 			vend, err = s.value(vstart, 1)
 		}
@@ -94,17 +80,11 @@ func (s *scanner) object1(splitKey string) (Object, [][]byte, error) {
 			return Object{}, nil, err
 		}
 		fields = append(fields, Field{Key: key, Value: raw[vstart:vend:vend]})
-		i = s.skipSpace(vend)
-		if i >= len(raw) {
-			return Object{}, nil, s.errAt(i, "unexpected end of input in object")
-		}
-		switch raw[i] {
-		case ',':
-			i = s.skipSpace(i + 1)
-		case '}':
-			return Object{Fields: fields}, elems, s.trailing(i + 1)
-		default:
-			return Object{}, nil, s.errAt(i, "expected ',' or '}' in object")
+		var closed bool
+		if i, closed, err = s.nextMember(vend); err != nil {
+			return Object{}, nil, err
+		} else if closed {
+			return Object{Fields: fields}, msgs, s.trailing(i)
 		}
 	}
 }
@@ -119,20 +99,13 @@ func (s *scanner) trailing(i int) error {
 
 // ParseArray splits a JSON array into its elements. The elements alias raw.
 func ParseArray(raw []byte) ([][]byte, error) {
-	elems, _, err := parseArray(raw)
-	return elems, err
-}
-
-// parseArray is ParseArray that also returns the indexes of the elements
-// that hold invalid text.
-func parseArray(raw []byte) ([][]byte, []int, error) {
 	s := scanner{data: raw, maxDepth: unlimitedDepth}
 	i := s.skipSpace(0)
 	if i >= len(raw) || raw[i] != '[' {
-		return nil, nil, s.errAt(i, "expected a JSON array")
+		return nil, s.errAt(i, "expected a JSON array")
 	}
 	elems, _, err := s.splitArray(i, 1)
-	return elems, s.invalidElems, err
+	return elems, err
 }
 
 // splitArray validates the array at i (nesting depth depth) and returns its
@@ -148,34 +121,34 @@ func (s *scanner) splitArray(i, depth int) ([][]byte, int, error) {
 		return elems, i + 1, nil
 	}
 	for {
-		before := s.invalidText
 		end, err := s.value(i, depth)
 		if err != nil {
 			return nil, end, err
 		}
-		if s.invalidText != before {
-			s.invalidElems = append(s.invalidElems, len(elems))
-		}
 		elems = append(elems, raw[i:end:end])
-		i = s.skipSpace(end)
-		if i >= len(raw) {
-			return nil, i, s.errAt(i, "unexpected end of input in array")
-		}
-		switch raw[i] {
-		case ',':
-			i = s.skipSpace(i + 1)
-		case ']':
-			return elems, i + 1, nil
-		default:
-			return nil, i, s.errAt(i, "expected ',' or ']' in array")
+		var closed bool
+		if i, closed, err = s.nextElement(end); err != nil || closed {
+			return elems, i, err
 		}
 	}
 }
 
 // index returns the position of key, or -1.
+//
+// Member names are short and often of one length ("role", "type", "text"),
+// so the first byte is compared before the whole name.
 func (o *Object) index(key string) int {
+	if key == "" {
+		for i := range o.Fields {
+			if o.Fields[i].Key == "" {
+				return i
+			}
+		}
+		return -1
+	}
+	first := key[0]
 	for i := range o.Fields {
-		if o.Fields[i].Key == key {
+		if k := o.Fields[i].Key; len(k) == len(key) && k[0] == first && k == key {
 			return i
 		}
 	}

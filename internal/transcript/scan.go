@@ -1,14 +1,16 @@
 package transcript
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 )
 
 // scanner validates JSON text and finds the end of each value without building
 // any tree. It is the whole of the codec's parsing: decoding a job is one pass
-// of the scanner over the input, and every later lookup (a message's members,
-// a content block) re-scans only the bytes it needs.
+// of the scanner over the input, which also splits each message into its
+// members and content blocks (see tape); only values a rule looks deeper
+// into (a tool input, a nested result) are scanned again.
 type scanner struct {
 	data     []byte
 	maxDepth int
@@ -17,9 +19,6 @@ type scanner struct {
 	// binary file must not cost the whole session) and repaired by the
 	// text-repair rule; see Message.HasInvalidText.
 	invalidText int
-	// invalidElems lists the elements of the array split by splitArray that
-	// hold such a string.
-	invalidElems []int
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.
@@ -49,7 +48,13 @@ func (s *scanner) skipSpace(i int) int {
 	return i
 }
 
+// errAt builds the syntax error at i. A message without arguments is used
+// as it is: rules probe absent members with ParseObject (usage, cost), and
+// formatting each "expected a JSON object" cost more than the probe.
 func (s *scanner) errAt(i int, format string, args ...any) error {
+	if len(args) == 0 {
+		return &syntaxError{offset: i, msg: format}
+	}
 	return &syntaxError{offset: i, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -165,28 +170,22 @@ var plainStringByte = func() (t [256]bool) {
 // str validates the string starting at the quote at i and returns the index
 // past its closing quote. A string with invalid UTF-8 or a lone surrogate
 // escape is valid JSON text to this scanner; it is counted in invalidText.
+// Plain bytes are stepped over eight at a time (plainRun), and UTF-8 is
+// validated as it is met, so no string is read twice.
 func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
-	ascii := true
+	badUTF8 := false
 	data := s.data
 	for i < len(data) {
-		// Four bytes a step first: base64 image data is most of a job's
-		// bytes, and all of it is plain.
-		for i+4 <= len(data) && plainStringByte[data[i]] && plainStringByte[data[i+1]] &&
-			plainStringByte[data[i+2]] && plainStringByte[data[i+3]] {
-			i += 4
-		}
-		for i < len(data) && plainStringByte[data[i]] {
-			i++
-		}
+		i = plainRun(data, i)
 		if i >= len(data) {
 			break
 		}
 		c := data[i]
 		switch {
 		case c == '"':
-			if !ascii && !utf8.Valid(s.data[start+1:i]) {
+			if badUTF8 {
 				s.invalidText++
 			}
 			return i + 1, nil
@@ -211,14 +210,47 @@ func (s *scanner) str(i int) (int, error) {
 			}
 		case c < 0x20:
 			return i, s.errAt(i, "control character 0x%02x in string", c)
-		default:
-			if c >= utf8.RuneSelf {
-				ascii = false
+		default: // c >= 0x80: a multi-byte sequence, checked where it stands
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				badUTF8 = true
 			}
-			i++
+			i += size
 		}
 	}
 	return i, s.errAt(start, "unterminated string")
+}
+
+// Masks for plainRun's eight-bytes-a-step test: the well-known word tests
+// "has a byte less than n" ((x - n*lowBits) &^ x & highBits, exact for
+// n <= 128) and "has a zero byte" (the same with n = 1).
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte at or after i that is not
+// printable ASCII other than the quote and the backslash (len(data) when
+// there is none). It tests eight bytes a step: base64 image data and long
+// texts are most of a job's bytes, and nearly all of them are plain.
+func plainRun(data []byte, i int) int {
+	for i+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[i:])
+		quote := w ^ ('"' * lowBits)
+		backslash := w ^ ('\\' * lowBits)
+		found := (w-0x20*lowBits)&^w | // some byte is below 0x20
+			(quote-lowBits)&^quote | // some byte is '"'
+			(backslash-lowBits)&^backslash | // some byte is '\\'
+			w // some byte is 0x80 or above
+		if found&highBits != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(data) && plainStringByte[data[i]] {
+		i++
+	}
+	return i
 }
 
 // surrogate steps over the \uDXXX escape at i, and counts a lone surrogate

@@ -74,6 +74,7 @@ func (b *Block) repairText() int {
 // object repairs; the value is marked changed when anything was repaired.
 func (n *node) repairMembers(skipContent bool) int {
 	count := 0
+	n.kindKey = "" // the values below may change
 	for i := range n.obj.Fields {
 		f := &n.obj.Fields[i]
 		if skipContent && f.Key == "content" {
