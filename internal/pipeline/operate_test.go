@@ -201,7 +201,12 @@ func TestShutdownReleasesJobsWaitingForTheirRate(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	waitFor(t, func() bool { return testutil.ToFloat64(g.m.RateLimitWaiting) == float64(total-1) })
+	// The burst's one job is written before the shutdown: at a shutdown a
+	// job not yet started is released too (the drain of issue 10), which is
+	// not what this test is about.
+	waitFor(t, func() bool {
+		return testutil.ToFloat64(g.m.RateLimitWaiting) == float64(total-1) && len(g.records(t, readyTopic)) == 1
+	})
 	stop()
 	if err := <-done; err != nil {
 		t.Fatalf("Run = %v; releasing the waiting jobs must leave a clean drain", err)
