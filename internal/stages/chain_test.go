@@ -102,18 +102,9 @@ func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcr
 		t.Fatal(err)
 	}
 	tr.CustomEntries = entries
-	now := int64(1776000999000)
-	tr.Options.NowMs = &now
-	env := &stage.Env{
-		Policy: policy.Resolve(tg),
-		Settings: stage.Settings{
-			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
-				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
-			NowMs: now, HasNow: true, NoToolsOffered: extra.NoToolsOffered,
-		},
-		Report:        stage.NewReport(),
-		InputMessages: len(tr.Messages),
-	}
+	env := chainEnv(tr)
+	env.Policy = policy.Resolve(tg)
+	env.Settings.NoToolsOffered = extra.NoToolsOffered
 	for _, s := range Default(imgs) {
 		err := s.Apply(context.Background(), tr, env)
 		if rej, ok := errors.AsType[*stage.Reject](err); ok {
@@ -124,6 +115,22 @@ func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcr
 		}
 	}
 	return tr, env, nil
+}
+
+// chainEnv is the environment of the chain tests for tr (its clock fixed),
+// without a policy.
+func chainEnv(tr *transcript.Transcript) *stage.Env {
+	now := int64(1776000999000)
+	tr.Options.NowMs = &now
+	return &stage.Env{
+		Settings: stage.Settings{
+			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
+				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
+			NowMs: now, HasNow: true,
+		},
+		Report:        stage.NewReport(),
+		InputMessages: len(tr.Messages),
+	}
 }
 
 // damaged is the golden input: one generated history with every kind of

@@ -304,7 +304,7 @@ func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
 	backing := make([]Message, len(elems))
 	msgs := make([]*Message, len(elems))
 	for i, e := range elems {
-		backing[i].raw = e
+		backing[i].members.raw = e
 		msgs[i] = &backing[i]
 	}
 	for _, i := range sp.invalidElems {
@@ -416,7 +416,7 @@ func (t *Transcript) MessagesSize() int {
 	var scratch []byte
 	for _, m := range t.Messages {
 		if !m.Changed() {
-			n += len(m.raw)
+			n += len(m.members.raw)
 			continue
 		}
 		scratch = m.AppendJSON(scratch[:0])
