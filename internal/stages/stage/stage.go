@@ -70,6 +70,17 @@ type Settings struct {
 	// text (toolcalls.ToolsAsText). The zero value, tools offered, is the
 	// default.
 	NoToolsOffered bool
+	// AllowedToolNames is the job's allowed_tool_names: the tools of the
+	// current run, which tool-call validation keeps (§3.5); nil allows every
+	// valid name.
+	AllowedToolNames []string
+	// ReplayInvalid is the job's replay_invalid: the retry after the
+	// provider refused a signature strips every signature (§3.4.1).
+	ReplayInvalid bool
+	// PreserveLatestAssistantThinking is the job's
+	// preserve_latest_assistant_thinking (§3.4.3); nil lets the history
+	// decide.
+	PreserveLatestAssistantThinking *bool
 }
 
 // The values of Settings.ContractMode (config contract.mode).

@@ -18,8 +18,7 @@ import (
 // Case is one run of stages over a message array.
 type Case struct {
 	Target   policy.Target  // resolved with policy.Resolve
-	Settings stage.Settings // zero value is fine for most rules
-	Options  transcript.Options
+	Settings stage.Settings // zero value is fine for most rules; rules read no job option but through it
 	// CustomEntries seeds the session state (model snapshots).
 	CustomEntries []transcript.CustomEntry
 	ModelChanged  bool
@@ -51,7 +50,6 @@ func (c Case) run(messagesJSON []byte, stages []stage.Stage) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	t.Options = c.Options
 	t.CustomEntries = c.CustomEntries
 	env := &stage.Env{Policy: policy.Resolve(c.Target), Settings: c.Settings, Report: stage.NewReport(), ModelChanged: c.ModelChanged}
 	for _, s := range stages {

@@ -56,7 +56,7 @@ func (c idCase) run(t *testing.T, stages ...stage.Stage) stagetest.Result {
 	if target == (policy.Target{}) {
 		target = anthropic
 	}
-	sc := stagetest.Case{Target: target, Options: transcript.Options{AllowedToolNames: c.allowed}}
+	sc := stagetest.Case{Target: target, Settings: stage.Settings{AllowedToolNames: c.allowed}}
 	res := sc.Apply(t, c.in, stages...)
 	if c.want == "" {
 		if string(res.JSON) != c.in {

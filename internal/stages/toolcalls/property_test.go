@@ -267,7 +267,7 @@ func TestToolCallInputsProperties(t *testing.T) {
 	for run := 0; run < 150; run++ {
 		in := genHistory(rng, 4+rng.IntN(40))
 		for _, target := range targets {
-			c := stagetest.Case{Target: target, Options: fuzzOptions}
+			c := stagetest.Case{Target: target, Settings: fuzzSettings}
 			res := c.Apply(t, in, ToolCallInputs())
 			c.CheckProperties(t, []byte(in), ToolCallInputs())
 			before, after := callsAndResults(t, []byte(in)), callsAndResults(t, res.JSON)

@@ -220,7 +220,7 @@ func FuzzToolCallIDs(f *testing.F) {
 	targets := []policy.Target{anthropic, mistral, google, moonshot, responses, bedrock, kimiAnthro, openrouter}
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, target := range targets {
-			stagetest.Case{Target: target, Options: fuzzOptions}.CheckProperties(t, []byte(in), ToolCallIDsInImagePass(), ToolCallIDs())
+			stagetest.Case{Target: target, Settings: fuzzSettings}.CheckProperties(t, []byte(in), ToolCallIDsInImagePass(), ToolCallIDs())
 		}
 	})
 }

@@ -206,7 +206,7 @@ func TestChainProperties(t *testing.T) {
 			g := &gen{r: rand.New(rand.NewPCG(uint64(ri), 42))}
 			for i := range perRow {
 				in := g.history()
-				c := stagetest.Case{Target: target, Options: transcript.Options{ReplayInvalid: i%7 == 0}}
+				c := stagetest.Case{Target: target, Settings: stage.Settings{ReplayInvalid: i%7 == 0}}
 				if i%2 == 0 {
 					c.Settings = stage.Settings{NowMs: 1_776_000_999_000, HasNow: true}
 				}
