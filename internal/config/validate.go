@@ -3,11 +3,12 @@ package config
 import (
 	"fmt"
 	"net"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // ValidationError lists every bad value of a configuration, each naming its
@@ -21,8 +22,6 @@ func (e *ValidationError) Error() string {
 	return "invalid config: " + strings.Join(e.Problems, "; ")
 }
 
-// tenantName is the form of a tenant name (design §2, Job.tenant).
-var tenantName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Validate checks every setting and returns a *ValidationError naming each
 // bad value, or nil.
@@ -153,8 +152,8 @@ func validatePruning(p *problems, at string, pr PruningConfig) {
 // the overridden ones can add problems here.
 func (c Config) validateTenant(p *problems, name string) {
 	at := "tenants." + name
-	if !tenantName.MatchString(name) {
-		p.add("%s: tenant name must match [A-Za-z0-9._-]{1,64}, got %q", at, name)
+	if !transcript.ValidTenant(name) {
+		p.add("%s: tenant name must match %s, got %q", at, transcript.TenantNameForm, name)
 	}
 	images, pruning, share := c.ForTenant(name)
 	o := c.Tenants[name]

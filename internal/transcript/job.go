@@ -179,8 +179,8 @@ func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
 			t.JobID, err = requiredString(f, 128)
 		case "tenant":
 			t.Tenant, err = requiredString(f, 64)
-			if err == nil && !validTenant(t.Tenant) {
-				err = errorf(CodeInvalidJob, "tenant", "%q must match [A-Za-z0-9._-]{1,64}", t.Tenant)
+			if err == nil && !ValidTenant(t.Tenant) {
+				err = errorf(CodeInvalidJob, "tenant", "%q must match "+TenantNameForm, t.Tenant)
 			}
 		case "session_id":
 			t.SessionID, err = requiredString(f, 1024)
@@ -240,7 +240,14 @@ func requiredString(f Field, maxLen int) (string, error) {
 	return s, nil
 }
 
-func validTenant(s string) bool {
+// TenantNameForm is the form of a tenant name (design §2, Job.tenant), as
+// the errors that reject one say it.
+const TenantNameForm = "[A-Za-z0-9._-]{1,64}"
+
+// ValidTenant reports whether s is a tenant name: 1 to 64 ASCII letters,
+// digits, dots, underscores and hyphens. Jobs and the configuration's
+// tenants: section are checked by it alike.
+func ValidTenant(s string) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
 	}
