@@ -22,7 +22,6 @@ func (e *ValidationError) Error() string {
 	return "invalid config: " + strings.Join(e.Problems, "; ")
 }
 
-
 // Validate checks every setting and returns a *ValidationError naming each
 // bad value, or nil.
 func (c Config) Validate() error {

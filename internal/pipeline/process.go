@@ -107,7 +107,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		return out, nil
 	}
 	env := &stage.Env{
-		Policy:        policy.Resolve(policy.Target(t.Target)),
+		Policy:        policy.Resolve(t.Target),
 		Settings:      EffectiveSettings(p.cfg, t),
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),

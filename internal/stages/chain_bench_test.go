@@ -14,7 +14,7 @@ import (
 // a text-only history of about 10 MB for an Anthropic target, with the
 // realistic damage mix (most messages untouched), and with none.
 func BenchmarkDefaultChain(b *testing.B) {
-	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	for _, c := range []struct {
 		name   string
 		damage sessiongen.Damage
@@ -46,7 +46,7 @@ func BenchmarkDefaultChain(b *testing.B) {
 // chain (request_size, empty_history, contract) over the chain's output for
 // BenchmarkDefaultChain's histories: their share of the chain's time.
 func BenchmarkFinalStages(b *testing.B) {
-	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	chain := Default(imgs)
 	final := chain[len(chain)-3:]
 	for _, c := range []struct {

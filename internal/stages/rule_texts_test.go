@@ -26,7 +26,7 @@ func TestEachRuleKeepsText(t *testing.T) {
 	drops := map[string]string{}
 	d := sessiongen.Heavy()
 	d.BlankStringTurn = 0.3
-	forGenerated(t, 1100, d, func(t *testing.T, tg policy.Target, input []byte) {
+	forGenerated(t, 1100, d, func(t *testing.T, tg transcript.Target, input []byte) {
 		texts := turnTexts(t, tg, input)
 		for _, st := range Default(imgs) {
 			if _, ok := drops[st.Name]; ok {
@@ -48,7 +48,7 @@ func TestEachRuleKeepsText(t *testing.T) {
 // and §3.12.2 drop a signed turn whole rather than edit it), string
 // contents and text blocks, but for the silent-reply token (§3.2 drops it),
 // each as the body of its JSON string, as it appears in an encoding.
-func turnTexts(t *testing.T, tg policy.Target, messages []byte) [][]byte {
+func turnTexts(t *testing.T, tg transcript.Target, messages []byte) [][]byte {
 	t.Helper()
 	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
 	if err != nil {
@@ -102,7 +102,7 @@ func holdsThinking(m *transcript.Message) bool {
 // applyAlone runs one stage over a message array with the settings of the
 // chain tests and returns the output array; a Reject returns the input (the
 // job is refused whole, nothing is lost silently).
-func applyAlone(t *testing.T, tg policy.Target, messages []byte, st stage.Stage) []byte {
+func applyAlone(t *testing.T, tg transcript.Target, messages []byte, st stage.Stage) []byte {
 	t.Helper()
 	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
 	if err != nil {

@@ -8,8 +8,10 @@ import (
 	"strconv"
 )
 
-// Target names the provider a history will be replayed to (design §2). It
-// converts directly to policy.Target.
+// Target names the provider a history will be replayed to (design §2),
+// exactly as the job gives it: policy.Resolve normalises it, Target keeps the
+// caller's spelling. It is the one declaration of a target; package policy
+// reads and resolves this type.
 type Target struct {
 	Provider string `json:"provider"`
 	API      string `json:"api"`

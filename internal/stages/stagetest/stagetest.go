@@ -17,15 +17,15 @@ import (
 
 // Case is one run of stages over a message array.
 type Case struct {
-	Target   policy.Target  // resolved with policy.Resolve
-	Settings stage.Settings // zero value is fine for most rules; rules read no job option but through it
+	Target   transcript.Target // resolved with policy.Resolve
+	Settings stage.Settings    // zero value is fine for most rules; rules read no job option but through it
 	// CustomEntries seeds the session state (model snapshots).
 	CustomEntries []transcript.CustomEntry
 	ModelChanged  bool
 }
 
 // Anthropic is the default target of the spec's vectors.
-var Anthropic = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+var Anthropic = transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 
 // Result is what a run produced.
 type Result struct {

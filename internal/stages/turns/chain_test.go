@@ -36,7 +36,7 @@ func chain() []stage.Stage {
 }
 
 // providerRows is one target per row of spec §2.2 and §2.3.
-var providerRows = []policy.Target{
+var providerRows = []transcript.Target{
 	{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
 	{Provider: "openai", API: "openai-responses", Model: "gpt-5"},
 	{Provider: "openai-codex", API: "openai-codex-responses", Model: "gpt-5-codex"},

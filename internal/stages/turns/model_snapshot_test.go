@@ -3,7 +3,6 @@ package turns
 import (
 	"testing"
 
-	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -18,15 +17,15 @@ func TestModelSnapshotRead(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		entries []transcript.CustomEntry
-		target  policy.Target
+		target  transcript.Target
 		want    bool
 	}{
 		{"no prior snapshot: not changed", nil, anthropicTarget, false},
 		{"same model", []transcript.CustomEntry{same}, anthropicTarget, false},
-		{"provider spelled differently resolves the same", []transcript.CustomEntry{same}, policy.Target{Provider: " Anthropic ", API: "anthropic-messages", Model: "claude-opus-4-6"}, false},
+		{"provider spelled differently resolves the same", []transcript.CustomEntry{same}, transcript.Target{Provider: " Anthropic ", API: "anthropic-messages", Model: "claude-opus-4-6"}, false},
 		{"newest snapshot decides", []transcript.CustomEntry{same, {CustomType: "other"}, snap(`{"provider":"openai","modelApi":"openai-responses","modelId":"gpt-5"}`)}, anthropicTarget, true},
 		{"model id differs", []transcript.CustomEntry{snap(`{"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-sonnet-4"}`)}, anthropicTarget, true},
-		{"null compares as empty", []transcript.CustomEntry{snap(`{"provider":"vllm","modelApi":null,"modelId":"m"}`)}, policy.Target{Provider: "vllm", Model: "m"}, false},
+		{"null compares as empty", []transcript.CustomEntry{snap(`{"provider":"vllm","modelApi":null,"modelId":"m"}`)}, transcript.Target{Provider: "vllm", Model: "m"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := stagetest.Case{Target: tc.target, CustomEntries: tc.entries, ModelChanged: !tc.want}.Apply(t, `[]`, ModelSnapshotRead())
