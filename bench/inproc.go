@@ -85,7 +85,7 @@ func (c *stageClock) observe(stage string, d time.Duration) {
 // all are done or o.duration passes.
 func inprocOnce(ctx context.Context, o options, jobs *jobSet, c, imagePool int) (inprocRun, error) {
 	images.Startup()
-	imgs, err := images.NewProcessor(images.Config{Workers: imagePool, CacheBytes: -1})
+	imgs, err := images.NewProcessor(images.Config{Workers: imagePool})
 	if err != nil {
 		return inprocRun{}, fmt.Errorf("starting the image pool: %w", err)
 	}

@@ -144,7 +144,7 @@ type ImagesConfig struct {
 	MaxInputPixels int64 `yaml:"max_input_pixels"`
 	MaxBase64Bytes int64 `yaml:"max_base64_bytes"`
 	MaxFrames      int   `yaml:"max_frames"`
-	// Workers is the image pool size; 0 means the number of cores (see PoolSize).
+	// Workers is the image pool size; 0 means one per CPU (images.Config).
 	Workers         int   `yaml:"workers"`
 	MaxDecodedBytes int64 `yaml:"max_decoded_bytes"`
 	CacheBytes      int64 `yaml:"cache_bytes"`
