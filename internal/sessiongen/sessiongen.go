@@ -210,9 +210,7 @@ func (g *Generator) History() []byte {
 			userContent = append(userContent, map[string]any{"type": "text", "text": "  "})
 		}
 		add(map[string]any{"role": "user", "content": userContent, "timestamp": tick()})
-		for _, p := range pending {
-			msgs = append(msgs, p)
-		}
+		msgs = append(msgs, pending...)
 		pending = nil
 		if g.chance(d.LengthEmptied) {
 			add(g.assistant([]any{g.thinking(), map[string]any{"type": "toolCall", "id": "", "name": "read", "arguments": map[string]any{}}}, "length", tick()))
