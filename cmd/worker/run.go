@@ -19,9 +19,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	kafkago "github.com/segmentio/kafka-go"
 
+	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/embedded"
 	"github.com/hygiene-dev/hygiene/internal/health"
+	"github.com/hygiene-dev/hygiene/internal/memlimit"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
@@ -132,10 +134,20 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return fmt.Errorf("making sure the topics %v exist on %v: %w", topics, brokers, err)
 	}
 
+	plan, err := memoryPlan(cfg)
+	if err != nil {
+		return err
+	}
+	plan.Apply()
+	log.Info("memory budget", "limit_bytes", plan.LimitBytes, "go_limit_bytes", plan.GoLimitBytes, "from", plan.Source)
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := metrics.New(reg)
 	if err != nil {
+		return err
+	}
+	if err := m.RegisterMemory(plan.LimitBytes, plan.GoLimitBytes); err != nil {
 		return err
 	}
 	var proc pipeline.JobProcessor = pipeline.NoOp
@@ -175,7 +187,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	}
 	if err := m.RegisterSource(func() metrics.SourceStats {
 		s := src.Stats()
-		return metrics.SourceStats{Lag: s.Reader.Lag, Partitions: len(s.Partitions), CommitErrors: s.CommitErrors}
+		return metrics.SourceStats{Lag: s.Lag, Partitions: len(s.Partitions), CommitErrors: s.CommitErrors}
 	}); err != nil {
 		_ = src.Close(context.Background())
 		return err
@@ -296,7 +308,8 @@ func newDeadLetterSink(cfg config.KafkaConfig, kcfg kafka.Config) (*kafka.Sink, 
 func openSink(cfg config.KafkaConfig, kcfg kafka.Config, topic string, compressAbove int) (*kafka.Sink, error) {
 	return kafka.NewSink(kafka.SinkConfig{
 		Config: kcfg, Topic: topic, MaxMessageBytes: int(cfg.MaxMessageBytes), CompressAbove: compressAbove,
-		BatchSize: cfg.WriterBatchSize, BatchTimeout: cfg.WriterBatchTimeout,
+		CompressionLevel: compression.Level(cfg.CompressionLevel),
+		BatchSize:        cfg.WriterBatchSize, BatchTimeout: cfg.WriterBatchTimeout,
 	})
 }
 
@@ -323,4 +336,14 @@ func readyCheck(r *pipeline.Runner, src *kafka.Source, topic string) health.Chec
 		}
 		return nil
 	}
+}
+
+// memoryPlan is the memory budget of cfg: memory.limit_bytes, or
+// memory.limit_ratio of the container's limit; a configuration whose bounds
+// do not fit in it is refused with the arithmetic.
+func memoryPlan(cfg config.Config) (memlimit.Plan, error) {
+	return memlimit.Make(memlimit.Settings{
+		LimitBytes: cfg.Memory.LimitBytes, ContainerLimitBytes: cfg.Memory.ContainerLimitBytes, Ratio: cfg.Memory.LimitRatio,
+		DecodeBytes: cfg.Images.MaxDecodedBytes, CacheBytes: cfg.Images.CacheBytes, InflightBytes: cfg.Pipeline.MaxInflightBytes,
+	}, "/sys/fs/cgroup")
 }

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/memlimit"
 )
 
 // scenario is one set of values the chart must lint, render and decode.
@@ -93,10 +94,14 @@ func loadRenderedConfig(t *testing.T, o Objects) config.Config {
 		t.Fatal(err)
 	}
 	var environ []string
-	for _, e := range o.Deployments[0].Spec.Template.Spec.Containers[0].Env {
+	c := o.Deployments[0].Spec.Template.Spec.Containers[0]
+	for _, e := range c.Env {
 		v := e.Value
 		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
 			v = "from-secret-" + e.ValueFrom.SecretKeyRef.Key
+		}
+		if ref := e.ValueFrom; ref != nil && ref.ResourceFieldRef != nil {
+			v = resourceField(t, c, ref.ResourceFieldRef)
 		}
 		environ = append(environ, e.Name+"="+v)
 	}
@@ -105,6 +110,20 @@ func loadRenderedConfig(t *testing.T, o Objects) config.Config {
 		t.Fatalf("rendered worker.yaml does not load: %v\n%s", err, data)
 	}
 	return cfg
+}
+
+// resourceField is what the kubelet puts in an env var from a
+// resourceFieldRef of container c: limits.memory in units of the divisor.
+func resourceField(t *testing.T, c corev1.Container, ref *corev1.ResourceFieldSelector) string {
+	t.Helper()
+	if ref.Resource != "limits.memory" || ref.ContainerName != c.Name || ref.Divisor.Value() != 1 {
+		t.Fatalf("resourceFieldRef %+v: want limits.memory of container %s in bytes", ref, c.Name)
+	}
+	limit, ok := c.Resources.Limits[corev1.ResourceMemory]
+	if !ok {
+		t.Fatal("the container has no memory limit to pass to the worker")
+	}
+	return strconv.FormatInt(limit.Value(), 10)
 }
 
 // checkCommon holds for every scenario: the container's contract with the
@@ -123,6 +142,14 @@ func checkCommon(t *testing.T, o Objects, cfg config.Config) {
 	grace := time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second
 	if grace <= cfg.Pipeline.ShutdownTimeout {
 		t.Errorf("terminationGracePeriodSeconds %s is not above pipeline.shutdown_timeout %s", grace, cfg.Pipeline.ShutdownTimeout)
+	}
+	if limit := c.Resources.Limits[corev1.ResourceMemory]; cfg.Memory.ContainerLimitBytes != limit.Value() {
+		t.Errorf("memory.container_limit_bytes = %d, want the container limit %d", cfg.Memory.ContainerLimitBytes, limit.Value())
+	}
+	if _, err := memlimit.Make(memlimit.Settings{ContainerLimitBytes: cfg.Memory.ContainerLimitBytes, LimitBytes: cfg.Memory.LimitBytes,
+		Ratio: cfg.Memory.LimitRatio, DecodeBytes: cfg.Images.MaxDecodedBytes, CacheBytes: cfg.Images.CacheBytes,
+		InflightBytes: cfg.Pipeline.MaxInflightBytes}, t.TempDir()); err != nil {
+		t.Errorf("the worker would refuse the rendered configuration: %v", err)
 	}
 	if got := envValue(c.Env, "MALLOC_ARENA_MAX"); got != "2" {
 		t.Errorf("MALLOC_ARENA_MAX = %q, want 2", got)

@@ -53,6 +53,9 @@ func workerMetricNames(t *testing.T) []string {
 	if err := m.RegisterImages(func() metrics.ImageStats { return metrics.ImageStats{} }); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.RegisterMemory(0, 0); err != nil {
+		t.Fatal(err)
+	}
 	if len(reg.names) < 15 {
 		t.Fatalf("found only %d metrics: %v", len(reg.names), reg.names)
 	}

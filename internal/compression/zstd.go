@@ -137,16 +137,6 @@ func decodeZstd(value []byte, maxBytes int64) ([]byte, error) {
 	return out, nil
 }
 
-// encoder is shared: EncodeAll is safe for concurrent use and starts no goroutines.
-var encoder = sync.OnceValue(func() *zstd.Encoder {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
-	if err != nil {
-		panic(fmt.Sprintf("compression: the zstd encoder options are invalid: %v", err))
-	}
-	return enc
-})
-
-// Encode returns value compressed as one zstd frame that records its content size.
-func Encode(value []byte) []byte {
-	return encoder().EncodeAll(value, make([]byte, 0, len(value)/2+64))
-}
+// Encode returns value compressed at LevelDefault as one zstd frame that
+// records its content size.
+func Encode(value []byte) []byte { return EncodeAt(value, LevelDefault) }

@@ -13,6 +13,7 @@ type Config struct {
 	Images   ImagesConfig              `yaml:"images"`
 	Pruning  PruningConfig             `yaml:"pruning"`
 	Metrics  MetricsConfig             `yaml:"metrics"`
+	Memory   MemoryConfig              `yaml:"memory"`
 	Log      LogConfig                 `yaml:"log"`
 	Tenants  map[string]TenantOverride `yaml:"tenants"`
 
@@ -53,6 +54,9 @@ type KafkaConfig struct {
 	MaxMessageBytes int64 `yaml:"max_message_bytes"`
 	// CompressAboveBytes: output values larger than this are zstd-compressed.
 	CompressAboveBytes int64 `yaml:"compress_above_bytes"`
+	// CompressionLevel is the zstd level of ready payloads: fastest,
+	// default, better or best (better is the first that shrinks base64).
+	CompressionLevel string `yaml:"compression_level"`
 	// WriterBatchSize is the producer's batch size in records.
 	WriterBatchSize int `yaml:"writer_batch_size"`
 	// WriterBatchTimeout is the longest a record waits for its batch to fill.
@@ -206,4 +210,17 @@ type MetricsConfig struct {
 type LogConfig struct {
 	Level  string `yaml:"level"`
 	Format string `yaml:"format"`
+}
+
+// MemoryConfig sets the worker's memory budget (see internal/memlimit).
+type MemoryConfig struct {
+	// LimitBytes is the process's memory budget; 0 derives it as
+	// LimitRatio x the container limit (none without one).
+	LimitBytes int64 `yaml:"limit_bytes"`
+	// ContainerLimitBytes is the container's memory limit as the deployment
+	// states it (the Helm chart passes resources.limits.memory); 0 reads
+	// the cgroup.
+	ContainerLimitBytes int64 `yaml:"container_limit_bytes"`
+	// LimitRatio is the share of the container limit used as the budget.
+	LimitRatio float64 `yaml:"limit_ratio"`
 }

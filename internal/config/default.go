@@ -21,6 +21,7 @@ func Default() Config {
 			MaxInflightPerPartition: 1000,
 			MaxMessageBytes:         10 << 20,
 			CompressAboveBytes:      64 << 10,
+			CompressionLevel:        "better",
 			WriterBatchSize:         100,
 			WriterBatchTimeout:      10 * time.Millisecond,
 		},
@@ -63,6 +64,7 @@ func Default() Config {
 			Tools:                ToolsConfig{Allow: []string{}, Deny: []string{}},
 		},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
+		Memory:  MemoryConfig{LimitRatio: 0.9},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Tenants: map[string]TenantOverride{},
 

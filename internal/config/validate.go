@@ -40,6 +40,9 @@ func (c Config) Validate() error {
 	p.atLeast("images.cache_bytes", c.Images.CacheBytes, 0)
 	validatePruning(&p, "pruning", c.Pruning)
 	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
+	p.atLeast("memory.limit_bytes", c.Memory.LimitBytes, 0)
+	p.atLeast("memory.container_limit_bytes", c.Memory.ContainerLimitBytes, 0)
+	p.share("memory.limit_ratio", c.Memory.LimitRatio)
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "json", "text")
 	c.validateOperate(&p)
@@ -84,6 +87,7 @@ func (c Config) validateKafka(p *problems) {
 	p.atLeast("kafka.max_inflight_per_partition", int64(k.MaxInflightPerPartition), 1)
 	p.atLeast("kafka.max_message_bytes", k.MaxMessageBytes, 1)
 	p.atLeast("kafka.compress_above_bytes", k.CompressAboveBytes, 0)
+	p.oneOf("kafka.compression_level", k.CompressionLevel, "fastest", "default", "better", "best")
 	p.atLeast("kafka.writer_batch_size", int64(k.WriterBatchSize), 1)
 	p.positive("kafka.writer_batch_timeout", k.WriterBatchTimeout)
 	if (k.TLS.CertFile == "") != (k.TLS.KeyFile == "") {

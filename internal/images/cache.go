@@ -3,6 +3,7 @@ package images
 import (
 	"container/list"
 	"crypto/sha256"
+	"strings"
 	"sync"
 )
 
@@ -72,6 +73,11 @@ func (c *cache) put(k cacheKey, r Result) {
 	if r.Data != nil {
 		r.Data = append([]byte(nil), r.Data...)
 	}
+	// The strings of a request can view the job's whole input buffer
+	// (transcript decodes without copying): an entry that kept one would
+	// keep a record of megabytes alive for an entry charged a few bytes.
+	k.tenant, k.mimeType, k.label = strings.Clone(k.tenant), strings.Clone(k.mimeType), strings.Clone(k.label)
+	r.MimeType, r.Text = strings.Clone(r.MimeType), strings.Clone(r.Text)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[k]; ok {

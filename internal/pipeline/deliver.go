@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/metrics"
@@ -16,6 +20,12 @@ const (
 	HeaderError     = "hygiene-error"
 	HeaderStage     = "hygiene-stage"
 	HeaderSource    = "hygiene-source"
+	// HeaderOriginalBytes and HeaderOriginalSHA256 mark a stand-in dead
+	// letter: the original value was too large for the dead-letter topic,
+	// so the value holds only its first bytes; these give the original's
+	// length and its sha256 (hex).
+	HeaderOriginalBytes  = "hygiene-original-bytes"
+	HeaderOriginalSHA256 = "hygiene-original-sha256"
 )
 
 // StageRunner names the runner itself in a dead letter: a panic outside any
@@ -114,12 +124,28 @@ func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
 	err := r.write(r.deps.DLQ, dl)
 	if errors.Is(err, transport.ErrRecordTooLarge) {
 		// The original is kept byte for byte when it fits; when even the
-		// dead-letter topic refuses it, the headers still say what happened.
-		dl.Value = nil
-		dl.Headers[1].Value = fmt.Appendf(dl.Headers[1].Value, " (the original value of %d bytes was too large for the dead-letter topic and is not included)", len(rec.Value))
+		// dead-letter topic refuses it, a stand-in goes instead.
+		dl = standIn(dl, rec, r.cfg.DeadLetterMaxBytes)
 		err = r.write(r.deps.DLQ, dl)
 	}
 	return len(dl.Value), err
+}
+
+// standIn is the dead letter dl of rec cut down to maxBytes: the value is
+// the original's first bytes (as many as fit beside the key and headers),
+// the headers add the original's length and sha256, hygiene-source still
+// names its offset, and hygiene-error says that the value is cut.
+func standIn(dl, rec transport.Record, maxBytes int) transport.Record {
+	sum := sha256.Sum256(rec.Value)
+	headers := append(slices.Clone(dl.Headers),
+		transport.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(rec.Value)), 10)},
+		transport.Header{Key: HeaderOriginalSHA256, Value: []byte(hex.EncodeToString(sum[:]))})
+	headers[1].Value = fmt.Appendf(slices.Clone(headers[1].Value), " (the original value of %d bytes is larger than the dead-letter topic accepts; this value holds its first bytes, see %s and %s)",
+		len(rec.Value), HeaderOriginalBytes, HeaderOriginalSHA256)
+	out := transport.Record{Key: dl.Key, Headers: headers}
+	room := maxBytes - out.Size()
+	out.Value = rec.Value[:max(0, min(room, len(rec.Value)))]
+	return out
 }
 
 // DeadLetter builds the dead-letter record of rec: its key, its value byte

@@ -35,10 +35,22 @@ type RunnerConfig struct {
 	// named tenant may hold; its cap is max(1, floor(share x Workers)).
 	// Nil gives every tenant the whole pool.
 	TenantShare func(tenant string) float64
+	// DeadLetterMaxBytes is the largest dead letter the dead-letter sink
+	// takes (kafka.max_message_bytes): a dead letter whose original is
+	// larger goes as a stand-in of this size (see standIn); 0 makes the
+	// stand-in's value empty.
+	DeadLetterMaxBytes int
 	// RetryInitialBackoff and RetryMaxBackoff time the retries of a write
 	// that failed with a transient error (doubling, capped).
 	RetryInitialBackoff, RetryMaxBackoff time.Duration
-	// ShutdownTimeout bounds the drain after Run's context ends.
+	// ShutdownTimeout bounds the drain after Run's context ends. The drain
+	// waits only for the jobs already started (at most Workers on the pool,
+	// plus the writes of their outputs) and for the few that fill a gap
+	// below started work of their partition (at most half the window);
+	// every other job read but not started is released for redelivery. So
+	// the window must hold about two of the slowest jobs and a write, and
+	// the in-flight budget, however large, does not have to fit in it (see
+	// docs/architecture.md, "Rebalances, commits and the drain").
 	ShutdownTimeout time.Duration
 	// TenantRates returns a tenant's admission rates (see admit.go); nil
 	// or zero rates admit at once. MaxWaitingPerTenant caps the jobs of
@@ -55,6 +67,7 @@ func RunnerConfigFrom(cfg config.Config, cores int) RunnerConfig {
 		MaxInflightJobs:     cfg.Pipeline.MaxInflightJobs,
 		MaxInflightBytes:    cfg.Pipeline.MaxInflightBytes,
 		TenantShare:         func(tenant string) float64 { _, _, share := cfg.ForTenant(tenant); return share },
+		DeadLetterMaxBytes:  int(cfg.Kafka.MaxMessageBytes),
 		RetryInitialBackoff: cfg.Pipeline.RetryInitialBackoff,
 		RetryMaxBackoff:     cfg.Pipeline.RetryMaxBackoff,
 		ShutdownTimeout:     cfg.Pipeline.ShutdownTimeout,
@@ -126,8 +139,10 @@ type Runner struct {
 	// inflight counts jobs read and not yet acknowledged (the budget also
 	// holds the slot the reader reserves before each Read).
 	inflight atomic.Int64
-	gaugeMu  sync.Mutex     // makes each read-and-publish of the gauges atomic
-	writers  sync.WaitGroup // finish goroutines
+	// seq numbers jobs in read order (the scheduler starts older ones first).
+	seq     atomic.Uint64
+	gaugeMu sync.Mutex     // makes each read-and-publish of the gauges atomic
+	writers sync.WaitGroup // finish goroutines
 }
 
 // NewRunner checks cfg and starts the pool. Run starts the work; a Runner
@@ -150,9 +165,62 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	}
 	r.sch = sch
 	r.lim = r.newLimiter()
+	if rv, ok := deps.Source.(transport.Revoker); ok {
+		rv.OnPause(r.pause)
+		rv.OnRevoke(r.revoked)
+	}
 	deps.Metrics.PoolCapacity.Set(float64(cfg.Workers))
 	return r, nil
 }
+
+// pause begins a rebalance: it starts only the jobs that fill a gap below
+// work already started (see scheduler.nextGapFiller) and waits, until ctx
+// ends, for the started ones to be written and acknowledged, so the
+// Source's last commit before the partitions move covers them.
+// It polls: a job may be read and dispatched meanwhile, which releases
+// nothing that a wait on the budget would see.
+func (r *Runner) pause(ctx context.Context) {
+	r.sch.hold(true)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, waiting := r.sch.counts(); r.inflight.Load() <= int64(waiting) && !r.sch.hasGapFiller() {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// revoked ends a rebalance: it drops the jobs not started of partitions the
+// Source lost (their new owner reads them from the committed offset, so
+// processing them here would only write duplicates) and lets the scheduler
+// start jobs again; it stopped when the rebalance began, so that no job of
+// a partition about to move was started meanwhile. Jobs of lost partitions
+// in progress finish and are written; their acks no longer commit anything.
+func (r *Runner) revoked(parts []transport.Partition) {
+	set := make(map[transport.Partition]bool, len(parts))
+	for _, p := range parts {
+		set[p] = true
+	}
+	dropped := r.sch.dropPartitions(set)
+	for _, j := range dropped {
+		r.abandon(j, transport.ErrRevoked)
+	}
+	r.sch.hold(false)
+	r.updateGauges()
+	if len(parts) > 0 {
+		r.log.Info("partitions revoked: dropped their jobs not started", "partitions", parts, "jobs", len(dropped))
+	}
+}
+
+// errReleased acknowledges a job not started when the worker stops: it is
+// not done, so it is delivered again (to this group's next owner of its
+// partition).
+var errReleased = errors.New("pipeline: the worker stopped before the job started; released for redelivery")
 
 // tenantCap is the number of pool workers tenant may hold.
 func (r *Runner) tenantCap(tenant string) int {
@@ -167,13 +235,19 @@ func (r *Runner) tenantCap(tenant string) int {
 func (r *Runner) Healthy() bool { return r.sch.healthy() }
 
 // Run reads and processes jobs until ctx ends or a finite Source reports the
-// end of its input. Then it drains: it stops reading, lets every job already
-// read finish (output written, input acknowledged) within
-// RunnerConfig.ShutdownTimeout, acknowledges unfinished ones with an error
-// (so they are delivered again) once that time is up, and releases the pool.
-// It does not close the Source or the Sinks: the caller does that next (the
-// Source's Close commits and leaves the group). Run returns nil after a
-// drain that finished every job, or an error naming what did not finish.
+// end of its input. Then it drains: it stops reading; at the end of a
+// finite input it runs every job read, but once ctx ends (a shutdown) it
+// runs only the jobs that fill a gap below started work of their partition
+// (so that work gets committed) and releases every other job not started
+// (acknowledged with an error, so it is delivered again); it lets every
+// started job finish (output
+// written, input acknowledged) within RunnerConfig.ShutdownTimeout,
+// acknowledges unfinished ones with an error once that time is up, and
+// releases the pool. It does not close the Source or the Sinks: the caller
+// does that next (the Source's Close commits and leaves the group). Run
+// returns nil after a drain that finished every started job (releasing
+// unstarted work is on purpose, not a failure), or an error naming what did
+// not finish.
 func (r *Runner) Run(ctx context.Context) error {
 	err := errors.New("pipeline: a Runner runs once")
 	r.runOnce.Do(func() { err = r.run(ctx) })
@@ -184,8 +258,25 @@ func (r *Runner) run(ctx context.Context) error {
 	readErr := r.readLoop(ctx)
 	r.draining.Store(true)
 	r.releaseWaiting(readErr)
-	r.log.Info("draining: reading stopped, finishing the jobs in flight", "reason", readErr, "timeout", r.cfg.ShutdownTimeout)
-	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
+	if errors.Is(readErr, transport.ErrEndOfInput) {
+		_ = r.bud.drained(ctx) // a finite input runs to its end, unless a shutdown comes first
+	}
+	// Before releasing, fill the gaps below started work (for at most half
+	// the drain window): that work is then committed, not repeated by the
+	// partition's next owner.
+	fillCtx, cancelFill := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout/2)
+	r.pause(fillCtx)
+	cancelFill()
+	unstarted := r.sch.drainQueued()
+	for _, j := range unstarted {
+		r.abandon(j, errReleased)
+	}
+	released := len(unstarted)
+	r.updateGauges()
+	jobs, _ := r.bud.inUse()
+	r.log.Info("draining: reading stopped; jobs not started are released for redelivery, started ones finish",
+		"reason", readErr, "released", released, "started", jobs, "timeout", r.cfg.ShutdownTimeout)
+	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout/2)
 	defer cancel()
 	drainErr := r.bud.drained(drainCtx)
 	if drainErr != nil {
@@ -249,7 +340,7 @@ func (r *Runner) readLoop(ctx context.Context) error {
 		}
 		r.deps.Metrics.BytesIn.Add(float64(size))
 		r.inflight.Add(1)
-		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key)}
+		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), seq: r.seq.Add(1)}
 		if err := r.admit(ctx, j); err != nil {
 			r.abandon(j, err)
 			return err
@@ -267,6 +358,7 @@ type job struct {
 	key    string
 	tenant string
 	reply  *reply // set for a job submitted with Submit (submit.go)
+	seq    uint64 // read order
 }
 
 // dispatchKey is the ordering key of rec: its key, or, for a keyless record

@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"sync"
 
 	"github.com/panjf2000/ants/v2"
+
+	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // scheduler is the dispatcher in front of the job pool. Jobs with the same
@@ -14,6 +17,14 @@ import (
 // on a bounded ants pool. A tenant never holds more pool workers than its
 // cap, and tenants with runnable work take turns for free workers, so one
 // busy tenant cannot starve the others.
+//
+// Within a tenant, the runnable key whose next job was read first starts
+// first (not the key that became runnable first). This is what keeps
+// commits moving: a partition commits only below its oldest unfinished
+// job, and a key that just finished a job has its next job (often the
+// oldest of its partition) queued; first-in-first-out over keys would put
+// it behind every other runnable key, pinning its partition's commit point
+// for as long as the whole queue takes.
 //
 // A pool worker is held only while a job is processed (CPU work); writing
 // its output happens off the pool, while its key stays held so the next job
@@ -36,8 +47,11 @@ type scheduler struct {
 	tenants  map[string]*tenantQueue
 	turns    []string // tenants with runnable keys, in round-robin order
 	stopping bool
-	wake     chan struct{} // buffered 1: something changed
-	done     chan struct{} // closed when the loop has returned
+	held     bool // start only gap fillers (a rebalance or the shutdown is in progress)
+	// maxStarted is the highest offset started per partition.
+	maxStarted map[transport.Partition]int64
+	wake       chan struct{} // buffered 1: something changed
+	done       chan struct{} // closed when the loop has returned
 }
 
 // keyQueue holds the jobs of one key not yet finished.
@@ -53,8 +67,26 @@ type tenantQueue struct {
 	name     string
 	cap      int
 	running  int
-	runnable []*keyQueue
-	queued   bool // present in scheduler.turns
+	runnable keyHeap // keys with a job ready to start, oldest job first
+	queued   bool    // present in scheduler.turns
+}
+
+// keyHeap orders runnable keys by the read order of their next job.
+type keyHeap []*keyQueue
+
+func (h keyHeap) Len() int           { return len(h) }
+func (h keyHeap) Less(i, j int) bool { return h[i].jobs[0].seq < h[j].jobs[0].seq }
+func (h keyHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+// Push and Pop implement heap.Interface.
+func (h *keyHeap) Push(x any) { *h = append(*h, x.(*keyQueue)) }
+
+func (h *keyHeap) Pop() any {
+	old := *h
+	kq := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return kq
 }
 
 func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()), changed func()) (*scheduler, error) {
@@ -64,7 +96,7 @@ func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()
 	}
 	s := &scheduler{
 		pool: pool, capacity: workers, tenantCap: tenantCap, run: run, changed: changed,
-		keys: map[string]*keyQueue{}, tenants: map[string]*tenantQueue{},
+		keys: map[string]*keyQueue{}, tenants: map[string]*tenantQueue{}, maxStarted: map[transport.Partition]int64{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	go s.loop()
@@ -95,7 +127,7 @@ func (s *scheduler) makeRunnable(kq *keyQueue) {
 		tq = &tenantQueue{name: kq.tenant, cap: s.tenantCap(kq.tenant)}
 		s.tenants[kq.tenant] = tq
 	}
-	tq.runnable = append(tq.runnable, kq)
+	heap.Push(&tq.runnable, kq)
 	if !tq.queued && tq.running < tq.cap {
 		tq.queued = true
 		s.turns = append(s.turns, tq.name)
@@ -104,26 +136,94 @@ func (s *scheduler) makeRunnable(kq *keyQueue) {
 
 // next takes the next job allowed to start, or nil; the caller holds s.mu.
 func (s *scheduler) next() (*job, *keyQueue) {
-	if s.running >= s.capacity || len(s.turns) == 0 {
+	if s.running >= s.capacity {
 		return nil, nil
 	}
-	name := s.turns[0]
-	s.turns = s.turns[1:]
-	tq := s.tenants[name]
-	tq.queued = false
-	kq := tq.runnable[0]
-	tq.runnable = tq.runnable[1:]
+	if s.held {
+		return s.nextGapFiller()
+	}
+	for len(s.turns) > 0 {
+		name := s.turns[0]
+		s.turns = s.turns[1:]
+		tq, ok := s.tenants[name]
+		if !ok { // a gap filler took its last key, and its job is done
+			continue
+		}
+		tq.queued = false
+		if len(tq.runnable) == 0 || tq.running >= tq.cap { // a gap filler took its last key, or its room
+			s.requeue(tq)
+			continue
+		}
+		kq := heap.Pop(&tq.runnable).(*keyQueue)
+		if len(tq.runnable) > 0 && tq.running+1 < tq.cap {
+			tq.queued = true
+			s.turns = append(s.turns, name)
+		}
+		return s.start(tq, kq), kq
+	}
+	return nil, nil
+}
+
+// start takes kq's first job to run; the caller holds s.mu and has taken
+// kq out of tq's runnable keys.
+func (s *scheduler) start(tq *tenantQueue, kq *keyQueue) *job {
 	j := kq.jobs[0]
+	kq.jobs[0] = nil // the backing array outlives the slice: keep no finished job (and its record) alive
 	kq.jobs = kq.jobs[1:]
 	kq.running = true
 	tq.running++
 	s.running++
 	s.waiting--
-	if len(tq.runnable) > 0 && tq.running < tq.cap {
-		tq.queued = true
-		s.turns = append(s.turns, name)
+	if p := j.rec.PartitionOf(); j.rec.Offset > s.maxStarted[p] {
+		s.maxStarted[p] = j.rec.Offset
 	}
-	return j, kq
+	return j
+}
+
+// nextGapFiller is next while the scheduler is held: the oldest runnable
+// job whose partition has a later job started already. Its partition's
+// commit point is stuck at it, so running it lets the commit cover the
+// later jobs' work before the partition moves (a rebalance) or the worker
+// stops; any other job would only be more work for the next owner to
+// repeat. The caller holds s.mu.
+func (s *scheduler) nextGapFiller() (*job, *keyQueue) {
+	tq, i := s.findGapFiller()
+	if tq == nil {
+		return nil, nil
+	}
+	kq := heap.Remove(&tq.runnable, i).(*keyQueue)
+	return s.start(tq, kq), kq
+}
+
+// findGapFiller returns the tenant and runnable-heap index of the oldest
+// gap filler (see nextGapFiller), or nil; the caller holds s.mu.
+func (s *scheduler) findGapFiller() (*tenantQueue, int) {
+	var best *tenantQueue
+	bestIndex := -1
+	for _, tq := range s.tenants {
+		if tq.running >= tq.cap {
+			continue
+		}
+		for i, kq := range tq.runnable {
+			j := kq.jobs[0]
+			started, ok := s.maxStarted[j.rec.PartitionOf()]
+			if !ok || j.rec.Offset >= started {
+				continue
+			}
+			if best == nil || j.seq < best.runnable[bestIndex].jobs[0].seq {
+				best, bestIndex = tq, i
+			}
+		}
+	}
+	return best, bestIndex
+}
+
+// hasGapFiller reports whether a gap filler is waiting to run.
+func (s *scheduler) hasGapFiller() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tq, _ := s.findGapFiller()
+	return tq != nil
 }
 
 // releaseWorker records that a job of tenant left its pool worker; the
@@ -240,19 +340,81 @@ func (s *scheduler) stop(ctx context.Context) error {
 	return s.pool.ReleaseTimeout(timeoutOf(ctx))
 }
 
+// hold makes the scheduler start only gap fillers (held; see
+// nextGapFiller) or every job again; running jobs are not affected.
+func (s *scheduler) hold(held bool) {
+	s.mu.Lock()
+	s.held = held
+	s.mu.Unlock()
+	s.poke()
+}
+
 // drainQueued removes and returns every job not started.
 func (s *scheduler) drainQueued() []*job {
+	return s.remove(func(*job) bool { return true })
+}
+
+// dropPartitions removes and returns the jobs not started that were read
+// from one of parts.
+func (s *scheduler) dropPartitions(parts map[transport.Partition]bool) []*job {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	for p := range parts {
+		delete(s.maxStarted, p)
+	}
+	s.mu.Unlock()
+	return s.remove(func(j *job) bool { return parts[j.rec.PartitionOf()] })
+}
+
+// remove takes the jobs not started for which drop holds out of the queues
+// and returns them; keys left without work are forgotten.
+func (s *scheduler) remove(drop func(*job) bool) []*job {
+	s.mu.Lock()
 	var out []*job
-	for _, kq := range s.keys {
-		out = append(out, kq.jobs...)
-		kq.jobs = nil
+	for key, kq := range s.keys {
+		kept := kq.jobs[:0]
+		for _, j := range kq.jobs {
+			if drop(j) {
+				out = append(out, j)
+			} else {
+				kept = append(kept, j)
+			}
+		}
+		clear(kq.jobs[len(kept):])
+		kq.jobs = kept
+		if len(kq.jobs) == 0 && !kq.running {
+			delete(s.keys, key)
+		}
 	}
-	s.waiting = 0
-	s.turns = nil
+	s.waiting -= len(out)
 	for _, tq := range s.tenants {
-		tq.runnable, tq.queued = nil, false
+		runnable := tq.runnable[:0]
+		for _, kq := range tq.runnable {
+			if len(kq.jobs) > 0 {
+				runnable = append(runnable, kq)
+			}
+		}
+		clear(tq.runnable[len(runnable):])
+		tq.runnable = runnable
+		heap.Init(&tq.runnable)
 	}
+	turns := s.turns[:0]
+	for _, name := range s.turns {
+		tq, ok := s.tenants[name]
+		switch {
+		case !ok:
+		case len(tq.runnable) > 0:
+			turns = append(turns, name)
+		default:
+			tq.queued = false
+		}
+	}
+	s.turns = turns
+	for _, tq := range s.tenants {
+		if !tq.queued && tq.running == 0 && len(tq.runnable) == 0 {
+			delete(s.tenants, tq.name)
+		}
+	}
+	s.mu.Unlock()
+	s.poke()
 	return out
 }

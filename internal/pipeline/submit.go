@@ -52,7 +52,7 @@ func (r *Runner) Submit(ctx context.Context, rec transport.Record) (Outcome, err
 	}
 	rp := &reply{ctx: ctx, out: make(chan Outcome, 1)}
 	r.inflight.Add(1)
-	j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), reply: rp}
+	j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), seq: r.seq.Add(1), reply: rp}
 	if err := r.admit(ctx, j); err != nil {
 		r.abandon(j, err)
 		return Outcome{}, err

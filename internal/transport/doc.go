@@ -18,4 +18,9 @@
 // the Source never commits past it, so it is delivered again after the Source
 // is reopened (or its partition moves). A second call returns an error and
 // changes nothing.
+//
+// A Source whose partitions can move to another consumer (a consumer-group
+// member) implements Revoker: it says when a rebalance begins and which
+// partitions it lost when it ends, so a consumer can stop starting work
+// that the new owner will read again.
 package transport

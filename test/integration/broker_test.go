@@ -60,16 +60,21 @@ type topics struct {
 
 func newTopics(t *testing.T, b broker) topics {
 	t.Helper()
-	suffix := make([]byte, 4)
-	_, _ = rand.Read(suffix)
-	base := "it-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-" + hex.EncodeToString(suffix)
-	tp := topics{jobs: base + ".jobs", ready: base + ".ready", dlq: base + ".dlq", group: base + ".workers"}
+	tp := topicNames(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := kafka.EnsureTopics(ctx, []string{b.addr}, []string{tp.jobs, tp.ready, tp.dlq}, 4); err != nil {
 		t.Fatalf("creating the topics on %s: %v", b.name, err)
 	}
 	return tp
+}
+
+// topicNames returns unique topic and group names for t.
+func topicNames(t *testing.T) topics {
+	suffix := make([]byte, 4)
+	_, _ = rand.Read(suffix)
+	base := "it-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-" + hex.EncodeToString(suffix)
+	return topics{jobs: base + ".jobs", ready: base + ".ready", dlq: base + ".dlq", group: base + ".workers"}
 }
 
 // workerEnv is the environment of a worker on b and tp, plus extra

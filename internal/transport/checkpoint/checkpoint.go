@@ -20,12 +20,13 @@
 // (Assign). Partitions that moved away are dropped: tickets of a dropped
 // partition still ack exactly once but no longer move any commit point, so a
 // Source never commits a partition it no longer owns on the strength of
-// stale acks. Every assignment starts a new epoch; a record fetched in an
-// earlier epoch can only be tracked into partition state that existed then
-// (TrackAt returns ErrStale otherwise). This matters when a partition moves
-// away and comes back: its fresh state must not start from a record fetched
-// before the move, or the commit point could jump over records that were
-// in flight in the dropped state.
+// stale acks. Partitions kept across assignments keep their state (their
+// in-flight offsets are still this member's work), and Position tells the
+// Source where to resume reading them, so a rebalance does not make it
+// read its own in-flight records again. Every assignment starts a new epoch;
+// a record fetched in an earlier epoch is refused (TrackAt returns ErrStale):
+// the reader of the new epoch starts at Position, after every record tracked
+// before the switch, so the refused record is read again, never skipped.
 package checkpoint
 
 import (
@@ -71,8 +72,7 @@ type partition struct {
 	count     int           // sum of inflight values
 	failed    int64         // lowest offset acked with an error, or -1
 	next      int64         // highest offset seen + 1, or -1 before the first
-	committed int64         // last offset reported by MarkCommitted, or -1
-	epoch     int64         // Checkpointer epoch when this state was created
+	committed int64         // last offset reported by MarkCommitted (or Reset), or -1
 	dropped   bool
 	space     chan struct{} // closed and replaced when an ack frees room
 }
@@ -86,8 +86,8 @@ func New(maxInFlight int) (*Checkpointer, error) {
 	return &Checkpointer{maxInFlight: maxInFlight, parts: map[Key]*partition{}, closed: make(chan struct{})}, nil
 }
 
-func newPartition(epoch int64) *partition {
-	return &partition{inflight: map[int64]int{}, failed: -1, next: -1, committed: -1, epoch: epoch, space: make(chan struct{})}
+func newPartition() *partition {
+	return &partition{inflight: map[int64]int{}, failed: -1, next: -1, committed: -1, space: make(chan struct{})}
 }
 
 // Track records offset of key as in flight and returns its Ticket. It blocks
@@ -107,8 +107,8 @@ func (c *Checkpointer) Epoch() int64 {
 }
 
 // TrackAt is Track for a record fetched during epoch: it returns ErrStale
-// when key is not in the current assignment or its state was created after
-// epoch.
+// when key is not in the current assignment or epoch is not the current one
+// (a blocked TrackAt wakes up to find out when Assign starts a new epoch).
 func (c *Checkpointer) TrackAt(ctx context.Context, key Key, offset, epoch int64) (*Ticket, error) {
 	return c.track(ctx, key, offset, epoch)
 }
@@ -123,24 +123,25 @@ func (c *Checkpointer) track(ctx context.Context, key Key, offset, epoch int64) 
 		}
 		p, ok := c.parts[key]
 		if !ok {
-			p = newPartition(c.epoch)
+			p = newPartition()
 			c.parts[key] = p
 		}
-		if epoch >= 0 && p.epoch > epoch {
-			if p.count == 0 && p.next < 0 {
+		if epoch >= 0 && c.epoch != epoch {
+			if p.count == 0 && p.next < 0 && p.committed < 0 {
 				delete(c.parts, key) // created just now for this record; leave no trace
 			}
 			c.mu.Unlock()
-			return nil, fmt.Errorf("%w: offset %s/%d was fetched before the partition was assigned again", ErrStale, key, offset)
+			return nil, fmt.Errorf("%w: offset %s/%d was fetched before the latest assignment", ErrStale, key, offset)
 		}
 		if p.count < c.maxInFlight {
+			tk := &Ticket{c: c, p: p, key: key, offset: offset, prevNext: p.next}
 			p.inflight[offset]++
 			p.count++
 			if offset+1 > p.next {
 				p.next = offset + 1
 			}
 			c.mu.Unlock()
-			return &Ticket{c: c, p: p, key: key, offset: offset}, nil
+			return tk, nil
 		}
 		space := p.space
 		c.mu.Unlock()
@@ -182,8 +183,9 @@ func (c *Checkpointer) MarkCommitted(key Key, offset int64) {
 }
 
 // Assign starts a new epoch with the given assignment and drops every
-// partition not in it: their tickets no longer move a commit point, Track
-// calls for them fail with ErrStale, and blocked Track calls wake to find out.
+// partition not in it: their tickets no longer move a commit point and Track
+// calls for them fail with ErrStale. Kept partitions keep their state.
+// Blocked Track calls wake to find out (TrackAt of the old epoch fails).
 func (c *Checkpointer) Assign(keep map[Key]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -196,11 +198,49 @@ func (c *Checkpointer) Assign(keep map[Key]bool) {
 	}
 	for key, p := range c.parts {
 		if !keep[key] {
-			p.dropped = true
-			close(p.space)
-			delete(c.parts, key)
+			c.dropLocked(key, p)
+			continue
 		}
+		close(p.space)
+		p.space = make(chan struct{})
 	}
+}
+
+// Reset replaces the state of key by a fresh one whose last committed
+// offset is committed (negative: none is known). A Source calls it for a
+// partition it starts reading from the group's committed offset; tickets of
+// the old state no longer move a commit point.
+func (c *Checkpointer) Reset(key Key, committed int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.parts[key]; ok {
+		c.dropLocked(key, p)
+	}
+	p := newPartition()
+	p.committed = max(committed, -1)
+	c.parts[key] = p
+}
+
+// dropLocked forgets p and wakes its blocked Track calls; the caller holds c.mu.
+func (c *Checkpointer) dropLocked(key Key, p *partition) {
+	p.dropped = true
+	close(p.space)
+	delete(c.parts, key)
+}
+
+// Position returns where reading key resumes (the highest offset tracked
+// plus one, or -1 before the first) and its last committed offset (-1 when
+// none is known). ok is false when key has no state, or when one of its
+// records was acked with an error: then the partition must be read again
+// from its committed offset (Reset), so the failed record comes again.
+func (c *Checkpointer) Position(key Key) (next, committed int64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.parts[key]
+	if !ok || p.failed >= 0 {
+		return -1, -1, false
+	}
+	return p.next, p.committed, true
 }
 
 // InFlight returns the number of unacked offsets per partition.

@@ -228,16 +228,57 @@ func TestTrackAtRejectsRecordsFromBeforeAReassignment(t *testing.T) {
 	if got := c.Commits()[p0]; got != 2 {
 		t.Fatalf("Commits()[p0] = %d, want 2", got)
 	}
-	// A partition kept across assignments accepts records from the older epoch.
+	// A partition kept across assignments keeps its state, but refuses a
+	// record fetched before the assignment: the new reader resumes at
+	// Position, after every record tracked before it.
 	c.Assign(both)
-	if _, err := c.TrackAt(context.Background(), p0, 3, c.Epoch()-1); err != nil {
-		t.Fatalf("TrackAt on a kept partition = %v", err)
+	if _, err := c.TrackAt(context.Background(), p0, 3, c.Epoch()-1); !errors.Is(err, ErrStale) {
+		t.Fatalf("TrackAt of the previous epoch on a kept partition = %v, want ErrStale", err)
+	}
+	if next, _, ok := c.Position(p0); !ok || next != 3 {
+		t.Fatalf("Position(p0) = %d, %v; want 3 (the kept state)", next, ok)
 	}
 	if err := tk.Ack(nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.TrackAt(context.Background(), Key{Topic: "jobs", Partition: 2}, 0, c.Epoch()); !errors.Is(err, ErrStale) {
 		t.Fatalf("TrackAt on an unassigned partition = %v, want ErrStale", err)
+	}
+}
+
+func TestPositionResetAndRelease(t *testing.T) {
+	c := mustNew(t, 10)
+	if _, _, ok := c.Position(p0); ok {
+		t.Fatal("Position of an unknown partition is ok")
+	}
+	c.Reset(p0, 40)
+	if next, committed, ok := c.Position(p0); !ok || next != -1 || committed != 40 {
+		t.Fatalf("Position after Reset(40) = %d, %d, %v; want -1, 40, true", next, committed, ok)
+	}
+	first := mustTrack(t, c, p0, 40)
+	last := mustTrack(t, c, p0, 41)
+	// The reader stopped before handing out 41: it is forgotten, reading resumes at 41.
+	last.Release()
+	if next, _, _ := c.Position(p0); next != 41 {
+		t.Fatalf("Position after Release = %d, want 41", next)
+	}
+	if err := last.Ack(nil); !errors.Is(err, transport.ErrAlreadyAcked) {
+		t.Fatalf("Ack after Release = %v, want ErrAlreadyAcked", err)
+	}
+	// A reset drops the old state: its ticket no longer moves the commit point.
+	c.Reset(p0, 40)
+	if err := first.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := c.Commits()[p0]; ok {
+		t.Fatalf("Commits()[p0] = %d after the ack of a dropped state, want nothing", got)
+	}
+	// A failed record makes the partition unresumable: it must be read again.
+	if err := mustTrack(t, c, p0, 40).Ack(errors.New("failed")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.Position(p0); ok {
+		t.Fatal("Position of a partition with a failed record is ok")
 	}
 }
 

@@ -1,59 +1,67 @@
 // Package kafka is the Kafka transport: a Source over a segmentio/kafka-go
-// Reader in a consumer group and a Sink over a synchronous kafka-go Writer.
+// ConsumerGroup with one partition Reader per assigned partition, and a Sink
+// over a synchronous kafka-go Writer.
 //
-// # Reading and the commit protocol
+// # The group
 //
-// The Source calls Reader.FetchMessage (never ReadMessage, which commits as
-// it reads) and hands out each record with an AckFunc. A
+// The Source takes each generation from ConsumerGroup.Next. A Generation
+// carries this member's exact assignment and the group's committed offset
+// of each assigned partition; the Source starts a Reader per partition (via
+// Generation.Start, so the group waits for them when the generation ends)
+// and a commit loop bound to that generation. kafka-go's group protocol is
+// eager: when a member joins or leaves, every member's generation ends,
+// its readers stop, and the next generation assigns the partitions afresh.
+// Readiness (/readyz) is "holds a generation".
+//
+// A partition this member keeps across two consecutive generations is
+// resumed, not re-read: its checkpoint state (the records still in flight)
+// carries over, its new reader starts after the last record it tracked,
+// and its acks are committed through the new generation. The state carries
+// over only when nothing else can have touched the partition: the new
+// generation directly follows this member's previous one, the group's
+// committed offset is the one this member committed last, and none of its
+// records failed. Otherwise the partition is read again from the committed
+// offset. When a generation ends the Source tells its transport.Revoker
+// pause handlers (the runner starts no new job until the rebalance ends:
+// work on a partition about to move would be duplicated); before the first
+// record of the next generation is delivered, it tells its revoke handlers
+// which partitions it lost (or reads again): the runner drops their jobs not
+// started yet, whose new owner reads them from the committed offset, and
+// resumes. When no generation follows within SessionTimeout (the
+// coordinator has evicted this member), every partition counts as lost.
+//
+// # The commit protocol
+//
+// The Source hands out each record with an AckFunc. A
 // checkpoint.Checkpointer tracks every delivered offset per partition until
-// it is acked. A commit loop commits, per partition, the highest offset
-// below which every record was acked with a nil error: every
-// CommitInterval (default 1s), at each generation boundary, and in Close.
-// A record acked with an error is never committed past, so it comes again
-// after a restart or a rebalance, as does everything after it (duplicates,
-// which the pipeline's deterministic output makes harmless). Commits go
-// through Reader.CommitMessages with the Reader's CommitInterval set to 0, so
-// each commit is synchronous and its error is seen: failures are counted
-// (Stats.CommitErrors, Stats.LastCommitError) and the same offsets are tried
-// again on the next tick; nothing is acked twice and nothing is lost.
+// it is acked. The commit loop commits, per partition, the highest offset
+// below which every record was acked with a nil error, through
+// Generation.CommitOffsets: every CommitInterval (default 1s), once more
+// when the generation ends (the coordinator still accepts the ending
+// generation's commits while the group rebalances, so the partitions that
+// move carry as little uncommitted work as possible), and in Close. Commits
+// are synchronous and serialised; failures are counted (Stats.CommitErrors,
+// Stats.LastCommitError) and the same offsets are tried again on the next
+// tick; nothing is acked twice and nothing is lost. A record acked with an
+// error is never committed past, so it comes again after a restart or a
+// rebalance, as does everything after it (duplicates, which the pipeline's
+// deterministic output makes harmless).
+//
+// A revoked partition is never committed by its former owner: its
+// checkpoint state is dropped when the next generation begins, so late acks
+// of its records move no commit point, and a generation that ended cannot
+// commit at all (the coordinator refuses a stale generation id). This is
+// what kafka-go's Reader, which learns of rebalances only internally, could
+// not promise (kafka-go issue #1308).
 //
 // At most MaxInFlightPerPartition records per partition are delivered and
-// unacked; Read blocks at the cap (a record fetched meanwhile is kept, not
-// skipped), so memory stays bounded and a stuck partition holds back the
-// Source. kafka-go's own buffer is bounded by QueueCapacity and MaxBytes.
+// unacked; that partition's reader waits at the cap (the record it fetched
+// is kept), so memory stays bounded and a stuck partition holds back only
+// itself. kafka-go's own buffer is bounded by QueueCapacity and MaxBytes per
+// partition.
 //
-// # Rebalances
-//
-// kafka-go's Reader runs the group protocol itself and exposes no rebalance
-// callback. What it does (v0.4.51, reader.go): each generation gets its own
-// commit goroutine reading the Reader's commit channel, and commits are sent
-// with that generation's id; when a generation ends the goroutine drains
-// queued commits into a last commit with the old generation; messages still
-// buffered from the old generation are discarded by FetchMessage (their
-// version is stale), and the next generation restarts each assigned
-// partition from its committed offset.
-//
-// The hazard is a stale commit: an offset of a partition that moved to
-// another member, sent during the next generation. The broker checks only
-// the member and generation, not partition ownership, so it accepts it and
-// can move the group's offset backwards under the new owner (kafka-go issue
-// #1308, unmerged fix #1330). That loses nothing (the offset is still one
-// below which everything was done) but causes re-processing and misreported
-// lag. This Source avoids it: it learns each generation's assignment from
-// the Reader's Logger (the messages kafka-go logs when it joins, subscribes
-// and stops a generation's heartbeat), and then (1) drops the checkpoint
-// state of partitions it no longer owns, so late acks of their records never
-// reach a commit; (2) discards records fetched before the switch for
-// partitions it does not own now, or that moved away and came back (their
-// fresh state must start at the committed offset, not at a record fetched
-// earlier; see checkpoint.ErrStale); (3) flushes acked offsets at the end and
-// start of each generation, so a partition that moves carries as little
-// uncommitted work as possible. A commit racing the boundary can still be
-// stale in the narrow window between the end of a generation and the next
-// assignment; that costs duplicates, never loss.
-//
-// Assignments, readiness (a stable generation), lag and commit counts are
-// in Stats, Ready and Partitions.
+// Assignments, readiness, lag and commit counts are in Stats, Ready and
+// Partitions.
 //
 // # Writing
 //

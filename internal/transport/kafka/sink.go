@@ -27,6 +27,9 @@ type SinkConfig struct {
 	// CompressAbove compresses values longer than this with zstd and adds
 	// the header content-encoding: zstd; negative disables. Default 16384.
 	CompressAbove int `yaml:"compress_above"`
+	// CompressionLevel is the zstd level. Default compression.LevelBetter,
+	// the fastest level that shrinks base64 (images, binary tool output).
+	CompressionLevel compression.Level `yaml:"compression_level"`
 	// BatchSize and BatchTimeout bound how long records wait for a batch
 	// (kafka-go's defaults, 100 and 1s, would add a second to every
 	// synchronous Write of a small batch). Defaults 100 and 5ms.
@@ -47,6 +50,9 @@ func (c SinkConfig) withDefaults() SinkConfig {
 	}
 	if c.CompressAbove == 0 {
 		c.CompressAbove = 16384
+	}
+	if c.CompressionLevel == "" {
+		c.CompressionLevel = compression.LevelBetter
 	}
 	if c.BatchSize == 0 {
 		c.BatchSize = 100
@@ -70,6 +76,11 @@ func (c SinkConfig) Validate() error {
 	}
 	if c.Topic == "" {
 		return errors.New("kafka: the sink topic is empty")
+	}
+	if c.CompressionLevel != "" {
+		if _, err := compression.ParseLevel(string(c.CompressionLevel)); err != nil {
+			return err
+		}
 	}
 	if c.MaxMessageBytes < 0 || c.BatchSize < 0 || c.BatchTimeout < 0 {
 		return fmt.Errorf("kafka: sink limits must not be negative (max_message_bytes %d, batch_size %d, batch_timeout %s)",
@@ -132,7 +143,7 @@ func (s *Sink) Write(ctx context.Context, recs ...transport.Record) error {
 	}
 	msgs := make([]kafkago.Message, len(recs))
 	for i, r := range recs {
-		r = compression.EncodeRecord(r, s.cfg.CompressAbove)
+		r = compression.EncodeRecordAt(r, s.cfg.CompressAbove, s.cfg.CompressionLevel)
 		if err := transport.CheckSize(r, s.cfg.MaxMessageBytes); err != nil {
 			return fmt.Errorf("kafka: writing to topic %q: %w", s.cfg.Topic, err)
 		}

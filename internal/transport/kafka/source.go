@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,25 +22,33 @@ type SourceConfig struct {
 	Topic   string `yaml:"topic"`
 	GroupID string `yaml:"group_id"`
 	// MaxInFlightPerPartition caps delivered but unacked records per
-	// partition; Read blocks at the cap. Default 1000.
+	// partition; that partition's reader waits at the cap. Default 1000.
 	MaxInFlightPerPartition int `yaml:"max_in_flight_per_partition"`
 	// CommitInterval is how often acked offsets are committed. Default 1s.
 	CommitInterval time.Duration `yaml:"commit_interval"`
-	// CommitTimeout bounds one commit (and the final one in Close when the
-	// Close context has no deadline). Default 10s.
+	// CommitTimeout bounds one request to the group coordinator (a commit,
+	// a join) and the final commit in Close when the Close context has no
+	// deadline. Default 10s.
 	CommitTimeout time.Duration `yaml:"commit_timeout"`
 	// MinBytes, MaxBytes and MaxWait shape fetches. Defaults 1, 10 MiB, 250ms.
 	MinBytes int           `yaml:"min_bytes"`
 	MaxBytes int           `yaml:"max_bytes"`
 	MaxWait  time.Duration `yaml:"max_wait"`
-	// QueueCapacity is how many fetched messages kafka-go buffers. Default 100.
+	// QueueCapacity is how many fetched messages kafka-go buffers per
+	// partition, beyond the one the partition's reader holds. Default 1:
+	// records can be megabytes (images), and each assigned partition has a
+	// reader, so a deeper queue would hold partitions x QueueCapacity
+	// records outside the runner's in-flight byte budget (with 100, a
+	// backlog of 8 MB image jobs on 4 partitions held 3 GB). Fetches still
+	// bring whole batches (MaxBytes); the runner's budget is the read-ahead.
 	QueueCapacity int `yaml:"queue_capacity"`
 	// SessionTimeout, HeartbeatInterval and RebalanceTimeout are the group
 	// timings. Defaults 10s, 1s, 30s.
 	SessionTimeout    time.Duration `yaml:"session_timeout"`
 	HeartbeatInterval time.Duration `yaml:"heartbeat_interval"`
 	RebalanceTimeout  time.Duration `yaml:"rebalance_timeout"`
-	// Logger receives kafka-go's informational logs; ErrorLogger its errors. Both optional.
+	// Logger receives kafka-go's informational logs; ErrorLogger its errors
+	// and the Source's own (a fetch that failed and is retried). Both optional.
 	Logger      kafkago.Logger `yaml:"-"`
 	ErrorLogger kafkago.Logger `yaml:"-"`
 }
@@ -60,7 +68,7 @@ func (c SourceConfig) withDefaults() SourceConfig {
 	defInt(&c.MaxInFlightPerPartition, 1000)
 	defInt(&c.MinBytes, 1)
 	defInt(&c.MaxBytes, 10<<20)
-	defInt(&c.QueueCapacity, 100)
+	defInt(&c.QueueCapacity, 1)
 	def(&c.CommitInterval, time.Second)
 	def(&c.CommitTimeout, 10*time.Second)
 	def(&c.MaxWait, 250*time.Millisecond)
@@ -89,23 +97,33 @@ func (c SourceConfig) Validate() error {
 }
 
 // Source reads a topic as a member of a consumer group (see the package
-// documentation for the commit protocol). It is safe for concurrent use;
-// concurrent Reads are served one at a time.
+// documentation for the group and commit protocol). It is safe for
+// concurrent use.
 type Source struct {
 	cfg    SourceConfig
-	reader *kafkago.Reader
+	dialer *kafkago.Dialer
+	group  *kafkago.ConsumerGroup
 	cp     *checkpoint.Checkpointer
-	group  *groupState
+	out    chan delivery // unbuffered: partition readers hand tracked records to Read
 
-	readMu       sync.Mutex
-	pending      *kafkago.Message // fetched but not yet tracked (Track was interrupted)
-	pendingEpoch int64            // checkpointer epoch when pending was fetched
+	mu         sync.Mutex
+	gen        *kafkago.Generation // the current generation; nil between generations
+	lastGen    int32               // id of the latest generation, -1 before the first
+	lastMember string
+	parts      []int // assigned in the latest generation, sorted
+	readers    map[int]*kafkago.Reader
+	rebalances int64
+	onRevoke   []func([]transport.Partition)
+	onPause    []func(context.Context)
+	expiry     *time.Timer // gives the partitions up when no generation follows an ended one
 
-	flush     chan struct{}      // asks the commit loop to commit now
-	loopCtx   context.Context    // ends the commit loop and its commit in progress
-	stopLoop  context.CancelFunc // cancels loopCtx
+	commitMu  sync.Mutex // one commit at a time, so the broker never sees them out of order
+	abandoned bool       // guarded by commitMu: no commit after Abandon
+
+	closing   chan struct{} // closed by Close and Abandon: Read returns ErrClosed
+	loopCtx   context.Context
+	stopLoop  context.CancelFunc
 	loopDone  chan struct{}
-	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
 
@@ -115,7 +133,16 @@ type Source struct {
 	lastErr      error
 }
 
-var _ transport.Source = (*Source)(nil)
+// delivery is a fetched record, tracked in the checkpointer.
+type delivery struct {
+	msg kafkago.Message
+	tk  *checkpoint.Ticket
+}
+
+var (
+	_ transport.Source  = (*Source)(nil)
+	_ transport.Revoker = (*Source)(nil)
+)
 
 // NewSource joins cfg.GroupID on cfg.Topic. It does not wait for the first
 // assignment: Ready reports it.
@@ -132,79 +159,123 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{
-		cfg: cfg, cp: cp,
-		flush: make(chan struct{}, 1), loopDone: make(chan struct{}),
-	}
-	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
-	s.group = newGroupState(cfg.Topic, s.onAssigned, s.requestFlush)
-	s.reader = kafkago.NewReader(kafkago.ReaderConfig{
+	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
+		ID:                     cfg.GroupID,
 		Brokers:                cfg.Brokers,
-		GroupID:                cfg.GroupID,
-		Topic:                  cfg.Topic,
 		Dialer:                 dialer,
-		QueueCapacity:          cfg.QueueCapacity,
-		MinBytes:               cfg.MinBytes,
-		MaxBytes:               cfg.MaxBytes,
-		MaxWait:                cfg.MaxWait,
-		CommitInterval:         0, // synchronous: the commit loop below batches and sees every error
-		StartOffset:            kafkago.FirstOffset,
-		SessionTimeout:         cfg.SessionTimeout,
+		Topics:                 []string{cfg.Topic},
 		HeartbeatInterval:      cfg.HeartbeatInterval,
+		SessionTimeout:         cfg.SessionTimeout,
 		RebalanceTimeout:       cfg.RebalanceTimeout,
 		JoinGroupBackoff:       time.Second,
-		ReadBackoffMin:         100 * time.Millisecond,
-		ReadBackoffMax:         time.Second,
-		Logger:                 s.group.logger(cfg.Logger),
-		ErrorLogger:            cfg.ErrorLogger,
 		WatchPartitionChanges:  true,
 		PartitionWatchInterval: 5 * time.Second,
+		StartOffset:            kafkago.FirstOffset,
+		Timeout:                cfg.CommitTimeout,
+		Logger:                 cfg.Logger,
+		ErrorLogger:            cfg.ErrorLogger,
 	})
-	go s.commitLoop()
+	if err != nil {
+		return nil, fmt.Errorf("kafka: joining group %q: %w", cfg.GroupID, err)
+	}
+	s := &Source{
+		cfg: cfg, dialer: dialer, group: group, cp: cp, out: make(chan delivery),
+		lastGen: -1, readers: map[int]*kafkago.Reader{},
+		closing: make(chan struct{}), loopDone: make(chan struct{}),
+	}
+	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
+	go s.groupLoop()
 	return s, nil
 }
 
-// Read returns the next record. It blocks while the record's partition has
-// MaxInFlightPerPartition records in flight; a record fetched while Read
-// waits is kept for the next Read, never skipped.
-func (s *Source) Read(ctx context.Context) (transport.Record, transport.AckFunc, error) {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
-	for {
-		if s.closed.Load() {
-			return transport.Record{}, nil, transport.ErrClosed
-		}
-		if s.pending == nil {
-			m, err := s.reader.FetchMessage(ctx)
-			if err != nil {
-				return transport.Record{}, nil, s.readError(ctx, err)
-			}
-			s.pending, s.pendingEpoch = &m, s.cp.Epoch()
-		}
-		m := *s.pending
-		tk, err := s.cp.TrackAt(ctx, checkpoint.Key{Topic: m.Topic, Partition: m.Partition}, m.Offset, s.pendingEpoch)
-		if errors.Is(err, checkpoint.ErrStale) {
-			// Fetched before a rebalance moved the partition away: its owner
-			// reads it from the committed offset, which never passes this record.
-			s.pending = nil
-			continue
-		}
-		if err != nil {
-			return transport.Record{}, nil, err
-		}
-		s.pending = nil
-		return toRecord(m), s.ackFunc(tk), nil
+// OnRevoke registers fn to be told, when each new generation begins and
+// before any of its records is delivered, the partitions it takes away from
+// this member (or makes it read again from the committed offset).
+func (s *Source) OnRevoke(fn func([]transport.Partition)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRevoke = append(s.onRevoke, fn)
+}
+
+// OnPause registers fn to be told when a generation ends; fn may take up to
+// half of RebalanceTimeout to finish the records it started before the
+// generation's final commit (the coordinator waits for this member to
+// rejoin for up to RebalanceTimeout).
+func (s *Source) OnPause(fn func(context.Context)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onPause = append(s.onPause, fn)
+}
+
+// ended is called when gen ends, before its final commit: it tells the
+// pause handlers, and gives every partition up if no generation follows
+// within the session timeout (the coordinator has then given them to
+// other members).
+func (s *Source) ended(gen *kafkago.Generation) {
+	s.mu.Lock()
+	if s.gen == gen {
+		s.gen = nil
+	}
+	handlers := slices.Clone(s.onPause)
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
+	s.expiry = time.AfterFunc(s.cfg.SessionTimeout, func() { s.expire(gen.ID) })
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(s.loopCtx, s.cfg.RebalanceTimeout/2)
+	defer cancel()
+	for _, fn := range handlers {
+		fn(ctx)
 	}
 }
 
-func (s *Source) readError(ctx context.Context, err error) error {
-	switch {
-	case s.closed.Load() || errors.Is(err, io.EOF):
-		return transport.ErrClosed
-	case ctx.Err() != nil:
-		return ctx.Err()
+// expire gives up the partitions of generation id when no generation
+// followed it: their state is dropped (late acks commit nothing) and the
+// revoke handlers are told.
+func (s *Source) expire(id int32) {
+	s.mu.Lock()
+	if s.gen != nil || s.lastGen != id || s.isClosing() {
+		s.mu.Unlock()
+		return
+	}
+	lost := s.lostLocked(nil)
+	s.parts = nil
+	s.cp.Assign(map[checkpoint.Key]bool{})
+	handlers := slices.Clone(s.onRevoke)
+	s.mu.Unlock()
+	for _, fn := range handlers {
+		fn(lost)
+	}
+}
+
+// lostLocked returns the partitions of the latest generation that are not
+// in resumed; the caller holds s.mu.
+func (s *Source) lostLocked(resumed map[int]bool) []transport.Partition {
+	var lost []transport.Partition
+	for _, p := range s.parts {
+		if !resumed[p] {
+			lost = append(lost, transport.Partition{Topic: s.cfg.Topic, Partition: p})
+		}
+	}
+	return lost
+}
+
+// Read returns the next record of any assigned partition. Each partition's
+// reader waits while the partition has MaxInFlightPerPartition records in
+// flight, so one full partition does not hold back the others.
+func (s *Source) Read(ctx context.Context) (transport.Record, transport.AckFunc, error) {
+	select {
+	case <-s.closing:
+		return transport.Record{}, nil, transport.ErrClosed
 	default:
-		return fmt.Errorf("kafka: fetching from topic %q for group %q: %w", s.cfg.Topic, s.cfg.GroupID, err)
+	}
+	select {
+	case d := <-s.out:
+		return toRecord(d.msg), s.ackFunc(d.tk), nil
+	case <-s.closing:
+		return transport.Record{}, nil, transport.ErrClosed
+	case <-ctx.Done():
+		return transport.Record{}, nil, ctx.Err()
 	}
 }
 
@@ -223,34 +294,191 @@ func toRecord(m kafkago.Message) transport.Record {
 	return r
 }
 
-// onAssigned is called by the group state when a generation's assignment is
-// known: partitions that moved away are dropped from the checkpointer.
-func (s *Source) onAssigned(partitions map[int]bool) {
-	keep := make(map[checkpoint.Key]bool, len(partitions))
-	for p := range partitions {
-		keep[checkpoint.Key{Topic: s.cfg.Topic, Partition: p}] = true
+// groupLoop takes each generation from the consumer group until Close.
+// ConsumerGroup retries joins itself (backing off after an error); its
+// errors are logged here.
+func (s *Source) groupLoop() {
+	defer close(s.loopDone)
+	for {
+		gen, err := s.group.Next(s.loopCtx)
+		if err != nil {
+			if s.loopCtx.Err() != nil || errors.Is(err, kafkago.ErrGroupClosed) {
+				return
+			}
+			s.logError("kafka: group %q: %v (the group retries)", s.cfg.GroupID, err)
+			continue
+		}
+		s.begin(gen)
 	}
+}
+
+// begin starts generation gen: it decides for each assigned partition
+// whether this member's state of it carries over (see resumable), tells the
+// revoke handlers which partitions were lost or are read again (possibly
+// none: the handlers resume after the pause), then starts
+// a reader per partition and the generation's commit loop.
+func (s *Source) begin(gen *kafkago.Generation) {
+	assigned := gen.Assignments[s.cfg.Topic]
+	keep := make(map[checkpoint.Key]bool, len(assigned))
+	for _, a := range assigned {
+		keep[s.key(a.ID)] = true
+	}
+	s.mu.Lock()
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
+	rebalanced := s.lastGen >= 0 // the first generation ends no pause
+	consecutive := rebalanced && gen.ID == s.lastGen+1 && gen.MemberID == s.lastMember
 	s.cp.Assign(keep)
+	starts := make(map[int]int64, len(assigned))
+	parts := make([]int, 0, len(assigned))
+	resumed := map[int]bool{}
+	for _, a := range assigned {
+		parts = append(parts, a.ID)
+		if next, ok := s.resumable(consecutive, a); ok {
+			starts[a.ID], resumed[a.ID] = next, true
+			continue
+		}
+		s.cp.Reset(s.key(a.ID), a.Offset)
+		starts[a.ID] = a.Offset
+	}
+	lost := s.lostLocked(resumed)
+	slices.Sort(parts)
+	s.gen, s.lastGen, s.lastMember, s.parts = gen, gen.ID, gen.MemberID, parts
+	s.rebalances++
+	handlers := slices.Clone(s.onRevoke)
+	s.mu.Unlock()
+
+	if rebalanced {
+		for _, fn := range handlers {
+			fn(lost)
+		}
+	}
+	epoch := s.cp.Epoch()
+	for _, p := range parts {
+		start := starts[p]
+		gen.Start(func(ctx context.Context) { s.readPartition(ctx, p, start, epoch) })
+	}
+	gen.Start(func(ctx context.Context) { s.commitLoop(ctx, gen) })
 }
 
-// requestFlush asks the commit loop for a commit now, without blocking.
-func (s *Source) requestFlush() {
-	select {
-	case s.flush <- struct{}{}:
-	default:
+// resumable reports whether the member's state of partition a carries over
+// into the new generation, and the offset its reader resumes at. It does
+// when the generation directly follows this member's previous one (no other
+// generation could have given the partition to someone else in between),
+// the group's committed offset is the one this member committed last (no
+// one else committed it), and none of its records failed. Then the records
+// still in flight stay this member's work and are committed through the new
+// generation; nothing is read twice. The caller holds s.mu.
+func (s *Source) resumable(consecutive bool, a kafkago.PartitionAssignment) (int64, bool) {
+	next, committed, ok := s.cp.Position(s.key(a.ID))
+	if !consecutive || !ok || committed != max(a.Offset, -1) {
+		return 0, false
+	}
+	if next < 0 {
+		return a.Offset, true
+	}
+	return next, true
+}
+
+func (s *Source) key(partition int) checkpoint.Key {
+	return checkpoint.Key{Topic: s.cfg.Topic, Partition: partition}
+}
+
+// readPartition reads one partition from start until the generation ends,
+// tracks each record and hands it to Read. A record tracked but not handed
+// over when the generation ends is released, so the next reader starts at it.
+// It returns only when ctx ends: a Start function that returns ends the
+// generation.
+func (s *Source) readPartition(ctx context.Context, partition int, start, epoch int64) {
+	r := kafkago.NewReader(kafkago.ReaderConfig{
+		Brokers:        s.cfg.Brokers,
+		Topic:          s.cfg.Topic,
+		Partition:      partition,
+		Dialer:         s.dialer,
+		QueueCapacity:  s.cfg.QueueCapacity,
+		MinBytes:       s.cfg.MinBytes,
+		MaxBytes:       s.cfg.MaxBytes,
+		MaxWait:        s.cfg.MaxWait,
+		ReadBackoffMin: 100 * time.Millisecond,
+		ReadBackoffMax: time.Second,
+		Logger:         s.cfg.Logger,
+		ErrorLogger:    s.cfg.ErrorLogger,
+	})
+	defer func() {
+		s.mu.Lock()
+		if s.readers[partition] == r {
+			delete(s.readers, partition)
+		}
+		s.mu.Unlock()
+		_ = r.Close()
+	}()
+	if err := r.SetOffset(start); err != nil {
+		s.logError("kafka: partition %s/%d: setting the offset %d: %v", s.cfg.Topic, partition, start, err)
+		<-ctx.Done()
+		return
+	}
+	s.mu.Lock()
+	s.readers[partition] = r
+	s.mu.Unlock()
+	key := s.key(partition)
+	backoff := 100 * time.Millisecond
+	for {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.logError("kafka: fetching %s/%d: %v (retrying)", s.cfg.Topic, partition, err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		backoff = 100 * time.Millisecond
+		tk, err := s.cp.TrackAt(ctx, key, m.Offset, epoch)
+		if err != nil { // the generation ended, or the Source is closing
+			<-ctx.Done()
+			return
+		}
+		select {
+		case s.out <- delivery{msg: m, tk: tk}:
+		case <-ctx.Done():
+			tk.Release()
+			return
+		}
 	}
 }
 
-// Close commits every acked offset (retrying until ctx ends, or for
-// CommitTimeout when ctx has no deadline), leaves the group and releases the
-// Reader; it returns the commit error if the offsets could not be committed. Blocked Reads return transport.ErrClosed. A second Close returns nil.
+func (s *Source) logError(format string, args ...any) {
+	if s.cfg.ErrorLogger != nil {
+		s.cfg.ErrorLogger.Printf(format, args...)
+	}
+}
+
+// current returns the current generation, nil between generations.
+func (s *Source) current() *kafkago.Generation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// Close commits every acked offset through the current generation
+// (retrying until ctx ends, or for CommitTimeout when ctx has no deadline),
+// leaves the group and stops the readers; it returns the commit error if
+// the offsets could not be committed. Blocked Reads return
+// transport.ErrClosed. A second Close returns nil.
 func (s *Source) Close(ctx context.Context) error {
 	first := false
 	s.closeOnce.Do(func() {
 		first = true
-		s.shutdown()
+		close(s.closing)
 		flushErr := s.finalCommit(ctx)
-		s.closeErr = errors.Join(flushErr, s.reader.Close())
+		s.stop()
+		s.closeErr = flushErr
 	})
 	if !first {
 		return nil
@@ -258,45 +486,32 @@ func (s *Source) Close(ctx context.Context) error {
 	return s.closeErr
 }
 
-// finalCommit commits acked offsets, retrying a failed commit (a rebalance
-// in progress, a coordinator moving) until it lands or ctx ends; without a
-// deadline on ctx it tries for CommitTimeout.
-func (s *Source) finalCommit(ctx context.Context) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.CommitTimeout)
-		defer cancel()
-	}
-	for {
-		err := s.commit(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
 // Abandon stops the Source the way a crash would: no further commit, acked
 // offsets not committed yet are lost (their records come again). It leaves
 // the group so the next member starts at once. For tests and for a forced
 // shutdown when commits fail.
 func (s *Source) Abandon() error {
-	var err error
 	s.closeOnce.Do(func() {
-		s.shutdown()
-		err = s.reader.Close()
+		s.commitMu.Lock()
+		s.abandoned = true
+		s.commitMu.Unlock()
+		close(s.closing)
+		s.stop()
 	})
-	return err
+	return nil
 }
 
-// shutdown marks the Source closed, wakes blocked Reads and stops the commit loop.
-func (s *Source) shutdown() {
-	s.closed.Store(true)
+// stop wakes blocked readers, leaves the group (which ends the generation
+// and waits for its readers and commit loop) and ends the group loop.
+func (s *Source) stop() {
 	s.cp.Close()
+	_ = s.group.Close()
 	s.stopLoop()
 	<-s.loopDone
+	s.mu.Lock()
+	s.gen = nil
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
+	s.mu.Unlock()
 }

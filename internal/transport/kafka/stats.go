@@ -1,23 +1,18 @@
 package kafka
 
-import (
-	kafkago "github.com/segmentio/kafka-go"
-)
-
 // Stats is a snapshot of a Source for metrics and health checks.
 type Stats struct {
-	// Reader is kafka-go's ReaderStats: counters since the previous call to
-	// Stats, and gauges (Lag: messages between the last fetched offset and
-	// the partition end, for the partition fetched last).
-	Reader kafkago.ReaderStats
+	// Lag is the sum over the assigned partitions of the messages between
+	// the last fetched offset and the partition's end.
+	Lag int64
 	// Partitions are the partitions assigned in the current generation.
 	Partitions []int
-	// Ready is true while the member holds a stable assignment.
+	// Ready is true while the member holds a generation.
 	Ready bool
-	// Generation and MemberID identify the current group generation.
+	// Generation and MemberID identify the latest group generation.
 	Generation int32
 	MemberID   string
-	// Rebalances counts assignments received since the Source started.
+	// Rebalances counts generations received since the Source started.
 	Rebalances int64
 	// InFlight is the number of unacked records per partition.
 	InFlight map[int]int
@@ -28,9 +23,8 @@ type Stats struct {
 	LastCommitError error
 }
 
-// Stats returns the Source's current figures. Reader counters reset on each call.
+// Stats returns the Source's current figures.
 func (s *Source) Stats() Stats {
-	parts, stable, gen, member, rebalances := s.group.snapshot()
 	inflight := map[int]int{}
 	for k, n := range s.cp.InFlight() {
 		inflight[k.Partition] = n
@@ -38,13 +32,19 @@ func (s *Source) Stats() Stats {
 	s.lastErrMu.Lock()
 	lastErr := s.lastErr
 	s.lastErrMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var lag int64
+	for _, r := range s.readers {
+		lag += r.Stats().Lag
+	}
 	return Stats{
-		Reader:          s.reader.Stats(),
-		Partitions:      parts,
-		Ready:           stable && !s.closed.Load(),
-		Generation:      gen,
-		MemberID:        member,
-		Rebalances:      rebalances,
+		Lag:             lag,
+		Partitions:      append([]int(nil), s.parts...),
+		Ready:           s.gen != nil && !s.isClosing(),
+		Generation:      s.lastGen,
+		MemberID:        s.lastMember,
+		Rebalances:      s.rebalances,
 		InFlight:        inflight,
 		Commits:         s.commits.Load(),
 		CommitErrors:    s.commitErrors.Load(),
@@ -52,15 +52,27 @@ func (s *Source) Stats() Stats {
 	}
 }
 
-// Ready reports whether the Source holds a stable group assignment (possibly
-// empty, when the group has more members than the topic has partitions).
+// Ready reports whether the Source holds a group generation (whose
+// assignment may be empty, when the group has more members than the topic
+// has partitions).
 func (s *Source) Ready() bool {
-	_, stable, _, _, _ := s.group.snapshot()
-	return stable && !s.closed.Load()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen != nil && !s.isClosing()
 }
 
 // Partitions returns the partitions assigned in the current generation.
 func (s *Source) Partitions() []int {
-	parts, _, _, _, _ := s.group.snapshot()
-	return parts
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.parts...)
+}
+
+func (s *Source) isClosing() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
 }

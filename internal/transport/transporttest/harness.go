@@ -4,7 +4,8 @@
 // package transport against it (per-key ordering, ack exactly once,
 // redelivery of unacked and nacked records after a crash or reopen, close
 // semantics, the in-flight cap, keys and headers kept by a Sink, the size
-// limit after compression, and a randomized crash loop that must lose nothing).
+// limit after compression, a randomized crash loop that must lose nothing,
+// and, for a transport.Revoker, that acks of revoked partitions commit nothing).
 package transporttest
 
 import (

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/transport"
@@ -26,6 +28,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("InFlightCapBlocksRead", func(t *testing.T) { testInFlightCap(t, h) })
 	t.Run("RecordTooLargeAfterCompression", func(t *testing.T) { testTooLarge(t, h) })
 	t.Run("CrashLoopLosesNothing", func(t *testing.T) { testCrashLoop(t, h) })
+	t.Run("RevokedPartitionsAreNotCommitted", func(t *testing.T) { testRevocation(t, h) })
 }
 
 var defaultSink = SinkOptions{MaxMessageBytes: 1 << 20, CompressAbove: 16 << 10}
@@ -278,4 +281,81 @@ func testTooLarge(t *testing.T, h Harness) {
 		t.Fatalf("decoded value: %v (len %d)", err, len(plain))
 	}
 	ack(t, d, nil)
+}
+
+// testRevocation joins a second member to a group whose first member holds
+// records of every partition unacked. The first member must be told which
+// partitions it lost, and its acks of their records after that must commit
+// nothing: the second member reads those partitions from the start. A
+// transport that never revokes partitions (one member owns a group's
+// topic) has nothing to show here.
+func testRevocation(t *testing.T, h Harness) {
+	topic := h.NewTopic(t, 4)
+	var recs []transport.Record
+	for i := range 40 {
+		recs = append(recs, transport.Record{Key: []byte("key-" + strconv.Itoa(i)), Value: []byte(strconv.Itoa(i))})
+	}
+	write(t, h.NewSink(t, topic, defaultSink), recs...)
+	g := group(t)
+	first := h.NewSource(t, topic, g, defaultSource)
+	rv, ok := first.(transport.Revoker)
+	if !ok {
+		t.Skip("this transport gives a group's topic to one member, which never loses a partition")
+	}
+	lost := make(chan []transport.Partition, 4)
+	var paused atomic.Int32
+	rv.OnPause(func(context.Context) { paused.Add(1) })
+	rv.OnRevoke(func(ps []transport.Partition) {
+		if paused.Load() == 0 {
+			t.Error("OnRevoke was called without an OnPause before it")
+		}
+		if len(ps) > 0 {
+			lost <- ps
+		}
+	})
+	held := readN(t, h, first, len(recs))
+	perPartition := map[int]int{}
+	for _, d := range held {
+		perPartition[d.rec.Partition]++
+	}
+
+	second := h.NewSource(t, topic, g, defaultSource)
+	var revoked []transport.Partition
+	select {
+	case revoked = <-lost:
+	case <-time.After(h.Wait):
+		t.Fatalf("the first member was not told of a revocation within %s of a second member joining", h.Wait)
+	}
+	moved := map[int]bool{}
+	want := 0
+	for _, p := range revoked {
+		if p.Topic != topic {
+			t.Fatalf("revoked partition %v is not of topic %s", p, topic)
+		}
+		moved[p.Partition] = true
+		want += perPartition[p.Partition]
+	}
+	// Late acks: done, but the partitions moved; they must not be committed.
+	for _, d := range held {
+		ack(t, d, nil)
+	}
+	got := readN(t, h, second, want)
+	for _, d := range got {
+		if !moved[d.rec.Partition] {
+			t.Fatalf("the second member read %s of a partition the first one kept", d.rec.SourceRef())
+		}
+		ack(t, d, nil)
+	}
+	lowest := map[int]int64{}
+	for _, d := range got {
+		if off, seen := lowest[d.rec.Partition]; !seen || d.rec.Offset < off {
+			lowest[d.rec.Partition] = d.rec.Offset
+		}
+	}
+	for p := range moved {
+		if lowest[p] != 0 {
+			t.Fatalf("the new owner of partition %d started at offset %d, want 0: an ack after the revocation was committed", p, lowest[p])
+		}
+	}
+	t.Logf("partitions %v moved with %d records; the new owner read them all again", revoked, want)
 }

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/config"
+)
+
+// A configuration whose bounds do not fit its memory limit is refused at
+// start, with the sum in the message.
+func TestMemoryPlanRefusesBoundsOverTheLimit(t *testing.T) {
+	cfg := config.Default()
+	cfg.Memory.LimitBytes = 1 << 30
+	if p, err := memoryPlan(cfg); err != nil || p.GoLimitBytes != 1<<30-cfg.Images.MaxDecodedBytes {
+		t.Fatalf("the defaults in 1 GiB: %+v, %v", p, err)
+	}
+	cfg.Pipeline.MaxInflightBytes = 512 << 20
+	_, err := memoryPlan(cfg)
+	if err == nil || !strings.Contains(err.Error(), "1280.00 MiB") || !strings.Contains(err.Error(), "1024.00 MiB") {
+		t.Fatalf("bounds of 1280 MiB in a 1 GiB limit: %v", err)
+	}
+}
