@@ -286,9 +286,9 @@ func readerErrorLogger(log *slog.Logger, closing *atomic.Bool) kafkago.Logger {
 // kafkaConfig is the connection of cfg to brokers.
 func kafkaConfig(cfg config.KafkaConfig, brokers []string) kafka.Config {
 	return kafka.Config{
-		Brokers: brokers,
+		Brokers: brokers, ClientID: cfg.ClientID, DialTimeout: cfg.DialTimeout,
 		TLS: kafka.TLSConfig{Enabled: cfg.TLS.Enabled, CAFile: cfg.TLS.CAFile, CertFile: cfg.TLS.CertFile,
-			KeyFile: cfg.TLS.KeyFile, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify},
+			KeyFile: cfg.TLS.KeyFile, ServerName: cfg.TLS.ServerName, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify},
 		SASL: kafka.SASLConfig{Mechanism: cfg.SASL.Mechanism, Username: cfg.SASL.Username, Password: cfg.SASL.Password},
 	}
 }

@@ -31,6 +31,10 @@ type KafkaConfig struct {
 	EmbeddedListen string `yaml:"embedded_listen"`
 	// EmbeddedPartitions is the partition count of the embedded broker's topics.
 	EmbeddedPartitions int `yaml:"embedded_partitions"`
+	// ClientID names this worker to the brokers (their logs and quotas).
+	ClientID string `yaml:"client_id"`
+	// DialTimeout bounds one connection attempt to a broker.
+	DialTimeout time.Duration `yaml:"dial_timeout"`
 	// GroupID is the consumer group.
 	GroupID string `yaml:"group_id"`
 	// JobsTopic is the topic jobs are read from.
@@ -73,6 +77,7 @@ type TLSConfig struct {
 	CAFile             string `yaml:"ca_file"`
 	CertFile           string `yaml:"cert_file"`
 	KeyFile            string `yaml:"key_file"`
+	ServerName         string `yaml:"server_name"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
 }
 

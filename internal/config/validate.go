@@ -69,6 +69,8 @@ func (c Config) validateKafka(p *problems) {
 		p.hostPort("kafka.embedded_listen", k.EmbeddedListen, 0)
 	}
 	p.atLeast("kafka.embedded_partitions", int64(k.EmbeddedPartitions), 1)
+	p.notBlank("kafka.client_id", k.ClientID)
+	p.positive("kafka.dial_timeout", k.DialTimeout)
 	p.notBlank("kafka.group_id", k.GroupID)
 	p.notBlank("kafka.jobs_topic", k.JobsTopic)
 	p.notBlank("kafka.ready_topic", k.ReadyTopic)
