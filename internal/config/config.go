@@ -154,9 +154,11 @@ type ImagesConfig struct {
 	MaxBase64Bytes int64 `yaml:"max_base64_bytes"`
 	MaxFrames      int   `yaml:"max_frames"`
 	// Workers is the image pool size; 0 means one per CPU (images.Config).
-	Workers         int   `yaml:"workers"`
-	MaxDecodedBytes int64 `yaml:"max_decoded_bytes"`
-	CacheBytes      int64 `yaml:"cache_bytes"`
+	// Workers, MaxDecodedBytes and CacheBytes size the one image pool and
+	// cache of the worker: no tenant overrides them.
+	Workers         int   `yaml:"workers" tenant:"no"`
+	MaxDecodedBytes int64 `yaml:"max_decoded_bytes" tenant:"no"`
+	CacheBytes      int64 `yaml:"cache_bytes" tenant:"no"`
 	// ManyImagesThreshold, ManyImagesMaxDimensionPx and MaxImagesPerRequest
 	// lower the target's documented limits (package contract): above so
 	// many images in one request a smaller side applies, and older images

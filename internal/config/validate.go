@@ -162,16 +162,16 @@ func (c Config) validateTenant(p *problems, name string) {
 	}
 	images, pruning, share := c.ForTenant(name)
 	o := c.Tenants[name]
-	if o.Images != nil {
+	if o.Images.Set() {
 		validateImages(p, at+".images", images)
 	}
-	if o.Pruning != nil {
+	if o.Pruning.Set() {
 		validatePruning(p, at+".pruning", pruning)
 	}
 	if o.PoolShare != nil {
 		p.share(at+".pool_share", share)
 	}
-	if o.RateLimits != nil {
+	if o.RateLimits.Set() {
 		validateRates(p, at+".rate_limits", c.RateLimitsFor(name))
 	}
 }

@@ -118,8 +118,7 @@ func TestProcessHonoursContextCancellation(t *testing.T) {
 
 func TestEffectiveSettingsLayers(t *testing.T) {
 	cfg := config.Default()
-	dim := 800
-	cfg.Tenants = map[string]config.TenantOverride{"acme": {Images: &config.ImagesOverride{MaxDimensionPx: &dim}}}
+	cfg.Tenants = map[string]config.TenantOverride{"acme": {Images: config.OverlayOf[config.ImagesConfig]("max_dimension_px: 800")}}
 	tr, err := transcript.DecodeJob([]byte(strings.Replace(processJob, `"now_ms":5`, `"now_ms":5,"context_window_tokens":1000,"pruning":{"mode":"cache-ttl","last_cache_touch_ms":2,"keep_last_assistants":1}`, 1)), transcript.Limits{})
 	if err != nil {
 		t.Fatal(err)
