@@ -20,19 +20,15 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
-// Dead-letter codes of design §2 that the processor produces besides the
-// decode codes of package transcript.
-const (
-	CodeDecompressionFailed = "decompression_failed"
-	CodeInternalError       = "internal_error"
-	CodeOutputTooLarge      = "output_too_large"
-)
-
 // TracerName is the instrumentation scope of the stage spans.
 const TracerName = "github.com/hygiene-dev/hygiene/internal/pipeline"
 
 // StageDecode names the step before the stages in an Outcome.
 const StageDecode = "decode"
+
+// StageEncode names the encoding of the ready payload after the stages in
+// an Outcome.
+const StageEncode = "encode"
 
 // StageRender names the request rendering after the stages (render: request)
 // in the stage timings.
@@ -42,12 +38,12 @@ const StageRender = "render_request"
 // code, a sentence and the stage that refused it.
 type Outcome struct {
 	Ready   bool
-	Payload []byte // the ready payload (uncompressed JSON) when Ready
-	Code    string // dead-letter code when !Ready
-	Error   string // one sentence naming the field or message index
-	Stage   string // the failing stage, or "decode"
-	Tenant  string // the job's tenant when it was decoded
-	JobID   string // the job's id when it was decoded
+	Payload []byte          // the ready payload (uncompressed JSON) when Ready
+	Code    transcript.Code // dead-letter code when !Ready
+	Error   string          // one sentence naming the field or message index
+	Stage   string          // the failing stage, or "decode"
+	Tenant  string          // the job's tenant when it was decoded
+	JobID   string          // the job's id when it was decoded
 	// Report is the chain's report when Ready, and on a dead letter a
 	// stage rejected (the contract's violations, which the runner counts).
 	Report *stage.Report
@@ -79,7 +75,7 @@ func NewProcessor(cfg config.Config, deps Deps) *Processor {
 // bugs in a stage (panics included) become dead-letter outcomes.
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
 	if max := p.cfg.Limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
-		return Outcome{Code: string(transcript.CodePayloadTooLarge), Stage: StageDecode,
+		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
 	}
 	value, err := compression.Decode(rec.Value, rec.Headers, p.cfg.Limits.MaxJobBytes)
@@ -92,7 +88,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 		MaxDepth:    p.cfg.Limits.MaxDepth,
 	})
 	if err != nil {
-		return Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error(), Stage: StageDecode}, nil
+		return Outcome{Code: transcript.ErrorCode(err), Error: err.Error(), Stage: StageDecode}, nil
 	}
 	return p.Run(ctx, t)
 }
@@ -103,7 +99,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
 	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
 	if err := errors.Join(ValidateOptions(t.Options), wire.CheckOptions(t.Options)); err != nil {
-		out.Code, out.Error, out.Stage = string(transcript.CodeInvalidJob), err.Error(), StageDecode
+		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
 		return out, nil
 	}
 	env := &stage.Env{
@@ -141,10 +137,10 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 				return Outcome{}, ctxErr
 			}
 			if rej, ok := errors.AsType[*stage.Reject](err); ok {
-				out.Code, out.Error, out.Stage, out.Report = string(rej.Code), rej.Msg, s.Name, env.Report
+				out.Code, out.Error, out.Stage, out.Report = rej.Code, rej.Msg, s.Name, env.Report
 				return out, nil
 			}
-			out.Code, out.Error, out.Stage = CodeInternalError, err.Error(), s.Name
+			out.Code, out.Error, out.Stage = transcript.CodeInternalError, err.Error(), s.Name
 			return out, nil
 		}
 	}
@@ -160,7 +156,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	env.Report.BytesOut = t.MessagesSize()
 	report, err := transcript.Marshal(env.Report)
 	if err != nil {
-		out.Code, out.Error, out.Stage = CodeInternalError, fmt.Sprintf("encoding the report: %v", err), "encode"
+		out.Code, out.Error, out.Stage = transcript.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
 		return out, nil
 	}
 	out.Ready, out.Report = true, env.Report
@@ -211,9 +207,9 @@ func messagesChanged(in, out []*transcript.Message) bool {
 }
 
 func decompressionOutcome(err error) Outcome {
-	code := CodeDecompressionFailed
+	code := transcript.CodeDecompressionFailed
 	if errors.Is(err, compression.ErrTooLarge) {
-		code = string(transcript.CodePayloadTooLarge)
+		code = transcript.CodePayloadTooLarge
 	}
 	return Outcome{Code: code, Error: err.Error(), Stage: StageDecode}
 }

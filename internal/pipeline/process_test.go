@@ -100,7 +100,7 @@ func TestProcessDeadLetters(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := process(t, []byte(c.value), c.headers, c.stages...)
-			if out.Ready || out.Code != c.code || out.Stage != c.stage || !strings.Contains(out.Error, c.says) {
+			if out.Ready || string(out.Code) != c.code || out.Stage != c.stage || !strings.Contains(out.Error, c.says) {
 				t.Fatalf("got ready=%v code=%q stage=%q error=%q", out.Ready, out.Code, out.Stage, out.Error)
 			}
 		})
