@@ -62,13 +62,43 @@ type Deps struct {
 // safe for concurrent use and holds no per-job state, so the same record
 // always gives the same bytes.
 type Processor struct {
-	cfg  config.Config
-	deps Deps
+	cfg   config.Config
+	deps  Deps
+	chain []stage.Stage // deps.Stages, each wrapped by instrumented
 }
 
 // NewProcessor returns a processor for the given configuration.
 func NewProcessor(cfg config.Config, deps Deps) *Processor {
-	return &Processor{cfg: cfg, deps: deps}
+	chain := make([]stage.Stage, len(deps.Stages))
+	for i, s := range deps.Stages {
+		chain[i] = instrumented(s, deps.Observe)
+	}
+	return &Processor{cfg: cfg, deps: deps, chain: chain}
+}
+
+// instrumented wraps a stage in what every stage gets, as a middleware: a
+// tracing span (a child of the job's span when ctx carries a recording one;
+// a no-op otherwise), its duration told to observe (when set), and a panic
+// turned into an error that names the stage.
+func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stage {
+	apply := s.Apply
+	return stage.Stage{Name: s.Name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) (err error) {
+		start := time.Now()
+		ctx, span := trace.SpanFromContext(ctx).TracerProvider().Tracer(TracerName).Start(ctx, s.Name)
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
+			}
+			if err != nil {
+				span.SetStatus(codes.Error, err.Error())
+			}
+			span.End()
+			if observe != nil {
+				observe(s.Name, time.Since(start))
+			}
+		}()
+		return apply(ctx, t, env)
+	}}
 }
 
 // Process runs one job. Its error is only ever the context's: bad input and
@@ -115,24 +145,11 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
 	}
 	in := t.Messages
-	// One child span per stage when ctx carries a recording job span
-	// (package tracing); without one the tracer is a no-op.
-	tracer := trace.SpanFromContext(ctx).TracerProvider().Tracer(TracerName)
-	for _, s := range p.deps.Stages {
+	for _, s := range p.chain {
 		if err := ctx.Err(); err != nil {
 			return Outcome{}, err
 		}
-		start := time.Now()
-		sctx, span := tracer.Start(ctx, s.Name)
-		err := applyStage(sctx, s, t, env)
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		span.End()
-		if p.deps.Observe != nil {
-			p.deps.Observe(s.Name, time.Since(start))
-		}
-		if err != nil {
+		if err := s.Apply(ctx, t, env); err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 				return Outcome{}, ctxErr
 			}
@@ -170,16 +187,6 @@ func renderRequest(t *transcript.Transcript, p policy.Policy) {
 	f := wire.FormatFor(p)
 	body := wire.Render(nil, f, p, t.Messages, wire.Request{System: t.Options.System, Tools: t.Options.Tools})
 	t.Request = &transcript.Request{Format: string(f), Body: body}
-}
-
-// applyStage runs one stage and turns a panic into an error that names it.
-func applyStage(ctx context.Context, s stage.Stage, t *transcript.Transcript, env *stage.Env) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
-		}
-	}()
-	return s.Apply(ctx, t, env)
 }
 
 // firstFrames keeps the first n lines of a stack trace, enough to locate a
