@@ -15,6 +15,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/wire"
@@ -138,6 +139,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),
 	}
+	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
 	if wire.ToolsAsText(env.Policy, t.Options) {
 		env.Settings.NoToolsOffered = true
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -105,6 +106,7 @@ func runChain(t testing.TB, tg transcript.Target, messages []byte, entries []tra
 	env := chainEnv(tr)
 	env.Policy = policy.Resolve(tg)
 	env.Settings.NoToolsOffered = extra.NoToolsOffered
+	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
 	for _, s := range Default(imgs) {
 		err := s.Apply(context.Background(), tr, env)
 		if rej, ok := errors.AsType[*stage.Reject](err); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -110,6 +111,7 @@ func applyAlone(t *testing.T, tg transcript.Target, messages []byte, st stage.St
 	}
 	env := chainEnv(tr)
 	env.Policy = policy.Resolve(tg)
+	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
 	err = st.Apply(context.Background(), tr, env)
 	if _, ok := errors.AsType[*stage.Reject](err); ok {
 		return messages

@@ -28,8 +28,9 @@ type Env struct {
 	Policy   policy.Policy
 	Settings Settings
 	Report   *Report
-	// ModelChanged is set by the model-snapshot read at the start of the
-	// chain (spec §3.13) and read by the Responses reasoning downgrade.
+	// ModelChanged is computed once before the chain (turns.ModelChanged,
+	// spec §3.13's read at §4 step 0) and read by the Responses reasoning
+	// downgrade. Stages only read it: no stage passes state to another.
 	ModelChanged bool
 	// InputMessages is how many messages the job had before the chain, so
 	// a rule that finds nothing left can say what the repair removed.

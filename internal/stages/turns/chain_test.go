@@ -16,7 +16,6 @@ import (
 // chain is every stage of this package in spec §4 order.
 func chain() []stage.Stage {
 	return []stage.Stage{
-		ModelSnapshotRead(),         // step 0
 		InterSessionMarker(),        // 1
 		AssistantReplay(),           // 2
 		ThoughtSignatures(),         // 3 (image pass)

@@ -3,6 +3,7 @@ package turns
 import (
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -12,7 +13,7 @@ func snap(data string) transcript.CustomEntry {
 	return transcript.CustomEntry{CustomType: "model-snapshot", Data: []byte(data)}
 }
 
-func TestModelSnapshotRead(t *testing.T) {
+func TestModelChanged(t *testing.T) {
 	same := snap(`{"timestamp":1,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`)
 	for _, tc := range []struct {
 		name    string
@@ -28,9 +29,8 @@ func TestModelSnapshotRead(t *testing.T) {
 		{"null compares as empty", []transcript.CustomEntry{snap(`{"provider":"vllm","modelApi":null,"modelId":"m"}`)}, transcript.Target{Provider: "vllm", Model: "m"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := stagetest.Case{Target: tc.target, CustomEntries: tc.entries, ModelChanged: !tc.want}.Apply(t, `[]`, ModelSnapshotRead())
-			if res.Env.ModelChanged != tc.want {
-				t.Errorf("ModelChanged = %v, want %v", res.Env.ModelChanged, tc.want)
+			if got := ModelChanged(tc.entries, policy.Resolve(tc.target)); got != tc.want {
+				t.Errorf("ModelChanged = %v, want %v", got, tc.want)
 			}
 		})
 	}
