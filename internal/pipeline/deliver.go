@@ -32,16 +32,16 @@ const (
 // stage, or an output the ready topic refused.
 const StageRunner = "runner"
 
-// handle is the pool task of one job: process it on the pool worker, then
+// runJob is the pool task of one job: its outcome on the pool worker, then
 // hand the outcome to a writer goroutine, which releases the job's key
 // (done) once the job is finished.
-func (r *Runner) handle(j *job, done func()) {
+func (r *Runner) runJob(j *job, done func()) {
 	r.updateGauges()
 	if j.reply != nil {
 		r.answer(j, done)
 		return
 	}
-	out, err := r.process(j.rec)
+	out, err := r.outcomeOf(j.rec)
 	if err != nil {
 		r.abandon(j, err)
 		done()
@@ -90,9 +90,10 @@ func (r *Runner) finish(j *job, out Outcome) {
 	}
 }
 
-// process runs the processor, turning a panic into an internal_error
+// outcomeOf is the runner's step that calls the Processor (whose Process is
+// the job's own processing) on rec, turning a panic into an internal_error
 // outcome so that one bad job cannot take the worker down.
-func (r *Runner) process(rec transport.Record) (out Outcome, err error) {
+func (r *Runner) outcomeOf(rec transport.Record) (out Outcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("the processor panicked", "source", rec.SourceRef(), "panic", p, "stack", string(debug.Stack()))

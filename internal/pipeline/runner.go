@@ -159,7 +159,7 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.work, r.cancelWork = context.WithCancel(context.Background())
-	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.handle, r.updateGauges)
+	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.runJob, r.updateGauges)
 	if err != nil {
 		return nil, err
 	}
