@@ -91,7 +91,7 @@ func inprocOnce(ctx context.Context, o options, jobs *jobSet, c, imagePool int) 
 	}
 	defer imgs.Close()
 	clock := &stageClock{d: map[string]time.Duration{}}
-	proc := pipeline.NewProcessor(config.Default(), pipeline.Deps{Stages: stages.Default(imgs), Observe: clock.observe})
+	proc := pipeline.NewProcessor(config.Default().Limits, pipeline.ResolverFor(config.Default()), pipeline.Deps{Stages: stages.Default(imgs), Observe: clock.observe})
 	ctx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 

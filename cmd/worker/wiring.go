@@ -31,7 +31,7 @@ func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipe
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)
 	}
-	proc := pipeline.NewProcessor(cfg, pipeline.Deps{Stages: stages.Default(imgs), Observe: observe})
+	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(imgs), Observe: observe})
 	return proc, imgs, imgs.Close, nil
 }
 

@@ -63,18 +63,29 @@ type Deps struct {
 // safe for concurrent use and holds no per-job state, so the same record
 // always gives the same bytes.
 type Processor struct {
-	cfg   config.Config
-	deps  Deps
-	chain []stage.Stage // deps.Stages, each wrapped by instrumented
+	limits  config.LimitsConfig
+	resolve Resolver
+	deps    Deps
+	chain   []stage.Stage // deps.Stages, each wrapped by instrumented
 }
 
-// NewProcessor returns a processor for the given configuration.
-func NewProcessor(cfg config.Config, deps Deps) *Processor {
+// Resolver gives the rule settings of one decoded job: the configuration,
+// then its tenant's overrides, then its own options.
+type Resolver func(t *transcript.Transcript) stage.Settings
+
+// ResolverFor is the Resolver of a configuration (EffectiveSettings).
+func ResolverFor(cfg config.Config) Resolver {
+	return func(t *transcript.Transcript) stage.Settings { return EffectiveSettings(cfg, t) }
+}
+
+// NewProcessor returns a processor that bounds each record by limits and
+// resolves each job's settings with resolve. It starts nothing.
+func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Processor {
 	chain := make([]stage.Stage, len(deps.Stages))
 	for i, s := range deps.Stages {
 		chain[i] = instrumented(s, deps.Observe)
 	}
-	return &Processor{cfg: cfg, deps: deps, chain: chain}
+	return &Processor{limits: limits, resolve: resolve, deps: deps, chain: chain}
 }
 
 // instrumented wraps a stage in what every stage gets, as a middleware: a
@@ -105,18 +116,18 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 // Process runs one job. Its error is only ever the context's: bad input and
 // bugs in a stage (panics included) become dead-letter outcomes.
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	if max := p.cfg.Limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
+	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
 		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
 	}
-	value, err := compression.Decode(rec.Value, rec.Headers, p.cfg.Limits.MaxJobBytes)
+	value, err := compression.Decode(rec.Value, rec.Headers, p.limits.MaxJobBytes)
 	if err != nil {
 		return decompressionOutcome(err), nil
 	}
 	t, err := transcript.DecodeJob(value, transcript.Limits{
-		MaxBytes:    int(p.cfg.Limits.MaxJobBytes),
-		MaxMessages: p.cfg.Limits.MaxMessages,
-		MaxDepth:    p.cfg.Limits.MaxDepth,
+		MaxBytes:    int(p.limits.MaxJobBytes),
+		MaxMessages: p.limits.MaxMessages,
+		MaxDepth:    p.limits.MaxDepth,
 	})
 	if err != nil {
 		return Outcome{Code: transcript.ErrorCode(err), Error: err.Error(), Stage: StageDecode}, nil
@@ -135,7 +146,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	}
 	env := &stage.Env{
 		Policy:        policy.Resolve(t.Target),
-		Settings:      EffectiveSettings(p.cfg, t),
+		Settings:      p.resolve(t),
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),
 	}

@@ -29,7 +29,7 @@ var tagUsers = stage.Stage{Name: "tag_users", Apply: func(_ context.Context, t *
 
 func process(t *testing.T, value []byte, headers []transport.Header, stages ...stage.Stage) Outcome {
 	t.Helper()
-	p := NewProcessor(config.Default(), Deps{Stages: stages})
+	p := NewProcessor(config.Default().Limits, ResolverFor(config.Default()), Deps{Stages: stages})
 	out, err := p.Process(context.Background(), transport.Record{Value: value, Headers: headers})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestProcessDeadLetters(t *testing.T) {
 func TestProcessHonoursContextCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	p := NewProcessor(config.Default(), Deps{Stages: []stage.Stage{tagUsers}})
+	p := NewProcessor(config.Default().Limits, ResolverFor(config.Default()), Deps{Stages: []stage.Stage{tagUsers}})
 	if _, err := p.Process(ctx, transport.Record{Value: []byte(processJob)}); err == nil {
 		t.Fatal("cancelled context gave an outcome")
 	}
