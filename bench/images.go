@@ -76,7 +76,7 @@ func imageSuite(ctx context.Context, o options, log io.Writer) ([]imageRun, erro
 		return nil, err
 	}
 	images.Startup()
-	proc, err := images.NewProcessor(images.Config{Workers: 1, CacheBytes: -1})
+	proc, err := images.NewProcessor(images.Config{Workers: 1})
 	if err != nil {
 		return nil, fmt.Errorf("starting the image pool: %w", err)
 	}

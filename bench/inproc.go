@@ -85,13 +85,13 @@ func (c *stageClock) observe(stage string, d time.Duration) {
 // all are done or o.duration passes.
 func inprocOnce(ctx context.Context, o options, jobs *jobSet, c, imagePool int) (inprocRun, error) {
 	images.Startup()
-	imgs, err := images.NewProcessor(images.Config{Workers: imagePool, CacheBytes: -1})
+	imgs, err := images.NewProcessor(images.Config{Workers: imagePool})
 	if err != nil {
 		return inprocRun{}, fmt.Errorf("starting the image pool: %w", err)
 	}
 	defer imgs.Close()
 	clock := &stageClock{d: map[string]time.Duration{}}
-	proc := pipeline.NewProcessor(config.Default(), pipeline.Deps{Stages: stages.Default(imgs), Observe: clock.observe})
+	proc := pipeline.NewProcessor(config.Default().Limits, pipeline.ResolverFor(config.Default()), pipeline.Deps{Stages: stages.Default(imgs), Observe: clock.observe})
 	ctx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 

@@ -56,7 +56,7 @@ func pairingSuite(ctx context.Context, o options, log io.Writer) ([]pairingRun, 
 			return out, fmt.Errorf("decoding the %d-message job: %w", n, err)
 		}
 		r.DecodeMs, r.DecodeCPUMs = ms(wall), ms(cpu)
-		env := &stage.Env{Policy: policy.Resolve(policy.Target(t.Target)), Settings: pipeline.EffectiveSettings(cfg, t), Report: stage.NewReport()}
+		env := &stage.Env{Policy: policy.Resolve(t.Target), Settings: pipeline.EffectiveSettings(cfg, t), Report: stage.NewReport()}
 		runtime.GC()
 		wall, cpu = onThread(func() { err = rule.Apply(ctx, t, env) })
 		if err != nil {

@@ -5,7 +5,7 @@
 # the tests call, through apt; the Go modules; Java 17 for the broker),
 # starts a real Apache Kafka broker on 127.0.0.1 (scripts/kafka.sh) unless
 # HYGIENE_KAFKA_BROKERS already names one, then runs gofmt, go vet,
-# govulncheck offline (scripts/vulncheck.sh), builds the container image
+# staticcheck, govulncheck offline (scripts/vulncheck.sh), builds the container image
 # from Debian packages (scripts/image.sh, both variants), and runs
 # go test -race over the module (test/image runs the image with podman), the
 # Helm chart checks (helm/chartest) and the provider SDK conformance checks of
@@ -33,6 +33,12 @@ fi
 go vet ./...
 (cd helm/chartest && go vet ./...)
 (cd test/wiresdk && go vet ./...)
+# staticcheck, pinned, over the module and both test modules.
+staticcheck="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+log "staticcheck ($staticcheck)"
+go run "$staticcheck" ./...
+(cd helm/chartest && go run "$staticcheck" ./...)
+(cd test/wiresdk && go run "$staticcheck" ./...)
 log "govulncheck against golang.org/x/vulndb from the module proxy"
 scripts/vulncheck.sh ./...
 (cd helm/chartest && ../../scripts/vulncheck.sh ./...)

@@ -102,16 +102,16 @@ func checkCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 // window of a job or a ready payload. Unlike a job's decoder it accepts the payload's extra
 // members (report, append_entries); the messages are validated as the
 // codec validates them.
-func decodeForCheck(input []byte, cfg config.Config) ([]*transcript.Message, policy.Target, int, error) {
+func decodeForCheck(input []byte, cfg config.Config) ([]*transcript.Message, transcript.Target, int, error) {
 	top, err := transcript.ParseObject(input)
 	if err != nil {
-		return nil, policy.Target{}, 0, fmt.Errorf("not a JSON object: %v", err)
+		return nil, transcript.Target{}, 0, fmt.Errorf("not a JSON object: %v", err)
 	}
-	var tg policy.Target
+	var tg transcript.Target
 	if rawTarget, ok := top.Get("target"); ok {
 		tgObj, err := transcript.ParseObject(rawTarget)
 		if err != nil {
-			return nil, policy.Target{}, 0, fmt.Errorf("target: %v", err)
+			return nil, transcript.Target{}, 0, fmt.Errorf("target: %v", err)
 		}
 		tg.Provider, _ = tgObj.String("provider")
 		tg.API, _ = tgObj.String("api")
@@ -119,14 +119,14 @@ func decodeForCheck(input []byte, cfg config.Config) ([]*transcript.Message, pol
 	}
 	rawMessages, ok := top.Get("messages")
 	if !ok {
-		return nil, policy.Target{}, 0, errors.New("messages: required")
+		return nil, transcript.Target{}, 0, errors.New("messages: required")
 	}
 	if err := transcript.Valid(rawMessages, cfg.Limits.MaxDepth); err != nil {
-		return nil, policy.Target{}, 0, fmt.Errorf("messages: %v", err)
+		return nil, transcript.Target{}, 0, fmt.Errorf("messages: %v", err)
 	}
 	t, err := transcript.FromMessages(rawMessages, transcript.Target(tg))
 	if err != nil {
-		return nil, policy.Target{}, 0, fmt.Errorf("messages: %v", err)
+		return nil, transcript.Target{}, 0, fmt.Errorf("messages: %v", err)
 	}
 	window := 0
 	if rawOptions, ok := top.Get("options"); ok {

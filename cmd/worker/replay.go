@@ -120,7 +120,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 		if opts.Target == nil {
 			t := kind.DefaultTarget(*model)
 			opts.Target = &t
-		} else if f := wire.FormatFor(policy.Resolve(policy.Target(*opts.Target))); f != kind.Format() {
+		} else if f := wire.FormatFor(policy.Resolve(*opts.Target)); f != kind.Format() {
 			return fail(exitUsage, "--target renders %s, but a %s batch needs %s", f, kind, kind.Format())
 		}
 		batchWriter, err = batch.Open(batch.Config{Dir: *out, Kind: kind, Model: *model, MaxTokens: *maxTokens,

@@ -185,24 +185,31 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	if err != nil {
 		return err
 	}
+	// opened are the closers of what is open so far; an error return
+	// closes them, newest first (release undoes a started runner first).
+	opened := []func(context.Context) error{src.Close}
+	fail := func(err error) error {
+		for i := len(opened) - 1; i >= 0; i-- {
+			_ = opened[i](context.Background())
+		}
+		return err
+	}
 	if err := m.RegisterSource(func() metrics.SourceStats {
 		s := src.Stats()
 		return metrics.SourceStats{Lag: s.Lag, Partitions: len(s.Partitions), CommitErrors: s.CommitErrors}
 	}); err != nil {
-		_ = src.Close(context.Background())
-		return err
+		return fail(err)
 	}
 	ready, err := newSink(cfg.Kafka, kcfg, cfg.Kafka.ReadyTopic)
 	if err != nil {
-		_ = src.Close(context.Background())
-		return err
+		return fail(err)
 	}
+	opened = append(opened, ready.Close)
 	dlq, err := newDeadLetterSink(cfg.Kafka, kcfg)
 	if err != nil {
-		_ = src.Close(context.Background())
-		_ = ready.Close(context.Background())
-		return err
+		return fail(err)
 	}
+	opened = append(opened, dlq.Close)
 
 	// The drain gets four fifths of the shutdown deadline; committing and
 	// leaving the group get the rest.
@@ -216,38 +223,28 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	}
 	runner, err := pipeline.NewRunner(rcfg, deps)
 	if err != nil {
-		_ = src.Close(context.Background())
-		_ = ready.Close(context.Background())
-		_ = dlq.Close(context.Background())
-		return err
+		return fail(err)
 	}
+	// NewRunner started the job pool; a Run over a cancelled context
+	// releases it.
+	opened = append(opened, func(context.Context) error { cancelRun(); return runner.Run(runCtx) })
 
 	srv, err := health.Listen(cfg.Metrics.Listen, health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic)))
 	if err != nil {
-		cancelRun()
-		_ = runner.Run(runCtx)
-		_ = src.Close(context.Background())
-		return err
+		return fail(err)
 	}
+	opened = append(opened, srv.Close)
 	closeHTTP, err := startSanitizeHTTP(cfg, runner, m, log)
 	if err != nil {
-		cancelRun()
-		_ = runner.Run(runCtx)
-		_ = src.Close(context.Background())
-		_ = srv.Close(context.Background())
-		return err
+		return fail(err)
 	}
+	opened = append(opened, closeHTTP)
 	log.Info("worker started", "brokers", brokers, "group", cfg.Kafka.GroupID, "jobs_topic", cfg.Kafka.JobsTopic,
 		"pool", rcfg.Workers, "metrics", "http://"+srv.Addr()+"/metrics")
 
 	if demo != nil {
 		if err := demo.produce(ctx, kcfg, cfg.Kafka); err != nil {
-			cancelRun()
-			_ = runner.Run(runCtx)
-			_ = src.Close(context.Background())
-			_ = closeHTTP(context.Background())
-			_ = srv.Close(context.Background())
-			return err
+			return fail(err)
 		}
 		log.Info("demo: produced the example jobs; waiting for their outcomes", "jobs", len(demo.files), "dir", opts.produceDir)
 	}
@@ -286,9 +283,9 @@ func readerErrorLogger(log *slog.Logger, closing *atomic.Bool) kafkago.Logger {
 // kafkaConfig is the connection of cfg to brokers.
 func kafkaConfig(cfg config.KafkaConfig, brokers []string) kafka.Config {
 	return kafka.Config{
-		Brokers: brokers,
+		Brokers: brokers, ClientID: cfg.ClientID, DialTimeout: cfg.DialTimeout,
 		TLS: kafka.TLSConfig{Enabled: cfg.TLS.Enabled, CAFile: cfg.TLS.CAFile, CertFile: cfg.TLS.CertFile,
-			KeyFile: cfg.TLS.KeyFile, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify},
+			KeyFile: cfg.TLS.KeyFile, ServerName: cfg.TLS.ServerName, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify},
 		SASL: kafka.SASLConfig{Mechanism: cfg.SASL.Mechanism, Username: cfg.SASL.Username, Password: cfg.SASL.Password},
 	}
 }

@@ -109,18 +109,18 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
 		if err != nil {
-			return pipeline.Outcome{Code: string(transcript.CodeInvalidTarget), Error: "--target: " + err.Error()}, nil
+			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
 		}
 		tg = transcript.Target(parsed)
 	}
 	t, err := transcript.DecodeSession(input, tg, limitsOf(cfg))
 	if err != nil {
-		return pipeline.Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error()}, nil
+		return pipeline.Outcome{Code: transcript.ErrorCode(err), Error: err.Error()}, nil
 	}
 	if targetFlag == "" {
 		last, ok := replay.LastAssistantTarget(t)
 		if !ok {
-			return pipeline.Outcome{Code: string(transcript.CodeInvalidTarget), Error: "session file: no assistant turn names a provider or api; pass --target PROVIDER/API/MODEL"}, nil
+			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "session file: no assistant turn names a provider or api; pass --target PROVIDER/API/MODEL"}, nil
 		}
 		t.SetTarget(last)
 	}
@@ -135,7 +135,7 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 func sanitizeJob(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, render string) (pipeline.Outcome, error) {
 	t, err := transcript.DecodeJob(input, limitsOf(cfg))
 	if err != nil {
-		return pipeline.Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error()}, nil
+		return pipeline.Outcome{Code: transcript.ErrorCode(err), Error: err.Error()}, nil
 	}
 	t.Options.Render = render
 	return proc.Run(ctx, t)

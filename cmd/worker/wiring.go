@@ -23,19 +23,15 @@ import (
 // returned func releases the image pool.
 func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
 	images.Startup()
-	cacheBytes := cfg.Images.CacheBytes
-	if cacheBytes == 0 {
-		cacheBytes = -1 // images.cache_bytes 0 means no cache; for the images package 0 means its default
-	}
 	imgs, err := images.NewProcessor(images.Config{
 		Workers:         cfg.Images.Workers,
 		MaxDecodedBytes: cfg.Images.MaxDecodedBytes,
-		CacheBytes:      cacheBytes,
+		CacheBytes:      cfg.Images.CacheBytes,
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)
 	}
-	proc := pipeline.NewProcessor(cfg, pipeline.Deps{Stages: stages.Default(imgs), Observe: observe})
+	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(imgs), Observe: observe})
 	return proc, imgs, imgs.Close, nil
 }
 

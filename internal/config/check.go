@@ -30,6 +30,9 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 	if n.Tag == "!!null" {
 		return nil
 	}
+	if o, ok := reflect.Zero(t).Interface().(overlayType); ok {
+		return checkOverlay(n, o.overlaid(), path)
+	}
 	switch {
 	case t.Kind() == reflect.Struct:
 		if n.Kind != yaml.MappingNode {
@@ -62,6 +65,21 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 		}
 		return nil
 	}
+}
+
+// checkOverlay checks a tenant's partial section against its type: as
+// checkNode does, and a key of a global-only field (tagged `tenant:"no"`)
+// is refused.
+func checkOverlay(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			if f, ok := fieldByTag(t, key.Value); ok && f.Tag.Get("tenant") == "no" {
+				return fmt.Errorf("%s at line %d: a global setting, which a tenant cannot override", join(path, key.Value), key.Line)
+			}
+		}
+	}
+	return checkNode(n, t, path)
 }
 
 // fieldByTag finds the struct field whose yaml tag name is key.

@@ -31,6 +31,10 @@ type KafkaConfig struct {
 	EmbeddedListen string `yaml:"embedded_listen"`
 	// EmbeddedPartitions is the partition count of the embedded broker's topics.
 	EmbeddedPartitions int `yaml:"embedded_partitions"`
+	// ClientID names this worker to the brokers (their logs and quotas).
+	ClientID string `yaml:"client_id"`
+	// DialTimeout bounds one connection attempt to a broker.
+	DialTimeout time.Duration `yaml:"dial_timeout"`
 	// GroupID is the consumer group.
 	GroupID string `yaml:"group_id"`
 	// JobsTopic is the topic jobs are read from.
@@ -73,6 +77,7 @@ type TLSConfig struct {
 	CAFile             string `yaml:"ca_file"`
 	CertFile           string `yaml:"cert_file"`
 	KeyFile            string `yaml:"key_file"`
+	ServerName         string `yaml:"server_name"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
 }
 
@@ -148,10 +153,12 @@ type ImagesConfig struct {
 	MaxInputPixels int64 `yaml:"max_input_pixels"`
 	MaxBase64Bytes int64 `yaml:"max_base64_bytes"`
 	MaxFrames      int   `yaml:"max_frames"`
-	// Workers is the image pool size; 0 means the number of cores (see PoolSize).
-	Workers         int   `yaml:"workers"`
-	MaxDecodedBytes int64 `yaml:"max_decoded_bytes"`
-	CacheBytes      int64 `yaml:"cache_bytes"`
+	// Workers is the image pool size; 0 means one per CPU (images.Config).
+	// Workers, MaxDecodedBytes and CacheBytes size the one image pool and
+	// cache of the worker: no tenant overrides them.
+	Workers         int   `yaml:"workers" tenant:"no"`
+	MaxDecodedBytes int64 `yaml:"max_decoded_bytes" tenant:"no"`
+	CacheBytes      int64 `yaml:"cache_bytes" tenant:"no"`
 	// ManyImagesThreshold, ManyImagesMaxDimensionPx and MaxImagesPerRequest
 	// lower the target's documented limits (package contract): above so
 	// many images in one request a smaller side applies, and older images

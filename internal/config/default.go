@@ -10,6 +10,8 @@ func Default() Config {
 			Brokers:                 []string{},
 			EmbeddedListen:          "127.0.0.1:9092",
 			EmbeddedPartitions:      4,
+			ClientID:                "hygiene",
+			DialTimeout:             10 * time.Second,
 			GroupID:                 "hygiene-worker",
 			JobsTopic:               "hygiene.jobs",
 			ReadyTopic:              "hygiene.ready",

@@ -77,25 +77,20 @@ func TestDefaultIsValid(t *testing.T) {
 
 func TestPoolSizes(t *testing.T) {
 	tests := []struct {
-		name          string
-		pipe, images  int
-		cores         int
-		wantJobs      int
-		wantImageWork int
+		name     string
+		pipe     int
+		cores    int
+		wantJobs int
 	}{
-		{"zero means derived from cores", 0, 0, 4, 8, 4},
-		{"explicit sizes win", 3, 2, 4, 3, 2},
-		{"one core", 0, 0, 1, 2, 1},
+		{"zero means derived from cores", 0, 4, 8},
+		{"explicit size wins", 3, 4, 3},
+		{"one core", 0, 1, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := PipelineConfig{Workers: tt.pipe}
-			im := ImagesConfig{Workers: tt.images}
 			if got := p.PoolSize(tt.cores); got != tt.wantJobs {
 				t.Errorf("PipelineConfig.PoolSize = %d, want %d", got, tt.wantJobs)
-			}
-			if got := im.PoolSize(tt.cores); got != tt.wantImageWork {
-				t.Errorf("ImagesConfig.PoolSize = %d, want %d", got, tt.wantImageWork)
 			}
 		})
 	}

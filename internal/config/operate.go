@@ -50,22 +50,15 @@ type RateLimitsConfig struct {
 	BytesPerSecond float64 `yaml:"bytes_per_second"`
 	// MaxWaitingJobs caps one tenant's jobs waiting for its rate; past it
 	// reading waits too (the jobs topic is read in order).
-	MaxWaitingJobs int `yaml:"max_waiting_jobs"`
-}
-
-// RateLimitsOverride is the per-tenant subset of RateLimitsConfig.
-type RateLimitsOverride struct {
-	JobsPerSecond  *float64 `yaml:"jobs_per_second,omitempty"`
-	BytesPerSecond *float64 `yaml:"bytes_per_second,omitempty"`
+	MaxWaitingJobs int `yaml:"max_waiting_jobs" tenant:"no"`
 }
 
 // RateLimitsFor resolves the named tenant's rate limits: the global ones,
 // then its override.
 func (c Config) RateLimitsFor(tenant string) RateLimitsConfig {
 	rl := c.RateLimits
-	if o, ok := c.Tenants[tenant]; ok && o.RateLimits != nil {
-		set(&rl.JobsPerSecond, o.RateLimits.JobsPerSecond)
-		set(&rl.BytesPerSecond, o.RateLimits.BytesPerSecond)
+	if o, ok := c.Tenants[tenant]; ok {
+		o.RateLimits.applyTo(&rl)
 	}
 	return rl
 }

@@ -8,12 +8,3 @@ func (p PipelineConfig) PoolSize(cores int) int {
 	}
 	return 2 * max(cores, 1)
 }
-
-// PoolSize is the image pool size on a machine with the given number of
-// cores: Workers, or the number of cores when Workers is 0.
-func (c ImagesConfig) PoolSize(cores int) int {
-	if c.Workers > 0 {
-		return c.Workers
-	}
-	return max(cores, 1)
-}

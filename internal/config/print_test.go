@@ -12,9 +12,6 @@ import (
 // Print's output loads back to the same config (secrets aside).
 func TestPrintRoundTrip(t *testing.T) {
 	share := 0.25
-	px := 640
-	mode := PruningCacheTTL
-	allow := []string{"exec*"}
 	tests := []struct {
 		name   string
 		mutate func(*Config)
@@ -27,9 +24,10 @@ func TestPrintRoundTrip(t *testing.T) {
 			c.Pruning.Tools.Deny = []string{"read"}
 			c.Hygiene.MissingToolResultText = "no: result\n\"quoted\""
 			c.Tenants["acme"] = TenantOverride{
-				Images:    &ImagesOverride{MaxDimensionPx: &px},
-				Pruning:   &PruningOverride{Mode: &mode, Tools: &ToolsOverride{Allow: &allow}},
-				PoolShare: &share,
+				Images:     OverlayOf[ImagesConfig]("max_dimension_px: 640"),
+				Pruning:    OverlayOf[PruningConfig]("{mode: cache-ttl, tools: {allow: [exec*]}}"),
+				PoolShare:  &share,
+				RateLimits: OverlayOf[RateLimitsConfig]("jobs_per_second: 5"),
 			}
 		}},
 	}

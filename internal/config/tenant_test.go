@@ -79,13 +79,35 @@ tenants:
 func TestForTenantReturnsCopies(t *testing.T) {
 	cfg := Default()
 	cfg.Pruning.Tools.Deny = []string{"read"}
-	deny := []string{"bash"}
-	cfg.Tenants["acme"] = TenantOverride{Pruning: &PruningOverride{Tools: &ToolsOverride{Deny: &deny}}}
+	cfg.Tenants["acme"] = TenantOverride{Pruning: OverlayOf[PruningConfig]("tools: {deny: [bash]}")}
 	for _, name := range []string{"acme", "other"} {
 		_, p, _ := cfg.ForTenant(name)
 		p.Tools.Deny[0] = "changed"
 	}
-	if cfg.Pruning.Tools.Deny[0] != "read" || deny[0] != "bash" {
-		t.Fatalf("ForTenant shares its lists with the config: %v %v", cfg.Pruning.Tools.Deny, deny)
+	if _, p, _ := cfg.ForTenant("acme"); cfg.Pruning.Tools.Deny[0] != "read" || p.Tools.Deny[0] != "bash" {
+		t.Fatalf("ForTenant shares its lists with the config: %v %v", cfg.Pruning.Tools.Deny, p.Tools.Deny)
+	}
+}
+
+// A tenant's sections are overlays of the global sections' own types, from
+// the file and from HYGIENE_TENANTS alike: the keys it sets win, the others
+// inherit.
+func TestTenantOverlaysFromTheEnvironment(t *testing.T) {
+	cfg, err := Load("", []string{"HYGIENE_TENANTS={acme: {rate_limits: {jobs_per_second: 3}, images: {max_frames: 2}}}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+	if rl := cfg.RateLimitsFor("acme"); rl.JobsPerSecond != 3 || rl.BytesPerSecond != def.RateLimits.BytesPerSecond || rl.MaxWaitingJobs != def.RateLimits.MaxWaitingJobs {
+		t.Fatalf("rate limits %+v", rl)
+	}
+	images, _, _ := cfg.ForTenant("acme")
+	want := def.Images
+	want.MaxFrames = 2
+	if images != want {
+		t.Fatalf("images %+v, want %+v", images, want)
+	}
+	if rl := cfg.RateLimitsFor("other"); rl != def.RateLimits {
+		t.Fatalf("another tenant's rates %+v", rl)
 	}
 }

@@ -3,11 +3,12 @@ package config
 import (
 	"fmt"
 	"net"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // ValidationError lists every bad value of a configuration, each naming its
@@ -20,9 +21,6 @@ type ValidationError struct {
 func (e *ValidationError) Error() string {
 	return "invalid config: " + strings.Join(e.Problems, "; ")
 }
-
-// tenantName is the form of a tenant name (design §2, Job.tenant).
-var tenantName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Validate checks every setting and returns a *ValidationError naming each
 // bad value, or nil.
@@ -71,6 +69,8 @@ func (c Config) validateKafka(p *problems) {
 		p.hostPort("kafka.embedded_listen", k.EmbeddedListen, 0)
 	}
 	p.atLeast("kafka.embedded_partitions", int64(k.EmbeddedPartitions), 1)
+	p.notBlank("kafka.client_id", k.ClientID)
+	p.positive("kafka.dial_timeout", k.DialTimeout)
 	p.notBlank("kafka.group_id", k.GroupID)
 	p.notBlank("kafka.jobs_topic", k.JobsTopic)
 	p.notBlank("kafka.ready_topic", k.ReadyTopic)
@@ -157,21 +157,21 @@ func validatePruning(p *problems, at string, pr PruningConfig) {
 // the overridden ones can add problems here.
 func (c Config) validateTenant(p *problems, name string) {
 	at := "tenants." + name
-	if !tenantName.MatchString(name) {
-		p.add("%s: tenant name must match [A-Za-z0-9._-]{1,64}, got %q", at, name)
+	if !transcript.ValidTenant(name) {
+		p.add("%s: tenant name must match %s, got %q", at, transcript.TenantNameForm, name)
 	}
 	images, pruning, share := c.ForTenant(name)
 	o := c.Tenants[name]
-	if o.Images != nil {
+	if o.Images.Set() {
 		validateImages(p, at+".images", images)
 	}
-	if o.Pruning != nil {
+	if o.Pruning.Set() {
 		validatePruning(p, at+".pruning", pruning)
 	}
 	if o.PoolShare != nil {
 		p.share(at+".pool_share", share)
 	}
-	if o.RateLimits != nil {
+	if o.RateLimits.Set() {
 		validateRates(p, at+".rate_limits", c.RateLimitsFor(name))
 	}
 }

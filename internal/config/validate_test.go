@@ -9,8 +9,6 @@ import (
 
 func TestValidateNamesEachBadValue(t *testing.T) {
 	half := 0.5
-	zero := 0
-	blank := "  "
 	tests := []struct {
 		name   string
 		mutate func(*Config)
@@ -46,9 +44,9 @@ func TestValidateNamesEachBadValue(t *testing.T) {
 		{"log level", func(c *Config) { c.Log.Level = "verbose" }, `log.level: must be one of "debug", "info", "warn", "error", got "verbose"`},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, `log.format: must be one of "json", "text", got "xml"`},
 		{"tenant name", func(c *Config) { c.Tenants["acme corp"] = TenantOverride{PoolShare: &half} }, `tenants.acme corp: tenant name must match`},
-		{"tenant image override", func(c *Config) { c.Tenants["acme"] = TenantOverride{Images: &ImagesOverride{MaxFrames: &zero}} }, "tenants.acme.images.max_frames: must be at least 1, got 0"},
+		{"tenant image override", func(c *Config) { c.Tenants["acme"] = TenantOverride{Images: OverlayOf[ImagesConfig]("max_frames: 0")} }, "tenants.acme.images.max_frames: must be at least 1, got 0"},
 		{"tenant pruning override", func(c *Config) {
-			c.Tenants["acme"] = TenantOverride{Pruning: &PruningOverride{HardClear: &HardClearOverride{Placeholder: &blank}}}
+			c.Tenants["acme"] = TenantOverride{Pruning: OverlayOf[PruningConfig]("hard_clear: {placeholder: ' '}")}
 		}, "tenants.acme.pruning.hard_clear.placeholder: must not be empty"},
 		{"tenant pool share", func(c *Config) { z := 0.0; c.Tenants["acme"] = TenantOverride{PoolShare: &z} }, "tenants.acme.pool_share: must be above 0 and at most 1, got 0"},
 	}

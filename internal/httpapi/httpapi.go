@@ -173,12 +173,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusBadRequest
 	switch out.Code {
-	case string(transcript.CodePayloadTooLarge):
+	case transcript.CodePayloadTooLarge:
 		status = http.StatusRequestEntityTooLarge
-	case pipeline.CodeInternalError:
+	case transcript.CodeInternalError:
 		status = http.StatusInternalServerError
 	}
-	writeProblem(w, status, Problem{Code: out.Code, Error: out.Error, Stage: out.Stage})
+	writeProblem(w, status, Problem{Code: string(out.Code), Error: out.Error, Stage: out.Stage})
 }
 
 // tooLarge answers 413 for a body over MaxBodyBytes (n: its declared

@@ -9,7 +9,7 @@ import (
 )
 
 func TestProcessBadAndOddInput(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 2, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 2})
 	smallPNG := encPNG(t, pattern(64, 48, false))
 	smallJPEG := encJPEG(t, pattern(64, 48, false), 85)
 	bigJPEG := encJPEG(t, pattern(3000, 2000, false), 90)
@@ -104,7 +104,7 @@ func TestProcessBadAndOddInput(t *testing.T) {
 }
 
 func TestProcessDecodeBudget(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1, MaxDecodedBytes: 1 << 20, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 1, MaxDecodedBytes: 1 << 20})
 	res := process(t, p, Request{Data: b64(encJPEG(t, pattern(2000, 1000, false), 80))})
 	want := "[session:history] omitted image payload: Error: Image needs 6000000 decoded bytes, over the 1,048,576 byte decode budget"
 	if res.Outcome != Omitted || res.Text != want {
@@ -113,7 +113,7 @@ func TestProcessDecodeBudget(t *testing.T) {
 }
 
 func TestProcessLabel(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 1})
 	res := process(t, p, Request{Data: []byte("  "), Label: "tool:read"})
 	if want := "[tool:read] omitted empty image payload"; res.Text != want {
 		t.Fatalf("text %q, want %q", res.Text, want)

@@ -110,7 +110,7 @@ func runBenchChild() bool {
 	switch string(way) {
 	case "govips":
 		Startup(vips.LogLevelError)
-		p, err := NewProcessor(Config{Workers: 1, CacheBytes: -1})
+		p, err := NewProcessor(Config{Workers: 1})
 		if err == nil {
 			var res Result
 			res, err = p.Process(context.Background(), Request{Data: b64(raw)})
@@ -222,7 +222,7 @@ func BenchmarkResize(b *testing.B) {
 	for _, f := range benchFixtures(b) {
 		in := b64(f.raw)
 		b.Run(f.name+"/govips", func(b *testing.B) {
-			p := newTestProcessor(b, Config{Workers: 1, CacheBytes: -1})
+			p := newTestProcessor(b, Config{Workers: 1})
 			rss := childPeakRSS(b, selfChild("govips", f.path))
 			b.ReportAllocs()
 			cpu := cpuTime()
@@ -289,7 +289,7 @@ func BenchmarkPoolThroughput(b *testing.B) {
 	in := b64(benchFixtures(b)[0].raw)
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			p := newTestProcessor(b, Config{Workers: workers, CacheBytes: -1})
+			p := newTestProcessor(b, Config{Workers: workers})
 			b.ReportAllocs()
 			jobs := make(chan struct{})
 			var wg sync.WaitGroup
@@ -341,7 +341,7 @@ func BenchmarkCacheHit(b *testing.B) {
 // the header, compare.
 func BenchmarkKeep(b *testing.B) {
 	in := b64(encJPEG(b, photo(1000, 750), 85))
-	p := newTestProcessor(b, Config{Workers: 1, CacheBytes: -1})
+	p := newTestProcessor(b, Config{Workers: 1})
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	cpu := cpuTime()

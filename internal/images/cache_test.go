@@ -7,7 +7,7 @@ import (
 )
 
 func TestCacheNeverSharedAcrossTenants(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1})
+	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: 64 << 20})
 	data := b64(encJPEG(t, pattern(1600, 1200, false), 90))
 	first := process(t, p, Request{Tenant: "acme", Data: data})
 	if s := p.Stats(); s.CacheMisses != 1 || s.CacheHits != 0 || s.Resized != 1 {
@@ -33,7 +33,7 @@ func TestCacheNeverSharedAcrossTenants(t *testing.T) {
 }
 
 func TestCacheKeyCoversLimitsMimeAndLabel(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1})
+	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: 64 << 20})
 	data := b64(encJPEG(t, pattern(1600, 1200, false), 90))
 	process(t, p, Request{Data: data})
 	process(t, p, Request{Data: data, Limits: Limits{MaxDimensionPx: 800}})
@@ -77,8 +77,9 @@ func TestCacheEvictsByBytes(t *testing.T) {
 	}
 }
 
+// CacheBytes 0, the zero value and images.cache_bytes: 0, is no cache.
 func TestCacheDisabled(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 1})
 	data := b64(encJPEG(t, pattern(64, 64, false), 90))
 	for range 2 {
 		if _, err := p.Process(context.Background(), Request{Data: data}); err != nil {

@@ -18,8 +18,8 @@ func TestDeterministic(t *testing.T) {
 		"small kept": b64(encPNG(t, pattern(100, 100, false))),
 	}
 	lim := Limits{MaxBytes: 600_000}
-	a := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
-	b := newTestProcessor(t, Config{Workers: 2, CacheBytes: -1})
+	a := newTestProcessor(t, Config{Workers: 1})
+	b := newTestProcessor(t, Config{Workers: 2})
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
 			want := process(t, a, Request{Data: in, Limits: lim})

@@ -29,7 +29,7 @@ func FuzzProcess(f *testing.F) {
 	}
 	f.Add([]byte("data:image/png;base64,iVBORw0KGgo="), true)
 	f.Add([]byte("not*base64"), true)
-	p, err := NewProcessor(Config{Workers: 2, CacheBytes: -1})
+	p, err := NewProcessor(Config{Workers: 2})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -63,8 +63,8 @@ func TestPoolBoundedByWorkersAndBudget(t *testing.T) {
 		cfg         Config
 		wantRunning int64
 	}{
-		{"two workers", Config{Workers: 2, CacheBytes: -1}, 2},
-		{"budget for one image", Config{Workers: 2, MaxDecodedBytes: need + need/2, CacheBytes: -1}, 1},
+		{"two workers", Config{Workers: 2}, 2},
+		{"budget for one image", Config{Workers: 2, MaxDecodedBytes: need + need/2}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

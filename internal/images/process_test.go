@@ -30,7 +30,7 @@ func process(t testing.TB, p *Processor, r Request) Result {
 }
 
 func TestProcessGoodImages(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 2, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 2})
 	big := pattern(4000, 3000, false)
 	alpha := pattern(1500, 750, true)
 	square := pattern(1600, 1600, false)
@@ -92,7 +92,7 @@ func TestProcessGoodImages(t *testing.T) {
 }
 
 func TestProcessKeepsAlpha(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 1})
 	res := process(t, p, Request{Data: b64(encPNG(t, pattern(1500, 750, true))), MimeType: "image/png"})
 	if res.Outcome != Rewritten || res.MimeType != "image/png" {
 		t.Fatalf("got %v %q, want a rewritten PNG", res.Outcome, res.MimeType)
@@ -107,7 +107,7 @@ func TestProcessKeepsAlpha(t *testing.T) {
 }
 
 func TestProcessAutoRotatesByEXIF(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 1})
 	src := pattern(1400, 700, false)
 	res := process(t, p, Request{Data: b64(withEXIFOrientation(encJPEG(t, src, 90), 6))})
 	if res.Outcome != Rewritten || res.Width != 600 || res.Height != 1200 {
@@ -127,7 +127,7 @@ func TestProcessAutoRotatesByEXIF(t *testing.T) {
 }
 
 func TestProcessLadder(t *testing.T) {
-	p := newTestProcessor(t, Config{Workers: 1, CacheBytes: -1})
+	p := newTestProcessor(t, Config{Workers: 1})
 	raw := encPNG(t, noisy(1500, 1500, 7))
 	for _, maxBytes := range []int{1_500_000, 600_000, 300_000} {
 		res := process(t, p, Request{Data: b64(raw), Limits: Limits{MaxBytes: maxBytes}})

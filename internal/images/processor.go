@@ -79,7 +79,6 @@ type Result struct {
 // Defaults of Config.
 const (
 	DefaultMaxDecodedBytes int64 = 256 << 20
-	DefaultCacheBytes      int64 = 64 << 20
 )
 
 // Config sizes a Processor.
@@ -91,8 +90,8 @@ type Config struct {
 	// once; 0 means DefaultMaxDecodedBytes. An image needing more than the
 	// whole budget is Omitted.
 	MaxDecodedBytes int64
-	// CacheBytes bounds the result cache; 0 means DefaultCacheBytes and a
-	// negative value turns the cache off.
+	// CacheBytes bounds the result cache; 0 means no cache (the meaning of
+	// images.cache_bytes: 0 in the worker's configuration).
 	CacheBytes int64
 }
 
@@ -114,6 +113,9 @@ func NewProcessor(cfg Config) (*Processor, error) {
 	if cfg.Workers < 0 {
 		return nil, fmt.Errorf("images: Config.Workers is %d; it must be 0 (one per CPU) or more", cfg.Workers)
 	}
+	if cfg.CacheBytes < 0 {
+		return nil, fmt.Errorf("images: Config.CacheBytes is %d; it must be 0 (no cache) or more", cfg.CacheBytes)
+	}
 	if cfg.MaxDecodedBytes < 0 {
 		return nil, fmt.Errorf("images: Config.MaxDecodedBytes is %d; it must be 0 (default) or more", cfg.MaxDecodedBytes)
 	}
@@ -122,9 +124,6 @@ func NewProcessor(cfg Config) (*Processor, error) {
 	}
 	if cfg.MaxDecodedBytes == 0 {
 		cfg.MaxDecodedBytes = DefaultMaxDecodedBytes
-	}
-	if cfg.CacheBytes == 0 {
-		cfg.CacheBytes = DefaultCacheBytes
 	}
 	Startup()
 	p := &Processor{pool: newPool(cfg.Workers, cfg.MaxDecodedBytes)}

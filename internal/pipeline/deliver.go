@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/metrics"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -32,16 +32,16 @@ const (
 // stage, or an output the ready topic refused.
 const StageRunner = "runner"
 
-// handle is the pool task of one job: process it on the pool worker, then
+// runJob is the pool task of one job: its outcome on the pool worker, then
 // hand the outcome to a writer goroutine, which releases the job's key
 // (done) once the job is finished.
-func (r *Runner) handle(j *job, done func()) {
+func (r *Runner) runJob(j *job, done func()) {
 	r.updateGauges()
 	if j.reply != nil {
 		r.answer(j, done)
 		return
 	}
-	out, err := r.process(j.rec)
+	out, err := r.outcomeOf(j.rec)
 	if err != nil {
 		r.abandon(j, err)
 		done()
@@ -82,7 +82,7 @@ func (r *Runner) finish(j *job, out Outcome) {
 		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
 	} else {
 		m.Jobs.WithLabelValues(metrics.OutcomeDeadLetter).Inc()
-		m.DLQRecords.WithLabelValues(out.Code).Inc()
+		m.DLQRecords.WithLabelValues(string(out.Code)).Inc()
 		r.log.Info("dead letter", "source", j.rec.SourceRef(), "code", out.Code, "stage", out.Stage, "error", out.Error)
 	}
 	if r.deps.OnDone != nil {
@@ -90,13 +90,14 @@ func (r *Runner) finish(j *job, out Outcome) {
 	}
 }
 
-// process runs the processor, turning a panic into an internal_error
+// outcomeOf is the runner's step that calls the Processor (whose Process is
+// the job's own processing) on rec, turning a panic into an internal_error
 // outcome so that one bad job cannot take the worker down.
-func (r *Runner) process(rec transport.Record) (out Outcome, err error) {
+func (r *Runner) outcomeOf(rec transport.Record) (out Outcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("the processor panicked", "source", rec.SourceRef(), "panic", p, "stack", string(debug.Stack()))
-			out, err = Outcome{Code: CodeInternalError, Stage: StageRunner,
+			out, err = Outcome{Code: transcript.CodeInternalError, Stage: StageRunner,
 				Error: fmt.Sprintf("the job processor panicked: %v", p)}, nil
 		}
 	}()
@@ -117,7 +118,7 @@ func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
 		if !errors.Is(err, transport.ErrRecordTooLarge) {
 			return 0, err
 		}
-		*out = Outcome{Code: CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
+		*out = Outcome{Code: transcript.CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
 			Error: fmt.Sprintf("the ready payload of %d bytes is larger than the ready topic accepts: %v", len(out.Payload), err)}
 	}
 	dl := DeadLetter(rec, *out)
@@ -125,27 +126,29 @@ func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
 	if errors.Is(err, transport.ErrRecordTooLarge) {
 		// The original is kept byte for byte when it fits; when even the
 		// dead-letter topic refuses it, a stand-in goes instead.
-		dl = standIn(dl, rec, r.cfg.DeadLetterMaxBytes)
+		dl = standIn(rec, *out, r.cfg.DeadLetterMaxBytes)
 		err = r.write(r.deps.DLQ, dl)
 	}
 	return len(dl.Value), err
 }
 
-// standIn is the dead letter dl of rec cut down to maxBytes: the value is
-// the original's first bytes (as many as fit beside the key and headers),
-// the headers add the original's length and sha256, hygiene-source still
-// names its offset, and hygiene-error says that the value is cut.
-func standIn(dl, rec transport.Record, maxBytes int) transport.Record {
+// standIn is the dead letter of rec for out cut down to maxBytes: the value
+// is the original's first bytes (as many as fit beside the key and
+// headers), the headers add the original's length and sha256,
+// hygiene-source still names its offset, and hygiene-error says that the
+// value is cut.
+func standIn(rec transport.Record, out Outcome, maxBytes int) transport.Record {
+	out.Error += fmt.Sprintf(" (the original value of %d bytes is larger than the dead-letter topic accepts; this value holds its first bytes, see %s and %s)",
+		len(rec.Value), HeaderOriginalBytes, HeaderOriginalSHA256)
+	dl := DeadLetter(rec, out)
 	sum := sha256.Sum256(rec.Value)
-	headers := append(slices.Clone(dl.Headers),
+	dl.Headers = append(dl.Headers,
 		transport.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(rec.Value)), 10)},
 		transport.Header{Key: HeaderOriginalSHA256, Value: []byte(hex.EncodeToString(sum[:]))})
-	headers[1].Value = fmt.Appendf(slices.Clone(headers[1].Value), " (the original value of %d bytes is larger than the dead-letter topic accepts; this value holds its first bytes, see %s and %s)",
-		len(rec.Value), HeaderOriginalBytes, HeaderOriginalSHA256)
-	out := transport.Record{Key: dl.Key, Headers: headers}
-	room := maxBytes - out.Size()
-	out.Value = rec.Value[:max(0, min(room, len(rec.Value)))]
-	return out
+	dl.Value = nil
+	room := maxBytes - dl.Size()
+	dl.Value = rec.Value[:max(0, min(room, len(rec.Value)))]
+	return dl
 }
 
 // DeadLetter builds the dead-letter record of rec: its key, its value byte

@@ -20,6 +20,17 @@
 //   - a drain on shutdown: stop reading, finish what was read within the
 //     deadline, acknowledge the rest with an error so it is delivered again.
 //
+// A job's life, by function (a map: the steps live beside their state):
+//
+//	read      Runner.readLoop (runner.go): budget, rate, then the Source
+//	schedule  scheduler.dispatch (scheduler.go): key order, tenant share, pool
+//	process   Runner.runJob → Runner.outcomeOf (deliver.go) → Processor.Process (process.go)
+//	write     Runner.finish → Runner.deliver (deliver.go): ready or dead letter, with retries
+//	ack       Runner.finish: the Source's ack, only after the write
+//
+// Each stage of the chain runs inside one middleware (instrumented,
+// process.go): its span, its duration, panic recovery.
+//
 // Three error classes follow from that: invalid input (dead letter, then
 // ack), transient (retry, no ack) and bug (recovered, dead letter naming the
 // stage, counted). Delivery is at least once; because output is a pure

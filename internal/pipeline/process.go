@@ -15,17 +15,10 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/wire"
-)
-
-// Dead-letter codes of design §2 that the processor produces besides the
-// decode codes of package transcript.
-const (
-	CodeDecompressionFailed = "decompression_failed"
-	CodeInternalError       = "internal_error"
-	CodeOutputTooLarge      = "output_too_large"
 )
 
 // TracerName is the instrumentation scope of the stage spans.
@@ -33,6 +26,10 @@ const TracerName = "github.com/hygiene-dev/hygiene/internal/pipeline"
 
 // StageDecode names the step before the stages in an Outcome.
 const StageDecode = "decode"
+
+// StageEncode names the encoding of the ready payload after the stages in
+// an Outcome.
+const StageEncode = "encode"
 
 // StageRender names the request rendering after the stages (render: request)
 // in the stage timings.
@@ -42,12 +39,12 @@ const StageRender = "render_request"
 // code, a sentence and the stage that refused it.
 type Outcome struct {
 	Ready   bool
-	Payload []byte // the ready payload (uncompressed JSON) when Ready
-	Code    string // dead-letter code when !Ready
-	Error   string // one sentence naming the field or message index
-	Stage   string // the failing stage, or "decode"
-	Tenant  string // the job's tenant when it was decoded
-	JobID   string // the job's id when it was decoded
+	Payload []byte          // the ready payload (uncompressed JSON) when Ready
+	Code    transcript.Code // dead-letter code when !Ready
+	Error   string          // one sentence naming the field or message index
+	Stage   string          // the failing stage, or "decode"
+	Tenant  string          // the job's tenant when it was decoded
+	JobID   string          // the job's id when it was decoded
 	// Report is the chain's report when Ready, and on a dead letter a
 	// stage rejected (the contract's violations, which the runner counts).
 	Report *stage.Report
@@ -66,33 +63,74 @@ type Deps struct {
 // safe for concurrent use and holds no per-job state, so the same record
 // always gives the same bytes.
 type Processor struct {
-	cfg  config.Config
-	deps Deps
+	limits  config.LimitsConfig
+	resolve Resolver
+	deps    Deps
+	chain   []stage.Stage // deps.Stages, each wrapped by instrumented
 }
 
-// NewProcessor returns a processor for the given configuration.
-func NewProcessor(cfg config.Config, deps Deps) *Processor {
-	return &Processor{cfg: cfg, deps: deps}
+// Resolver gives the rule settings of one decoded job: the configuration,
+// then its tenant's overrides, then its own options.
+type Resolver func(t *transcript.Transcript) stage.Settings
+
+// ResolverFor is the Resolver of a configuration (EffectiveSettings).
+func ResolverFor(cfg config.Config) Resolver {
+	return func(t *transcript.Transcript) stage.Settings { return EffectiveSettings(cfg, t) }
+}
+
+// NewProcessor returns a processor that bounds each record by limits and
+// resolves each job's settings with resolve. It starts nothing.
+func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Processor {
+	chain := make([]stage.Stage, len(deps.Stages))
+	for i, s := range deps.Stages {
+		chain[i] = instrumented(s, deps.Observe)
+	}
+	return &Processor{limits: limits, resolve: resolve, deps: deps, chain: chain}
+}
+
+// instrumented wraps a stage in what every stage gets, as a middleware: a
+// tracing span (a child of the job's span when ctx carries a recording one;
+// a no-op otherwise), its duration told to observe (when set), and a panic
+// turned into an error that names the stage.
+func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stage {
+	apply := s.Apply
+	return stage.Stage{Name: s.Name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) (err error) {
+		start := time.Now()
+		ctx, span := trace.SpanFromContext(ctx).TracerProvider().Tracer(TracerName).Start(ctx, s.Name)
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
+			}
+			if err != nil {
+				span.SetStatus(codes.Error, err.Error())
+			}
+			span.End()
+			if observe != nil {
+				observe(s.Name, time.Since(start))
+			}
+		}()
+		return apply(ctx, t, env)
+	}}
 }
 
 // Process runs one job. Its error is only ever the context's: bad input and
 // bugs in a stage (panics included) become dead-letter outcomes.
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	if max := p.cfg.Limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
-		return Outcome{Code: string(transcript.CodePayloadTooLarge), Stage: StageDecode,
+	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
+		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
 	}
-	value, err := compression.Decode(rec.Value, rec.Headers, p.cfg.Limits.MaxJobBytes)
+	value, err := compression.Decode(rec.Value, rec.Headers, p.limits.MaxJobBytes)
 	if err != nil {
 		return decompressionOutcome(err), nil
 	}
 	t, err := transcript.DecodeJob(value, transcript.Limits{
-		MaxBytes:    int(p.cfg.Limits.MaxJobBytes),
-		MaxMessages: p.cfg.Limits.MaxMessages,
-		MaxDepth:    p.cfg.Limits.MaxDepth,
+		MaxBytes:    int(p.limits.MaxJobBytes),
+		MaxMessages: p.limits.MaxMessages,
+		MaxDepth:    p.limits.MaxDepth,
 	})
 	if err != nil {
-		return Outcome{Code: string(transcript.ErrorCode(err)), Error: err.Error(), Stage: StageDecode}, nil
+		return Outcome{Code: transcript.ErrorCode(err), Error: err.Error(), Stage: StageDecode}, nil
 	}
 	return p.Run(ctx, t)
 }
@@ -103,15 +141,16 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
 	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
 	if err := errors.Join(ValidateOptions(t.Options), wire.CheckOptions(t.Options)); err != nil {
-		out.Code, out.Error, out.Stage = string(transcript.CodeInvalidJob), err.Error(), StageDecode
+		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
 		return out, nil
 	}
 	env := &stage.Env{
-		Policy:        policy.Resolve(policy.Target(t.Target)),
-		Settings:      EffectiveSettings(p.cfg, t),
+		Policy:        policy.Resolve(t.Target),
+		Settings:      p.resolve(t),
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),
 	}
+	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
 	if wire.ToolsAsText(env.Policy, t.Options) {
 		env.Settings.NoToolsOffered = true
 	}
@@ -119,32 +158,19 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
 	}
 	in := t.Messages
-	// One child span per stage when ctx carries a recording job span
-	// (package tracing); without one the tracer is a no-op.
-	tracer := trace.SpanFromContext(ctx).TracerProvider().Tracer(TracerName)
-	for _, s := range p.deps.Stages {
+	for _, s := range p.chain {
 		if err := ctx.Err(); err != nil {
 			return Outcome{}, err
 		}
-		start := time.Now()
-		sctx, span := tracer.Start(ctx, s.Name)
-		err := applyStage(sctx, s, t, env)
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		span.End()
-		if p.deps.Observe != nil {
-			p.deps.Observe(s.Name, time.Since(start))
-		}
-		if err != nil {
+		if err := s.Apply(ctx, t, env); err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 				return Outcome{}, ctxErr
 			}
 			if rej, ok := errors.AsType[*stage.Reject](err); ok {
-				out.Code, out.Error, out.Stage, out.Report = string(rej.Code), rej.Msg, s.Name, env.Report
+				out.Code, out.Error, out.Stage, out.Report = rej.Code, rej.Msg, s.Name, env.Report
 				return out, nil
 			}
-			out.Code, out.Error, out.Stage = CodeInternalError, err.Error(), s.Name
+			out.Code, out.Error, out.Stage = transcript.CodeInternalError, err.Error(), s.Name
 			return out, nil
 		}
 	}
@@ -160,7 +186,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	env.Report.BytesOut = t.MessagesSize()
 	report, err := transcript.Marshal(env.Report)
 	if err != nil {
-		out.Code, out.Error, out.Stage = CodeInternalError, fmt.Sprintf("encoding the report: %v", err), "encode"
+		out.Code, out.Error, out.Stage = transcript.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
 		return out, nil
 	}
 	out.Ready, out.Report = true, env.Report
@@ -174,16 +200,6 @@ func renderRequest(t *transcript.Transcript, p policy.Policy) {
 	f := wire.FormatFor(p)
 	body := wire.Render(nil, f, p, t.Messages, wire.Request{System: t.Options.System, Tools: t.Options.Tools})
 	t.Request = &transcript.Request{Format: string(f), Body: body}
-}
-
-// applyStage runs one stage and turns a panic into an error that names it.
-func applyStage(ctx context.Context, s stage.Stage, t *transcript.Transcript, env *stage.Env) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
-		}
-	}()
-	return s.Apply(ctx, t, env)
 }
 
 // firstFrames keeps the first n lines of a stack trace, enough to locate a
@@ -211,9 +227,9 @@ func messagesChanged(in, out []*transcript.Message) bool {
 }
 
 func decompressionOutcome(err error) Outcome {
-	code := CodeDecompressionFailed
+	code := transcript.CodeDecompressionFailed
 	if errors.Is(err, compression.ErrTooLarge) {
-		code = string(transcript.CodePayloadTooLarge)
+		code = transcript.CodePayloadTooLarge
 	}
 	return Outcome{Code: code, Error: err.Error(), Stage: StageDecode}
 }

@@ -20,7 +20,7 @@ const badIDJob = `{"job_id":"j2","tenant":"acme","session_id":"s1","target":{"pr
 
 func processWith(t *testing.T, cfg config.Config, value string) Outcome {
 	t.Helper()
-	p := NewProcessor(cfg, Deps{Stages: []stage.Stage{sendable.EmptyHistory(), sendable.Contract()}})
+	p := NewProcessor(cfg.Limits, ResolverFor(cfg), Deps{Stages: []stage.Stage{sendable.EmptyHistory(), sendable.Contract()}})
 	out, err := p.Process(context.Background(), transport.Record{Value: []byte(value)})
 	if err != nil {
 		t.Fatal(err)

@@ -159,7 +159,7 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.work, r.cancelWork = context.WithCancel(context.Background())
-	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.handle, r.updateGauges)
+	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.runJob, r.updateGauges)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +298,7 @@ func (r *Runner) run(ctx context.Context) error {
 	if stopErr != nil {
 		return fmt.Errorf("pipeline: releasing the job pool: %w", stopErr)
 	}
-	if readErr != nil && !isStop(readErr) {
+	if !isStop(readErr) { // readLoop returns only when reading ended, never nil
 		return readErr
 	}
 	return nil
@@ -310,8 +310,9 @@ func isStop(err error) bool {
 		errors.Is(err, transport.ErrEndOfInput) || errors.Is(err, transport.ErrClosed)
 }
 
-// readLoop reads, budgets and dispatches until ctx ends or the Source stops.
-// Transient read errors are retried with backoff.
+// readLoop reads, budgets and dispatches until ctx ends or the Source stops,
+// and returns why (never nil). Transient read errors are retried with
+// backoff.
 func (r *Runner) readLoop(ctx context.Context) error {
 	backoff := r.cfg.RetryInitialBackoff
 	for {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/memory"
 )
@@ -189,8 +190,8 @@ func TestRunnerDeadLetters(t *testing.T) {
 	dlq := g.records(t, dlqTopic)
 	want := []struct{ value, code, stage string }{
 		{`{"not json`, "invalid_json", StageDecode},
-		{"panic", CodeInternalError, StageRunner},
-		{"huge", CodeOutputTooLarge, StageRunner},
+		{"panic", string(transcript.CodeInternalError), StageRunner},
+		{"huge", string(transcript.CodeOutputTooLarge), StageRunner},
 	}
 	if len(dlq) != len(want) {
 		t.Fatalf("dead-letter topic has %d records, want %d", len(dlq), len(want))
@@ -222,7 +223,7 @@ func TestRunnerDeadLetters(t *testing.T) {
 	if !g.committedAll(t, 4) {
 		t.Errorf("dead letters must be acknowledged: committed %v", g.b.Committed(jobsTopic, group))
 	}
-	if got := testutil.ToFloat64(g.m.DLQRecords.WithLabelValues(CodeInternalError)); got != 1 {
+	if got := testutil.ToFloat64(g.m.DLQRecords.WithLabelValues(string(transcript.CodeInternalError))); got != 1 {
 		t.Errorf("hygiene_dlq_records_total{code=internal_error} = %v", got)
 	}
 }

@@ -44,9 +44,12 @@ func EffectiveSettings(cfg config.Config, t *transcript.Transcript) stage.Settin
 			ToolsAllow:           prune.Tools.Allow,
 			ToolsDeny:            prune.Tools.Deny,
 		},
-		ContextWindowTokens: pick(o.ContextWindowTokens, 0),
-		ContractMode:        cfg.Contract.Mode,
-		NoToolsOffered:      !pick(o.ToolsOffered, true),
+		ContextWindowTokens:             pick(o.ContextWindowTokens, 0),
+		ContractMode:                    cfg.Contract.Mode,
+		NoToolsOffered:                  !pick(o.ToolsOffered, true),
+		AllowedToolNames:                o.AllowedToolNames,
+		ReplayInvalid:                   o.ReplayInvalid,
+		PreserveLatestAssistantThinking: o.PreserveLatestAssistantThinking,
 	}
 	if o.NowMs != nil {
 		s.NowMs, s.HasNow = *o.NowMs, true

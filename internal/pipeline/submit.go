@@ -82,7 +82,7 @@ func (r *Runner) answer(j *job, done func()) {
 		r.abandon(j, err)
 		return
 	}
-	out, err := r.process(j.rec)
+	out, err := r.outcomeOf(j.rec)
 	if err != nil {
 		r.abandon(j, err)
 		return

@@ -38,7 +38,7 @@
 //     OpenClaw's replay builders set it: Google and Anthropic-wire rows, and the
 //     Responses family of the OpenAI-compatible row.
 //   - DropReasoningFromHistory is never set: no row of the spec's tables sets it
-//     (OpenClaw sets it per plugin or per model capability, which a Target lacks).
+//     (OpenClaw sets it per plugin or per model capability, which a transcript.Target lacks).
 //     The same holds for the newer "model without reasoning effort" trigger of
 //     dropThinkingBlocks in §2.3.
 //   - Of the §2.4 legacy detections only the Mistral one is kept; the OpenRouter

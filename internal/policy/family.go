@@ -2,11 +2,6 @@ package policy
 
 import "github.com/hygiene-dev/hygiene/internal/contract"
 
-// IDLimits is contract.IDLimits under the name the id rules have always
-// used (p.IDLimits is policy.IDLimits); the limits themselves live in the
-// contract table.
-type IDLimits = contract.IDLimits
-
 // familyFor picks the contract family of the wire a resolved policy targets.
 // The first match wins: the Mistral id mode; Anthropic's Messages body on
 // Vertex AI or Bedrock InvokeModel; Bedrock Converse (provider or API);

@@ -3,6 +3,8 @@ package policy
 import (
 	"strings"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // TestStrictIDsFitEveryStrictTarget checks that the longest id strict mode can emit
@@ -14,7 +16,7 @@ func TestStrictIDsFitEveryStrictTarget(t *testing.T) {
 	for provider := range providerPlugins {
 		for _, api := range []string{"", "openai-completions", "openai-responses", "anthropic-messages",
 			"bedrock-converse-stream", "google-generative-ai", "google-gemini-cli", "custom"} {
-			p := Resolve(Target{provider, api, "claude-opus-4-6"})
+			p := Resolve(transcript.Target{Provider: provider, API: api, Model: "claude-opus-4-6"})
 			if sample, ok := samples[p.ToolCallIDMode]; ok && p.SanitizeToolCallIDs && !p.IDLimits.Valid(sample) {
 				t.Errorf("%s/%s: %s id %q is not valid under %+v", provider, api, p.ToolCallIDMode, sample, p.IDLimits)
 			}

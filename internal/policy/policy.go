@@ -59,7 +59,7 @@ type Policy struct {
 	ValidateAnthropicTurns    bool // §3.12.2
 	AllowSyntheticToolResults bool // informational; pairing repair inserts synthetics whenever it runs
 
-	IDLimits IDLimits // what the target provider accepts as a tool-call id (Contract.ToolCallIDs)
+	IDLimits contract.IDLimits // what the target provider accepts as a tool-call id (Contract.ToolCallIDs)
 	// Contract is what the target family documents that a request must
 	// meet; the rules read their provider limits from it.
 	Contract contract.Contract

@@ -1,6 +1,10 @@
 package policy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 func TestPredicates(t *testing.T) {
 	tests := []struct {
@@ -8,17 +12,17 @@ func TestPredicates(t *testing.T) {
 		p                                           Policy
 		ownedReplay, signed, responses, google, ant bool
 	}{
-		{"resolved anthropic", Resolve(Target{"anthropic", "anthropic-messages", "claude-opus-4-6"}),
+		{"resolved anthropic", Resolve(transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}),
 			true, true, false, false, true},
-		{"resolved old claude drops thinking, so no owned replay", Resolve(Target{"anthropic", "anthropic-messages", "claude-3-7-sonnet"}),
+		{"resolved old claude drops thinking, so no owned replay", Resolve(transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-3-7-sonnet"}),
 			false, true, false, false, true},
-		{"resolved bedrock", Resolve(Target{"bedrock", "bedrock-converse-stream", "anthropic.claude-sonnet-4-5"}),
+		{"resolved bedrock", Resolve(transcript.Target{Provider: "bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}),
 			true, true, false, false, true},
-		{"resolved vertex without api: not an Anthropic wire api", Resolve(Target{"anthropic-vertex", "", "claude-opus-4-6"}),
+		{"resolved vertex without api: not an Anthropic wire api", Resolve(transcript.Target{Provider: "anthropic-vertex", API: "", Model: "claude-opus-4-6"}),
 			false, true, false, false, true},
-		{"resolved minimax on anthropic-messages: preserveSignatures carries it", Resolve(Target{"minimax", "anthropic-messages", "MiniMax-M2"}),
+		{"resolved minimax on anthropic-messages: preserveSignatures carries it", Resolve(transcript.Target{Provider: "minimax", API: "anthropic-messages", Model: "MiniMax-M2"}),
 			true, false, false, false, true},
-		{"resolved kimi-coding on anthropic-messages: no turn validation", Resolve(Target{"kimi-coding", "anthropic-messages", "k2"}),
+		{"resolved kimi-coding on anthropic-messages: no turn validation", Resolve(transcript.Target{Provider: "kimi-coding", API: "anthropic-messages", Model: "k2"}),
 			false, false, false, false, true},
 		{"newer form: signed provider without preserveSignatures",
 			Policy{Provider: "anthropic", API: "anthropic-messages", ValidateAnthropicTurns: true},
@@ -26,21 +30,21 @@ func TestPredicates(t *testing.T) {
 		{"no signatures and not a signed provider",
 			Policy{Provider: "acme", API: "anthropic-messages", ValidateAnthropicTurns: true},
 			false, false, false, false, true},
-		{"openai responses", Resolve(Target{"openai", "openai-responses", "gpt-5"}),
+		{"openai responses", Resolve(transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}),
 			false, false, true, false, false},
-		{"chatgpt responses", Resolve(Target{"openai-codex", "openai-chatgpt-responses", "gpt-5"}),
+		{"chatgpt responses", Resolve(transcript.Target{Provider: "openai-codex", API: "openai-chatgpt-responses", Model: "gpt-5"}),
 			false, false, true, false, false},
-		{"codex responses", Resolve(Target{"", "openai-codex-responses", "gpt-5"}),
+		{"codex responses", Resolve(transcript.Target{Provider: "", API: "openai-codex-responses", Model: "gpt-5"}),
 			false, false, true, false, false},
-		{"azure responses", Resolve(Target{"azure", "azure-openai-responses", "gpt-5"}),
+		{"azure responses", Resolve(transcript.Target{Provider: "azure", API: "azure-openai-responses", Model: "gpt-5"}),
 			false, false, true, false, false},
-		{"google provider", Resolve(Target{"google", "", "gemini-2.5-pro"}),
+		{"google provider", Resolve(transcript.Target{Provider: "google", API: "", Model: "gemini-2.5-pro"}),
 			false, false, false, true, false},
-		{"google-gemini-cli provider", Resolve(Target{"google-gemini-cli", "", "gemini-2.5-pro"}),
+		{"google-gemini-cli provider", Resolve(transcript.Target{Provider: "google-gemini-cli", API: "", Model: "gemini-2.5-pro"}),
 			false, false, false, true, false},
-		{"google-vertex api", Resolve(Target{"acme", "google-vertex", "gemini-2.5-pro"}),
+		{"google-vertex api", Resolve(transcript.Target{Provider: "acme", API: "google-vertex", Model: "gemini-2.5-pro"}),
 			false, false, false, true, false},
-		{"openai completions", Resolve(Target{"openai", "openai-completions", "gpt-4.1"}),
+		{"openai completions", Resolve(transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}),
 			false, false, false, false, false},
 	}
 	for _, tt := range tests {
@@ -127,7 +131,7 @@ func TestClaudePreservesThinking(t *testing.T) {
 // TestResolveReturnsIndependentCopies checks that a caller who writes through the
 // options pointer of one resolved policy cannot change the next one.
 func TestResolveReturnsIndependentCopies(t *testing.T) {
-	target := Target{"google", "google-generative-ai", "gemini-2.5-pro"}
+	target := transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}
 	first := Resolve(target)
 	first.SanitizeThoughtSignatures.AllowBase64Only = false
 	if second := Resolve(target); !second.SanitizeThoughtSignatures.AllowBase64Only {
@@ -136,10 +140,10 @@ func TestResolveReturnsIndependentCopies(t *testing.T) {
 }
 
 func BenchmarkResolve(b *testing.B) {
-	targets := []Target{
-		{"anthropic", "anthropic-messages", "claude-opus-4-6"},
-		{"vllm", "openai-completions", "mistralai/Mistral-Small-3.2"},
-		{"openrouter", "openai-completions", "google/gemini-2.5-pro"},
+	targets := []transcript.Target{
+		{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"},
+		{Provider: "vllm", API: "openai-completions", Model: "mistralai/Mistral-Small-3.2"},
+		{Provider: "openrouter", API: "openai-completions", Model: "google/gemini-2.5-pro"},
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

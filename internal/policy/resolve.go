@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Resolve returns the transcript policy for a target (spec §2). It never fails:
@@ -18,7 +19,7 @@ import (
 //     the ids to strict9 (everything else stays as the fallback set it);
 //  4. the contract of the target wire is attached (Contract, package
 //     contract), and with it the tool-call id limits (IDLimits).
-func Resolve(t Target) Policy {
+func Resolve(t transcript.Target) Policy {
 	provider := NormalizeProvider(t.Provider)
 	api := strings.TrimSpace(t.API)
 	model := strings.TrimSpace(t.Model)
@@ -83,7 +84,7 @@ func transportFallback(api, model string) Policy {
 // strictAnthropic is the policy of an Anthropic-wire request: full mode, strict ids,
 // signatures preserved, Anthropic turn validation, and thinking dropped for Claude
 // models that do not preserve it. The newer-build "model without reasoning effort"
-// trigger of §2.3 is not applied: a Target carries no model capabilities.
+// trigger of §2.3 is not applied: a transcript.Target carries no model capabilities.
 func strictAnthropic(model string) Policy {
 	p := defaults()
 	p.SanitizeMode = ModeFull

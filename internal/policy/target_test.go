@@ -4,20 +4,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 func TestParseTarget(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    Target
+		want    transcript.Target
 		wantErr string // substring of the error; "" = no error
 	}{
-		{in: "anthropic/anthropic-messages/claude-opus-4-6", want: Target{"anthropic", "anthropic-messages", "claude-opus-4-6"}},
-		{in: "anthropic//claude-x", want: Target{"anthropic", "", "claude-x"}},
-		{in: "openrouter/openai-completions/google/gemini-2.5-pro", want: Target{"openrouter", "openai-completions", "google/gemini-2.5-pro"}},
-		{in: "/openai-responses/gpt-5", want: Target{"", "openai-responses", "gpt-5"}},
-		{in: "  Bedrock / bedrock-converse-stream / anthropic.claude-3-haiku  ", want: Target{"Bedrock", "bedrock-converse-stream", "anthropic.claude-3-haiku"}},
-		{in: "vllm/openai-completions/m/", want: Target{"vllm", "openai-completions", "m/"}},
+		{in: "anthropic/anthropic-messages/claude-opus-4-6", want: transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}},
+		{in: "anthropic//claude-x", want: transcript.Target{Provider: "anthropic", API: "", Model: "claude-x"}},
+		{in: "openrouter/openai-completions/google/gemini-2.5-pro", want: transcript.Target{Provider: "openrouter", API: "openai-completions", Model: "google/gemini-2.5-pro"}},
+		{in: "/openai-responses/gpt-5", want: transcript.Target{Provider: "", API: "openai-responses", Model: "gpt-5"}},
+		{in: "  Bedrock / bedrock-converse-stream / anthropic.claude-3-haiku  ", want: transcript.Target{Provider: "Bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-3-haiku"}},
+		{in: "vllm/openai-completions/m/", want: transcript.Target{Provider: "vllm", API: "openai-completions", Model: "m/"}},
 		{in: "", wantErr: "the API and MODEL parts are missing"},
 		{in: "anthropic", wantErr: "the API and MODEL parts are missing"},
 		{in: "anthropic/anthropic-messages", wantErr: "the MODEL part is missing"},
@@ -50,14 +52,14 @@ func TestParseTarget(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
-		target Target
+		target transcript.Target
 		ok     bool
 	}{
-		{Target{"anthropic", "", ""}, true},
-		{Target{"", "openai-completions", ""}, true},
-		{Target{"unknown-provider", "unknown-api", "m"}, true},
-		{Target{"", "", "claude-opus-4-6"}, false},
-		{Target{" ", "\t", ""}, false},
+		{transcript.Target{Provider: "anthropic", API: "", Model: ""}, true},
+		{transcript.Target{Provider: "", API: "openai-completions", Model: ""}, true},
+		{transcript.Target{Provider: "unknown-provider", API: "unknown-api", Model: "m"}, true},
+		{transcript.Target{Provider: "", API: "", Model: "claude-opus-4-6"}, false},
+		{transcript.Target{Provider: " ", API: "\t", Model: ""}, false},
 	}
 	for _, tt := range tests {
 		err := tt.target.Validate()
@@ -85,7 +87,7 @@ func FuzzParseTarget(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := ParseTarget(s)
 		if err != nil {
-			if got != (Target{}) {
+			if got != (transcript.Target{}) {
 				t.Fatalf("ParseTarget(%q) returned %#v with error %v", s, got, err)
 			}
 			return

@@ -212,7 +212,7 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (result, error)
 	if err != nil {
 		code := "read_failed"
 		if errors.Is(err, errDecompress) {
-			code = pipeline.CodeDecompressionFailed
+			code = string(transcript.CodeDecompressionFailed)
 		}
 		return result{code: code, reason: err.Error()}, nil
 	}
@@ -240,7 +240,7 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (result, error)
 			return res, err
 		}
 		if !out.Ready {
-			res.code, res.reason = out.Code, firstLine(out.Error)
+			res.code, res.reason = string(out.Code), firstLine(out.Error)
 			return res, nil
 		}
 		res.changed = out.Report != nil && out.Report.Changed

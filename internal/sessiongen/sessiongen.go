@@ -56,6 +56,12 @@ type Damage struct {
 	EmptyIDCall   float64 // per tool turn: a call with id "" and an id-less result beside the real ones
 	LengthEmptied float64 // per user turn: a "length" turn whose only call has id "" (emptied by §3.5)
 	ServerTools   float64 // per tool turn: Anthropic server-tool blocks, paired, unanswered or orphaned
+
+	// BlankStringTurn (per user turn: an assistant turn whose content is
+	// a blank string, then the answer as a second assistant turn) is off in
+	// every mix, drawing no random number, so no mix's histories change;
+	// issue 11's per-rule text property turns it on.
+	BlankStringTurn float64
 }
 
 // Issue16 is Heavy with the damage of issue 16 on.
@@ -204,9 +210,7 @@ func (g *Generator) History() []byte {
 			userContent = append(userContent, map[string]any{"type": "text", "text": "  "})
 		}
 		add(map[string]any{"role": "user", "content": userContent, "timestamp": tick()})
-		for _, p := range pending {
-			msgs = append(msgs, p)
-		}
+		msgs = append(msgs, pending...)
 		pending = nil
 		if g.chance(d.LengthEmptied) {
 			add(g.assistant([]any{g.thinking(), map[string]any{"type": "toolCall", "id": "", "name": "read", "arguments": map[string]any{}}}, "length", tick()))
@@ -214,6 +218,13 @@ func (g *Generator) History() []byte {
 		}
 		if g.chance(d.ConsecutiveUsers) {
 			add(map[string]any{"role": "user", "content": g.text(40), "timestamp": tick()})
+		}
+		if g.chance(d.BlankStringTurn) {
+			blank := g.assistant(nil, "stop", tick())
+			blank["content"] = "   "
+			add(blank)
+			add(g.assistant([]any{map[string]any{"type": "text", "text": g.text(g.cfg.TextChars)}}, "stop", tick()))
+			continue
 		}
 		if g.chance(d.SilentReply) {
 			add(g.assistant([]any{map[string]any{"type": "text", "text": "NO_REPLY"}}, "stop", tick()))

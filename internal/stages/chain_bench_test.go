@@ -15,13 +15,13 @@ import (
 // a text-only history of about 10 MB for an Anthropic target, with the
 // realistic damage mix (most messages untouched), and with none.
 func BenchmarkDefaultChain(b *testing.B) {
-	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	for _, c := range []struct {
 		name   string
 		damage sessiongen.Damage
 	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
 		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
-			TextChars: 400, ToolResultChars: 2500, Target: transcript.Target(tg)}).History()
+			TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(history)))
 			b.ReportAllocs()
@@ -54,7 +54,7 @@ func BenchmarkDefaultChain(b *testing.B) {
 // chain (request_size, empty_history, contract) over the chain's output for
 // BenchmarkDefaultChain's histories: their share of the chain's time.
 func BenchmarkFinalStages(b *testing.B) {
-	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	chain := Default(imgs)
 	final := chain[len(chain)-3:]
 	for _, c := range []struct {
@@ -62,7 +62,7 @@ func BenchmarkFinalStages(b *testing.B) {
 		damage sessiongen.Damage
 	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
 		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
-			TextChars: 400, ToolResultChars: 2500, Target: transcript.Target(tg)}).History()
+			TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
 		tr, err := transcript.FromMessages(history, transcript.Target(tg))
 		if err != nil {
 			b.Fatal(err)
@@ -95,9 +95,9 @@ func BenchmarkFinalStages(b *testing.B) {
 // seen, so this is a floor of the peak; bench --suite large reports the
 // worker's peak RSS, a ceiling.
 func BenchmarkDefaultChainHeap(b *testing.B) {
-	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: sessiongen.Realistic(),
-		TextChars: 400, ToolResultChars: 2500, Target: transcript.Target(tg)}).History()
+		TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
 	chain := Default(imgs)
 	var ms runtime.MemStats
 	liveHeap := func() uint64 { runtime.GC(); runtime.ReadMemStats(&ms); return ms.HeapAlloc }

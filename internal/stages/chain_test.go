@@ -18,6 +18,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -43,39 +44,39 @@ func TestMain(m *testing.M) {
 // (transport fallback), with the model conditions that change a row.
 var targets = []struct {
 	name string
-	t    policy.Target
+	t    transcript.Target
 }{
-	{"openai-completions", policy.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}},
-	{"openai-responses", policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}},
-	{"openai-codex-responses", policy.Target{Provider: "openai-codex", API: "openai-codex-responses", Model: "gpt-5-codex"}},
-	{"anthropic-opus-4", policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}},
-	{"anthropic-claude-3-7", policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-3-7-sonnet-20250219"}},
-	{"anthropic-vertex", policy.Target{Provider: "anthropic-vertex", API: "anthropic-messages", Model: "claude-sonnet-4"}},
-	{"amazon-bedrock", policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-3-7-sonnet-20250219-v1:0"}},
-	{"google", policy.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}},
-	{"google-gemini-cli", policy.Target{Provider: "google-gemini-cli", API: "google-gemini-cli", Model: "gemini-2.5-pro"}},
-	{"mistral", policy.Target{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"}},
-	{"openrouter-gemini", policy.Target{Provider: "openrouter", API: "openai-completions", Model: "google/gemini-2.5-pro"}},
-	{"openrouter-claude", policy.Target{Provider: "openrouter", API: "openai-completions", Model: "anthropic/claude-sonnet-4"}},
-	{"github-copilot-claude", policy.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}},
-	{"github-copilot-gpt", policy.Target{Provider: "github-copilot", API: "openai-completions", Model: "gpt-4.1"}},
-	{"minimax-anthropic", policy.Target{Provider: "minimax", API: "anthropic-messages", Model: "MiniMax-M2"}},
-	{"minimax-openai", policy.Target{Provider: "minimax", API: "openai-completions", Model: "MiniMax-M2"}},
-	{"kimi-coding", policy.Target{Provider: "kimi-coding", API: "anthropic-messages", Model: "kimi-k2"}},
-	{"moonshot-completions", policy.Target{Provider: "moonshot", API: "openai-completions", Model: "kimi-k2"}},
-	{"xai-responses", policy.Target{Provider: "xai", API: "openai-responses", Model: "grok-4"}},
-	{"fallback-openai-completions", policy.Target{Provider: "vllm", API: "openai-completions", Model: "gemma-3"}},
-	{"fallback-google", policy.Target{Provider: "custom-gemini", API: "google-generative-ai", Model: "gemini-2.5-flash"}},
-	{"fallback-anthropic", policy.Target{Provider: "custom-claude", API: "anthropic-messages", Model: "claude-opus-4-6"}},
-	{"fallback-bedrock", policy.Target{Provider: "my-bedrock-proxy", API: "bedrock-converse-stream", Model: "claude-3-5-sonnet"}},
-	{"fallback-azure-responses", policy.Target{Provider: "azure-openai", API: "azure-openai-responses", Model: "gpt-5"}},
-	{"fallback-mistral-model", policy.Target{Provider: "together", API: "openai-completions", Model: "mistralai/Mixtral-8x7B"}},
-	{"fallback-unknown", policy.Target{Provider: "acme-llm", API: "acme-chat", Model: "acme-1"}},
+	{"openai-completions", transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}},
+	{"openai-responses", transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}},
+	{"openai-codex-responses", transcript.Target{Provider: "openai-codex", API: "openai-codex-responses", Model: "gpt-5-codex"}},
+	{"anthropic-opus-4", transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}},
+	{"anthropic-claude-3-7", transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-3-7-sonnet-20250219"}},
+	{"anthropic-vertex", transcript.Target{Provider: "anthropic-vertex", API: "anthropic-messages", Model: "claude-sonnet-4"}},
+	{"amazon-bedrock", transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-3-7-sonnet-20250219-v1:0"}},
+	{"google", transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}},
+	{"google-gemini-cli", transcript.Target{Provider: "google-gemini-cli", API: "google-gemini-cli", Model: "gemini-2.5-pro"}},
+	{"mistral", transcript.Target{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"}},
+	{"openrouter-gemini", transcript.Target{Provider: "openrouter", API: "openai-completions", Model: "google/gemini-2.5-pro"}},
+	{"openrouter-claude", transcript.Target{Provider: "openrouter", API: "openai-completions", Model: "anthropic/claude-sonnet-4"}},
+	{"github-copilot-claude", transcript.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}},
+	{"github-copilot-gpt", transcript.Target{Provider: "github-copilot", API: "openai-completions", Model: "gpt-4.1"}},
+	{"minimax-anthropic", transcript.Target{Provider: "minimax", API: "anthropic-messages", Model: "MiniMax-M2"}},
+	{"minimax-openai", transcript.Target{Provider: "minimax", API: "openai-completions", Model: "MiniMax-M2"}},
+	{"kimi-coding", transcript.Target{Provider: "kimi-coding", API: "anthropic-messages", Model: "kimi-k2"}},
+	{"moonshot-completions", transcript.Target{Provider: "moonshot", API: "openai-completions", Model: "kimi-k2"}},
+	{"xai-responses", transcript.Target{Provider: "xai", API: "openai-responses", Model: "grok-4"}},
+	{"fallback-openai-completions", transcript.Target{Provider: "vllm", API: "openai-completions", Model: "gemma-3"}},
+	{"fallback-google", transcript.Target{Provider: "custom-gemini", API: "google-generative-ai", Model: "gemini-2.5-flash"}},
+	{"fallback-anthropic", transcript.Target{Provider: "custom-claude", API: "anthropic-messages", Model: "claude-opus-4-6"}},
+	{"fallback-bedrock", transcript.Target{Provider: "my-bedrock-proxy", API: "bedrock-converse-stream", Model: "claude-3-5-sonnet"}},
+	{"fallback-azure-responses", transcript.Target{Provider: "azure-openai", API: "azure-openai-responses", Model: "gpt-5"}},
+	{"fallback-mistral-model", transcript.Target{Provider: "together", API: "openai-completions", Model: "mistralai/Mixtral-8x7B"}},
+	{"fallback-unknown", transcript.Target{Provider: "acme-llm", API: "acme-chat", Model: "acme-1"}},
 }
 
 // run applies the whole default chain to a message array; a stage's
 // Reject fails the test (see runChain).
-func run(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry) (*transcript.Transcript, *stage.Env) {
+func run(t testing.TB, tg transcript.Target, messages []byte, entries []transcript.CustomEntry) (*transcript.Transcript, *stage.Env) {
 	t.Helper()
 	return runWith(t, tg, messages, entries, stage.Settings{})
 }
@@ -83,7 +84,7 @@ func run(t testing.TB, tg policy.Target, messages []byte, entries []transcript.C
 // runWith is run with extra settings: the fields of extra that are set
 // (today NoToolsOffered) override the test defaults. A stage's Reject
 // fails the test.
-func runWith(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env) {
+func runWith(t testing.TB, tg transcript.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env) {
 	t.Helper()
 	tr, env, rej := runChain(t, tg, messages, entries, extra)
 	if rej != nil {
@@ -95,25 +96,17 @@ func runWith(t testing.TB, tg policy.Target, messages []byte, entries []transcri
 // runChain applies the whole default chain to a message array, with the
 // extra settings of runWith, and returns the Reject of the stage that
 // refused the job, if one did.
-func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env, *stage.Reject) {
+func runChain(t testing.TB, tg transcript.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env, *stage.Reject) {
 	t.Helper()
 	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr.CustomEntries = entries
-	now := int64(1776000999000)
-	tr.Options.NowMs = &now
-	env := &stage.Env{
-		Policy: policy.Resolve(tg),
-		Settings: stage.Settings{
-			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
-				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
-			NowMs: now, HasNow: true, NoToolsOffered: extra.NoToolsOffered,
-		},
-		Report:        stage.NewReport(),
-		InputMessages: len(tr.Messages),
-	}
+	env := chainEnv(tr)
+	env.Policy = policy.Resolve(tg)
+	env.Settings.NoToolsOffered = extra.NoToolsOffered
+	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
 	for _, s := range Default(imgs) {
 		err := s.Apply(context.Background(), tr, env)
 		if rej, ok := errors.AsType[*stage.Reject](err); ok {
@@ -124,6 +117,22 @@ func runChain(t testing.TB, tg policy.Target, messages []byte, entries []transcr
 		}
 	}
 	return tr, env, nil
+}
+
+// chainEnv is the environment of the chain tests for tr (its clock fixed),
+// without a policy.
+func chainEnv(tr *transcript.Transcript) *stage.Env {
+	now := int64(1776000999000)
+	tr.Options.NowMs = &now
+	return &stage.Env{
+		Settings: stage.Settings{
+			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
+				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
+			NowMs: now, HasNow: true,
+		},
+		Report:        stage.NewReport(),
+		InputMessages: len(tr.Messages),
+	}
 }
 
 // damaged is the golden input: one generated history with every kind of
@@ -232,7 +241,7 @@ func TestChainProperties(t *testing.T) {
 // that §3.5 empties), on seeds of their own so the histories above do not
 // change; the output holds no invalid text.
 func TestChainPropertiesIssue16(t *testing.T) {
-	forGenerated(t, 1600, sessiongen.Issue16(), func(t *testing.T, tg policy.Target, input []byte) {
+	forGenerated(t, 1600, sessiongen.Issue16(), func(t *testing.T, tg transcript.Target, input []byte) {
 		checkChain(t, tg, input)
 		first, _ := run(t, tg, input, nil)
 		checkServerTools(t, policy.Resolve(tg).API == "anthropic-messages", first.MessagesJSON())
@@ -250,7 +259,7 @@ func TestChainPropertiesIssue16(t *testing.T) {
 
 // forGenerated runs check over generated histories with damage d, seeds
 // from base on, for every target.
-func forGenerated(t *testing.T, base uint64, d sessiongen.Damage, check func(*testing.T, policy.Target, []byte)) {
+func forGenerated(t *testing.T, base uint64, d sessiongen.Damage, check func(*testing.T, transcript.Target, []byte)) {
 	seeds := 12
 	if testing.Short() {
 		seeds = 3
@@ -266,7 +275,7 @@ func forGenerated(t *testing.T, base uint64, d sessiongen.Damage, check func(*te
 	}
 }
 
-func checkChain(t *testing.T, tg policy.Target, input []byte) {
+func checkChain(t *testing.T, tg transcript.Target, input []byte) {
 	t.Helper()
 	first, _ := run(t, tg, input, nil)
 	out := first.MessagesJSON()

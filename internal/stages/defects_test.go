@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -13,8 +12,8 @@ import (
 // TypeScript under Node beside this chain.
 
 var (
-	anthropicOpus   = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
-	openaiResponses = policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
+	anthropicOpus   = transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	openaiResponses = transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
 )
 
 // TestIDTrimIsJavaScriptTrim: U+0085 is not white space to JavaScript's
@@ -23,7 +22,7 @@ func TestIDTrimIsJavaScriptTrim(t *testing.T) {
 	call := `{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"read","arguments":{}}],"stopReason":"toolUse"}`
 	for _, tc := range []struct {
 		name     string
-		target   policy.Target
+		target   transcript.Target
 		messages string
 		want     []string // substrings the output must hold
 		wantNot  []string // substrings it must not hold
@@ -118,7 +117,7 @@ func TestAdoptionNeverDisplacesAnExactMatch(t *testing.T) {
 	}
 }
 
-func targetNamed(t *testing.T, name string) policy.Target {
+func targetNamed(t *testing.T, name string) transcript.Target {
 	t.Helper()
 	for _, tc := range targets {
 		if tc.name == name {
@@ -126,7 +125,7 @@ func targetNamed(t *testing.T, name string) policy.Target {
 		}
 	}
 	t.Fatalf("no target %q", name)
-	return policy.Target{}
+	return transcript.Target{}
 }
 
 // TestTextRepairInTheChain: lone surrogates and invalid UTF-8 in text, tool

@@ -31,7 +31,7 @@ func tinyPNG(t *testing.T) string {
 // outcome runs the whole chain with the given context window and contract
 // mode, and returns what the job became: the dead letter's code and
 // sentence, or the messages and the report.
-func outcome(t *testing.T, tg policy.Target, messages string, contextWindow int, mode string) []byte {
+func outcome(t *testing.T, tg transcript.Target, messages string, contextWindow int, mode string) []byte {
 	t.Helper()
 	tr, err := transcript.FromMessages([]byte(messages), transcript.Target(tg))
 	if err != nil {
@@ -59,21 +59,21 @@ func outcome(t *testing.T, tg policy.Target, messages string, contextWindow int,
 // rewrites them).
 func TestGoldenSendable(t *testing.T) {
 	img := `{"type":"image","data":"` + tinyPNG(t) + `","mimeType":"image/png"}`
-	bedrock := policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
+	bedrock := transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
 	oneImageEach := make([]string, 150)
 	for i := range oneImageEach {
 		oneImageEach[i] = `{"role":"user","content":[` + img + `]}`
 	}
 	cases := []struct {
 		name          string
-		target        policy.Target
+		target        transcript.Target
 		messages      string
 		contextWindow int
 		mode          string
 	}{
 		{"emptied", anthropicOpus, `[{"role":"toolResult","toolCallId":"ghost","toolName":"read","content":[{"type":"text","text":"orphan"}]},` +
 			`{"role":"assistant","content":[],"stopReason":"error"}]`, 0, ""},
-		{"no-user-turn", policy.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
+		{"no-user-turn", transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
 			`[{"role":"assistant","content":[{"type":"text","text":"hello?"}],"stopReason":"stop"}]`, 0, ""},
 		{"bedrock-25-images-in-one-message", bedrock, `[{"role":"user","content":[` + strings.Repeat(img+",", 24) + img + `]}]`, 0, ""},
 		{"anthropic-150-images-1m-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 1_000_000, ""},

@@ -37,7 +37,8 @@ func Default(imgs *images.Processor) []stage.Stage {
 		// beyond OpenClaw: Anthropic server-tool blocks paired in their turn,
 		// or text for every other target (before §3.2 judges emptiness)
 		turns.ServerTools(),
-		turns.ModelSnapshotRead(),  // §4 step 0: prior model snapshot, modelChanged
+		// §4 step 0, the prior model snapshot, is read before the chain:
+		// env.ModelChanged (turns.ModelChanged)
 		turns.InterSessionMarker(), // step 1, §3.1
 		turns.AssistantReplay(),    // step 2, §3.2 (and §3.16 Bedrock empty turns)
 		// step 3, §3.3: the image pass (thought signatures §3.9, blank

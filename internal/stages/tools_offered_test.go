@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // TestNoToolsOffered: with tools_offered false, no target receives a tool
@@ -16,7 +16,7 @@ import (
 // pass reaches the fixed point.
 func TestNoToolsOffered(t *testing.T) {
 	noTools := stage.Settings{NoToolsOffered: true}
-	forGenerated(t, 1700, sessiongen.Issue16(), func(t *testing.T, tg policy.Target, input []byte) {
+	forGenerated(t, 1700, sessiongen.Issue16(), func(t *testing.T, tg transcript.Target, input []byte) {
 		first, env := runWith(t, tg, input, nil, noTools)
 		out := first.MessagesJSON()
 		second, _ := runWith(t, tg, out, first.AppendEntries, noTools)

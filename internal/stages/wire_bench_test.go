@@ -16,7 +16,7 @@ import (
 // targets, without ("messages") and with ("request") the provider request
 // body rendered after the chain, as the job option render: request does.
 func BenchmarkChainRender(b *testing.B) {
-	for _, tg := range []policy.Target{
+	for _, tg := range []transcript.Target{
 		{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"},
 		{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
 		{Provider: "google", API: "google-generative-ai", Model: "gemini-3-pro-preview"},

@@ -62,8 +62,8 @@ func (p Processor) Process(ctx context.Context, rec transport.Record) (pipeline.
 		span.SetAttributes(attribute.String(AttrOutcome, "ready"))
 		return out, nil
 	}
-	span.SetAttributes(attribute.String(AttrOutcome, "dead_letter"), attribute.String(AttrCode, out.Code), attribute.String(AttrStage, out.Stage))
-	span.SetStatus(codes.Error, out.Code)
+	span.SetAttributes(attribute.String(AttrOutcome, "dead_letter"), attribute.String(AttrCode, string(out.Code)), attribute.String(AttrStage, out.Stage))
+	span.SetStatus(codes.Error, string(out.Code))
 	return out, nil
 }
 

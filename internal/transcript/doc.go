@@ -11,6 +11,12 @@
 // block types (legacy aliases included) and the id fields the rules need
 // have named constants and accessors in model.go.
 //
+// A message's content has one accessor set (ContentString and
+// SetContentString, Blocks and SetBlocks, and the member accessors on
+// "content"), and every read sees every earlier write, whichever accessor
+// made it; editing a block a rule holds edits the message. Rules never
+// flush anything.
+//
 // # Minimal copy
 //
 // Decoding a job is a single validating pass of a hand-written scanner over

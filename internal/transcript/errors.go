@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// Code classifies why an input could not be decoded. The values are the
-// dead-letter codes of design §2.
+// Code is a dead-letter code of design §2: why a job became a dead letter
+// (a decode failure, a stage's refusal, the processor's or runner's own).
+// It is the one type of the codes, in Outcomes, headers and metrics.
 type Code string
 
 // The decode error codes.
@@ -22,6 +23,15 @@ const (
 const (
 	CodeEmptyHistory Code = "empty_history" // no message, or no user turn, is left to send
 	CodeUnsendable   Code = "unsendable"    // the sanitized transcript breaks the target's contract
+)
+
+// The dead-letter codes of the processor and the runner: the record's
+// compression could not be read, a bug (a stage's error or panic), the
+// output over the record size.
+const (
+	CodeDecompressionFailed Code = "decompression_failed"
+	CodeInternalError       Code = "internal_error"
+	CodeOutputTooLarge      Code = "output_too_large"
 )
 
 // Error is a decode failure. Path names the field, in the form

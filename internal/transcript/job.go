@@ -8,8 +8,10 @@ import (
 	"strconv"
 )
 
-// Target names the provider a history will be replayed to (design §2). It
-// converts directly to policy.Target.
+// Target names the provider a history will be replayed to (design §2),
+// exactly as the job gives it: policy.Resolve normalises it, Target keeps the
+// caller's spelling. It is the one declaration of a target; package policy
+// reads and resolves this type.
 type Target struct {
 	Provider string `json:"provider"`
 	API      string `json:"api"`
@@ -180,8 +182,8 @@ func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
 			t.JobID, err = requiredString(f, 128)
 		case "tenant":
 			t.Tenant, err = requiredString(f, 64)
-			if err == nil && !validTenant(t.Tenant) {
-				err = errorf(CodeInvalidJob, "tenant", "%q must match [A-Za-z0-9._-]{1,64}", t.Tenant)
+			if err == nil && !ValidTenant(t.Tenant) {
+				err = errorf(CodeInvalidJob, "tenant", "%q must match "+TenantNameForm, t.Tenant)
 			}
 		case "session_id":
 			t.SessionID, err = requiredString(f, 1024)
@@ -241,7 +243,14 @@ func requiredString(f Field, maxLen int) (string, error) {
 	return s, nil
 }
 
-func validTenant(s string) bool {
+// TenantNameForm is the form of a tenant name (design §2, Job.tenant), as
+// the errors that reject one say it.
+const TenantNameForm = "[A-Za-z0-9._-]{1,64}"
+
+// ValidTenant reports whether s is a tenant name: 1 to 64 ASCII letters,
+// digits, dots, underscores and hyphens. Jobs and the configuration's
+// tenants: section are checked by it alike.
+func ValidTenant(s string) bool {
 	if len(s) == 0 || len(s) > 64 {
 		return false
 	}
@@ -419,7 +428,7 @@ func (t *Transcript) MessagesSize() int {
 	var scratch []byte
 	for _, m := range t.Messages {
 		if !m.Changed() {
-			n += len(m.raw)
+			n += len(m.members.raw)
 			continue
 		}
 		scratch = m.AppendJSON(scratch[:0])

@@ -166,76 +166,125 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 // members and content blocks are split by the decoding pass (tape), or on
 // first access for a message built otherwise (a session file's); a message
 // that no rule changed is written back as its original bytes.
+//
+// The content member has one accessor set, and every read sees every
+// earlier write, whichever accessor made it: ContentString, Blocks, Get,
+// String, Has and IsNull all read the same content, whether a rule last set
+// it as a string (SetContentString, Set), as blocks (SetBlocks) or by editing
+// a block it holds. The message keeps its members in a node it does not
+// embed, so no member accessor can bypass the content.
 type Message struct {
-	node
-	blocks        []*Block
-	blocksLoaded  bool
-	blocksIsArray bool
-	blocksChanged bool
-	invalidText   bool // the decoder saw invalid UTF-8 or a lone surrogate in it (in the padding: no extra bytes)
+	members     node    // the members in input order; "content" holds the encoding of content when it is in sync
+	content     content // the content as blocks, once someone asked for them
+	invalidText bool    // the decoder saw invalid UTF-8 or a lone surrogate in it (in the padding: no extra bytes)
+}
+
+// content is a message's content array as blocks. While the blocks match
+// the content member's bytes, stale is false; an edit to the blocks makes
+// the member stale, and the next read of the member re-encodes it.
+type content struct {
+	blocks  []*Block
+	loaded  bool // blocks were parsed from (or set into) the content member
+	isArray bool // the content is a JSON array
+	changed bool // the block list itself was replaced or a block repaired
 }
 
 // NewMessage builds a message from members (a rule's synthetic message).
 func NewMessage(fields ...Field) *Message {
-	return &Message{node: node{obj: Object{Fields: fields}, parsed: true, isObject: true, dirty: true}}
+	return &Message{members: node{obj: Object{Fields: fields}, parsed: true, isObject: true, dirty: true}}
 }
 
 // messageFromRaw wraps the bytes of one message as read from the input.
-func messageFromRaw(raw []byte) *Message { return &Message{node: node{raw: raw}} }
+func messageFromRaw(raw []byte) *Message { return &Message{members: node{raw: raw}} }
+
+// IsObject reports whether the message is a JSON object. Non-object entries
+// (null, strings, numbers) have no members and are dropped by the rules that
+// the spec says drop them.
+func (m *Message) IsObject() bool { return m.members.IsObject() }
+
+// Raw returns the original bytes, or nil for a message built by a rule.
+func (m *Message) Raw() []byte { return m.members.raw }
+
+// member returns the node to read key from, with the content member brought
+// up to date with edited blocks first when key is "content".
+func (m *Message) member(key string) *node {
+	if key == "content" {
+		m.syncContent()
+	}
+	return &m.members
+}
+
+// Get returns a member's raw value.
+func (m *Message) Get(key string) ([]byte, bool) { return m.member(key).Get(key) }
+
+// Has reports whether a member is present.
+func (m *Message) Has(key string) bool { return m.member(key).Has(key) }
+
+// String returns a member's value when it is a JSON string.
+func (m *Message) String(key string) (string, bool) { return m.member(key).String(key) }
+
+// Bool returns a member's value when it is a JSON boolean.
+func (m *Message) Bool(key string) (value, ok bool) { return m.member(key).Bool(key) }
+
+// Number returns a member's value when it is a JSON number.
+func (m *Message) Number(key string) (float64, bool) { return m.member(key).Number(key) }
+
+// IsNull reports whether a member is absent or null.
+func (m *Message) IsNull(key string) bool { return m.member(key).IsNull(key) }
+
+// Type returns the message's "type" member.
+func (m *Message) Type() string { return m.members.Type() }
 
 // Role returns the message's role ("" when absent or not a string).
-func (m *Message) Role() string { return m.kindOf("role") }
+func (m *Message) Role() string { return m.members.kindOf("role") }
 
-// Set replaces or appends a member; setting "content" discards parsed blocks.
+// Set replaces or appends a member; setting "content" replaces the content,
+// blocks included.
 func (m *Message) Set(key string, raw []byte) {
 	if key == "content" {
-		m.blocks, m.blocksLoaded, m.blocksChanged = nil, false, false
+		m.content = content{}
 	}
-	m.node.Set(key, raw)
+	m.members.Set(key, raw)
 }
 
 // SetString sets a member to a JSON string.
 func (m *Message) SetString(key, s string) { m.Set(key, JSONString(s)) }
 
-// Delete removes a member; deleting "content" discards parsed blocks.
+// Delete removes a member; deleting "content" removes the content, blocks
+// included.
 func (m *Message) Delete(key string) bool {
 	if key == "content" {
-		m.blocks, m.blocksLoaded, m.blocksChanged = nil, false, false
+		m.content = content{}
 	}
-	return m.node.Delete(key)
-}
-
-// Get returns a member's raw value; for "content" it reflects block edits.
-func (m *Message) Get(key string) ([]byte, bool) {
-	if key == "content" {
-		m.flushBlocks()
-	}
-	return m.node.Get(key)
+	return m.members.Delete(key)
 }
 
 // ContentString returns the content when it is a JSON string.
 func (m *Message) ContentString() (string, bool) { return m.String("content") }
 
+// SetContentString makes the content a JSON string.
+func (m *Message) SetContentString(s string) { m.Set("content", JSONString(s)) }
+
 // Blocks returns the content array's blocks; ok is false when the content is
 // absent or not an array. The slice is the message's own: to add or remove
-// blocks, build a new slice and call SetBlocks.
+// blocks, build a new slice and call SetBlocks. Editing a block in it edits
+// the message.
 func (m *Message) Blocks() (blocks []*Block, ok bool) {
-	if !m.blocksLoaded {
-		m.blocksLoaded = true
-		m.blocks, m.blocksIsArray = nil, false
-		if raw, has := m.node.Get("content"); has && len(raw) > 0 && raw[0] == '[' {
+	if !m.content.loaded {
+		m.content = content{loaded: true}
+		if raw, has := m.members.Get("content"); has && len(raw) > 0 && raw[0] == '[' {
 			if elems, err := ParseArray(raw); err == nil {
-				m.blocksIsArray = true
-				m.blocks = make([]*Block, len(elems))
+				m.content.isArray = true
+				m.content.blocks = make([]*Block, len(elems))
 				backing := make([]Block, len(elems)) // one allocation for all the blocks
 				for i, e := range elems {
 					backing[i].raw = e
-					m.blocks[i] = &backing[i]
+					m.content.blocks[i] = &backing[i]
 				}
 			}
 		}
 	}
-	return m.blocks, m.blocksIsArray
+	return m.content.blocks, m.content.isArray
 }
 
 // SetBlocks makes the content an array of the given blocks.
@@ -256,26 +305,23 @@ func (m *Message) SetBlocks(blocks []*Block) {
 	if blocks == nil {
 		blocks = []*Block{}
 	}
-	m.load()
-	m.isObject = true
-	if !m.obj.Has("content") {
-		m.obj.Fields = append(m.obj.Fields, Field{Key: "content", Value: []byte("[]")})
+	if !m.members.Has("content") {
+		m.members.Set("content", []byte("[]")) // its place; the blocks are encoded there when read
 	}
-	m.blocks, m.blocksLoaded, m.blocksIsArray, m.blocksChanged = blocks, true, true, true
+	m.content = content{blocks: blocks, loaded: true, isArray: true, changed: true}
 }
 
-// SetContentString makes the content a JSON string.
-func (m *Message) SetContentString(s string) { m.Set("content", JSONString(s)) }
-
-// blocksDirty reports whether the content array must be re-encoded.
-func (m *Message) blocksDirty() bool {
-	if !m.blocksLoaded || !m.blocksIsArray {
+// contentStale reports whether the blocks hold edits the content member
+// does not have yet.
+func (m *Message) contentStale() bool {
+	c := &m.content
+	if !c.loaded || !c.isArray {
 		return false
 	}
-	if m.blocksChanged {
+	if c.changed {
 		return true
 	}
-	for _, b := range m.blocks {
+	for _, b := range c.blocks {
 		if b.Changed() {
 			return true
 		}
@@ -283,42 +329,44 @@ func (m *Message) blocksDirty() bool {
 	return false
 }
 
-// flushBlocks writes edited blocks back into the content member.
-func (m *Message) flushBlocks() {
-	if !m.blocksDirty() {
+// syncContent re-encodes the content member from edited blocks. It changes
+// no value a reader sees, only where it is kept: the blocks stay (callers
+// may hold them) and each edited one's encoding becomes its raw form.
+func (m *Message) syncContent() {
+	if !m.contentStale() {
 		return
 	}
 	var buf []byte
 	buf = append(buf, '[')
-	for i, b := range m.blocks {
+	for i, b := range m.content.blocks {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = b.AppendJSON(buf)
 	}
 	buf = append(buf, ']')
-	m.node.Set("content", buf)
-	// The blocks stay loaded (callers may hold them) and now match the
-	// content member, so each one's encoding becomes its raw form.
-	for _, b := range m.blocks {
+	m.members.Set("content", buf)
+	for _, b := range m.content.blocks {
 		if b.Changed() {
 			b.raw, b.dirty = b.obj.AppendJSON(nil), false
 		}
 	}
-	m.blocksChanged = false
+	m.content.changed = false
 }
 
 // Changed reports whether the message differs from its input bytes.
-func (m *Message) Changed() bool { return m.raw == nil || m.dirty || m.blocksDirty() }
+func (m *Message) Changed() bool {
+	return m.members.raw == nil || m.members.dirty || m.contentStale()
+}
 
 // AppendJSON appends the message's encoding: the original bytes when no rule
 // changed it, otherwise its members with only the changed values re-encoded.
 func (m *Message) AppendJSON(dst []byte) []byte {
 	if !m.Changed() {
-		return append(dst, m.raw...)
+		return append(dst, m.members.raw...)
 	}
-	m.flushBlocks()
-	return m.obj.AppendJSON(dst)
+	m.syncContent()
+	return m.members.obj.AppendJSON(dst)
 }
 
 // JSONString encodes s as a raw JSON string value.

@@ -88,7 +88,7 @@ func (s *scanner) messageArray(i, depth int) ([]*Message, int, error) {
 		if err != nil {
 			return nil, end, err
 		}
-		m.raw = raw[i:end:end]
+		m.members.raw = raw[i:end:end]
 		m.invalidText = s.invalidText != before
 		msgs = append(msgs, m)
 		var closed bool
@@ -108,7 +108,7 @@ func (s *scanner) message(t *tape, m *Message, i, depth int) (int, error) {
 	if err != nil {
 		return end, err
 	}
-	m.obj, m.parsed, m.isObject = Object{Fields: fields}, true, true
+	m.members.obj, m.members.parsed, m.members.isObject = Object{Fields: fields}, true, true
 	return end, nil
 }
 
@@ -133,8 +133,8 @@ func (s *scanner) members(t *tape, m *Message, i, depth int) ([]Field, int, erro
 		}
 		var vend int
 		if m != nil && key == "content" && !seenContent && vstart < len(raw) && raw[vstart] == '[' {
-			m.blocks, vend, err = s.blockArray(t, vstart, depth+1)
-			m.blocksLoaded, m.blocksIsArray = true, true
+			m.content.blocks, vend, err = s.blockArray(t, vstart, depth+1)
+			m.content.loaded, m.content.isArray = true, true
 		} else {
 			vend, err = s.value(vstart, depth)
 		}

@@ -8,7 +8,7 @@ import (
 // lazyTwin is what the message's structure was before issue 12: the same
 // raw bytes, parsed only on access.
 func lazyTwin(m *Message) *Message {
-	return &Message{node: node{raw: m.raw}, invalidText: m.invalidText}
+	return &Message{members: node{raw: m.members.raw}, invalidText: m.invalidText}
 }
 
 // checkSameStructure fails when a message split by the decoding pass (tape)
@@ -18,8 +18,8 @@ func checkSameStructure(t *testing.T, msgs []*Message) {
 	t.Helper()
 	for k, m := range msgs {
 		lazy := lazyTwin(m)
-		if m.IsObject() != lazy.IsObject() || !reflect.DeepEqual(fieldsOrEmpty(m.obj.Fields), fieldsOrEmpty(lazy.obj.Fields)) {
-			t.Fatalf("message %d: members %v, lazily %v", k, m.obj.Fields, lazy.obj.Fields)
+		if m.IsObject() != lazy.IsObject() || !reflect.DeepEqual(fieldsOrEmpty(m.members.obj.Fields), fieldsOrEmpty(lazy.members.obj.Fields)) {
+			t.Fatalf("message %d: members %v, lazily %v", k, m.members.obj.Fields, lazy.members.obj.Fields)
 		}
 		blocks, isArray := m.Blocks()
 		lazyBlocks, lazyIsArray := lazy.Blocks()

@@ -37,10 +37,9 @@ func (m *Message) RepairText() int {
 		return 0
 	}
 	m.invalidText = false
-	m.load()
-	if !m.isObject {
-		fixed, n := repairJSON(m.raw)
-		m.raw = fixed
+	if !m.members.IsObject() {
+		fixed, n := repairJSON(m.members.raw)
+		m.members.raw = fixed
 		return n
 	}
 	blocks, isArray := m.Blocks()
@@ -48,10 +47,10 @@ func (m *Message) RepairText() int {
 	for _, b := range blocks {
 		if c := b.repairText(); c > 0 {
 			n += c
-			m.blocksChanged = true
+			m.content.changed = true
 		}
 	}
-	n += m.node.repairMembers(isArray)
+	n += m.members.repairMembers(isArray)
 	return n
 }
 

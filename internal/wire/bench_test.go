@@ -12,7 +12,7 @@ import (
 // once; every message's content parsed by the first render, as after the
 // chain) in every format: the cost render: request adds to a job.
 func BenchmarkRender(b *testing.B) {
-	tg := policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "gemini-3-pro-preview"}
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "gemini-3-pro-preview"}
 	history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: sessiongen.Realistic(),
 		TextChars: 400, ToolResultChars: 2500, Target: transcript.Target(tg)}).History()
 	tr, err := transcript.FromMessages(history, transcript.Target(tg))

@@ -220,7 +220,7 @@ func TestSameConversation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check(t, fmt.Sprintf("seed %d", seed), tr, policy.Resolve(policy.Target(tr.Target)), f)
+			check(t, fmt.Sprintf("seed %d", seed), tr, policy.Resolve(tr.Target), f)
 		}
 	}
 }

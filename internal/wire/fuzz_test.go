@@ -33,9 +33,9 @@ func FuzzRender(f *testing.F) {
 		}
 	}
 	policies := []policy.Policy{
-		policy.Resolve(policy.Target{Provider: "deepseek", API: "openai-completions", Model: "deepseek-chat"}),
-		policy.Resolve(policy.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-3-pro-preview"}),
-		policy.Resolve(policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}),
+		policy.Resolve(transcript.Target{Provider: "deepseek", API: "openai-completions", Model: "deepseek-chat"}),
+		policy.Resolve(transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-3-pro-preview"}),
+		policy.Resolve(transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}),
 	}
 	req := Request{System: json.RawMessage(`"s"`), Tools: []transcript.Tool{{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
 	f.Fuzz(func(t *testing.T, data []byte) {

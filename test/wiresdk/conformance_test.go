@@ -86,7 +86,7 @@ func generatedBodies(t *testing.T, seeds int) []body {
 		t.Fatal(err)
 	}
 	t.Cleanup(imgs.Close)
-	proc := pipeline.NewProcessor(config.Default(), pipeline.Deps{Stages: stages.Default(imgs)})
+	proc := pipeline.NewProcessor(config.Default().Limits, pipeline.ResolverFor(config.Default()), pipeline.Deps{Stages: stages.Default(imgs)})
 	var out []body
 	for seed := 1; seed <= seeds; seed++ {
 		for _, target := range generatedTargets {

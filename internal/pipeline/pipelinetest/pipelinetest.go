@@ -24,5 +24,5 @@ func Processor(tb testing.TB, cfg config.Config) (*pipeline.Processor, []stage.S
 	}
 	tb.Cleanup(imgs.Close)
 	chain := stages.Default(imgs)
-	return pipeline.NewProcessor(cfg, pipeline.Deps{Stages: chain}), chain
+	return pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: chain}), chain
 }

@@ -33,7 +33,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 
 // runStage parses messagesJSON (off the clock, but inside the CPU figure)
 // and applies st to it.
-func runStage(b *testing.B, messagesJSON []byte, target policy.Target, settings stage.Settings, st stage.Stage) *stage.Report {
+func runStage(b *testing.B, messagesJSON []byte, target transcript.Target, settings stage.Settings, st stage.Stage) *stage.Report {
 	b.StopTimer()
 	t, err := transcript.FromMessages(messagesJSON, transcript.Target(target))
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-var bedrockConverse = policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
+var bedrockConverse = transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
 
 // userImages is a user message holding n copies of the image data.
 func userImages(n int, data string) string {

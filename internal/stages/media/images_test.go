@@ -14,7 +14,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-var openAIResponses = policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
+var openAIResponses = transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
 
 // imageSettings are the configured defaults (internal/config).
 func imageSettings() stage.Settings {
@@ -38,7 +38,7 @@ func TestImagesExact(t *testing.T) {
 	wrapped := smallPNG[:40] + `\n` + smallPNG[40:] + `\r\n`
 	tests := []struct {
 		name   string
-		target policy.Target
+		target transcript.Target
 		in     string
 		want   string
 		report stage.ImageReport
@@ -113,7 +113,7 @@ func TestImagesExact(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			target := tc.target
-			if target == (policy.Target{}) {
+			if target == (transcript.Target{}) {
 				target = stagetest.Anthropic
 			}
 			settings := imageSettings()
@@ -195,12 +195,12 @@ func TestImagesManyImages(t *testing.T) {
 	in := "[" + strings.Join(msgs, ",") + "]"
 	tests := []struct {
 		name      string
-		target    policy.Target
+		target    transcript.Target
 		threshold int
 		wantSide  int // 0: unchanged
 	}{
 		{"anthropic above threshold", stagetest.Anthropic, 2, 250},
-		{"bedrock above threshold", policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"}, 2, 250},
+		{"bedrock above threshold", transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"}, 2, 250},
 		{"anthropic at threshold", stagetest.Anthropic, 3, 0},
 		{"openai above threshold", openAIResponses, 2, 0},
 	}
@@ -320,7 +320,7 @@ func TestImagesCancelled(t *testing.T) {
 func TestImageLimits(t *testing.T) {
 	anth := policy.Resolve(stagetest.Anthropic)
 	oai := policy.Resolve(openAIResponses)
-	bedrock := policy.Resolve(policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"})
+	bedrock := policy.Resolve(transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"})
 	s := stage.ImageSettings{MaxDimensionPx: 1200, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 800, MaxBytes: 1000}
 	tests := []struct {
 		name      string

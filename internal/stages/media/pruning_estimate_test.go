@@ -11,7 +11,7 @@ import (
 )
 
 // copilotClaude drops thinking blocks before sending (§2.2, §3.8.1).
-var copilotClaude = policy.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}
+var copilotClaude = transcript.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}
 
 func TestWeightedLen(t *testing.T) {
 	tests := []struct {

@@ -5,13 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // openAIResponses is the Responses-family target of vectors V10 and V25-V27.
-var openAIResponses = policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5.2"}
+var openAIResponses = transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5.2"}
 
 // Fixture builders: each returns one message or block as a JSON literal,
 // written out in full so the expected outputs stay readable by hand.

@@ -13,7 +13,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-func apply(t testing.TB, s stage.Stage, tg policy.Target, mode string, msgs []byte, env0 stage.Env) (*transcript.Transcript, *stage.Env, error) {
+func apply(t testing.TB, s stage.Stage, tg transcript.Target, mode string, msgs []byte, env0 stage.Env) (*transcript.Transcript, *stage.Env, error) {
 	t.Helper()
 	tr, err := transcript.FromMessages(msgs, transcript.Target(tg))
 	if err != nil {
@@ -83,7 +83,7 @@ func TestContractModes(t *testing.T) {
 		t.Fatalf("report mode: err %v, report %+v", err, env.Report.Contract)
 	}
 	// The same transcript is fine for a passthrough.
-	if _, env, err := apply(t, Contract(), policy.Target{Provider: "acme", API: "acme-chat"}, "", []byte(`[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"toolCall","id":"c|1","name":"read","arguments":{}}]}]`), stage.Env{}); err != nil || env.Report.Contract != nil {
+	if _, env, err := apply(t, Contract(), transcript.Target{Provider: "acme", API: "acme-chat"}, "", []byte(`[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"toolCall","id":"c|1","name":"read","arguments":{}}]}]`), stage.Env{}); err != nil || env.Report.Contract != nil {
 		t.Fatalf("passthrough: %v %+v", err, env.Report.Contract)
 	}
 }
@@ -96,7 +96,7 @@ func FuzzContract(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":"hi"}]`), uint8(0))
 	f.Add([]byte(`[{"role":"assistant","content":[{"type":"toolCall","id":"a|b","name":"x.y"},{"type":"image","data":"iVBORw0KGgo="}]},{"role":"user","content":"\ud800"}]`), uint8(3))
 	f.Add([]byte(`[]`), uint8(7))
-	targets := []policy.Target{
+	targets := []transcript.Target{
 		stagetest.Anthropic,
 		{Provider: "anthropic-vertex", API: "anthropic-messages", Model: "claude-sonnet-4"},
 		{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"},

@@ -28,8 +28,9 @@ type Env struct {
 	Policy   policy.Policy
 	Settings Settings
 	Report   *Report
-	// ModelChanged is set by the model-snapshot read at the start of the
-	// chain (spec §3.13) and read by the Responses reasoning downgrade.
+	// ModelChanged is computed once before the chain (turns.ModelChanged,
+	// spec §3.13's read at §4 step 0) and read by the Responses reasoning
+	// downgrade. Stages only read it: no stage passes state to another.
 	ModelChanged bool
 	// InputMessages is how many messages the job had before the chain, so
 	// a rule that finds nothing left can say what the repair removed.
@@ -70,6 +71,17 @@ type Settings struct {
 	// text (toolcalls.ToolsAsText). The zero value, tools offered, is the
 	// default.
 	NoToolsOffered bool
+	// AllowedToolNames is the job's allowed_tool_names: the tools of the
+	// current run, which tool-call validation keeps (§3.5); nil allows every
+	// valid name.
+	AllowedToolNames []string
+	// ReplayInvalid is the job's replay_invalid: the retry after the
+	// provider refused a signature strips every signature (§3.4.1).
+	ReplayInvalid bool
+	// PreserveLatestAssistantThinking is the job's
+	// preserve_latest_assistant_thinking (§3.4.3); nil lets the history
+	// decide.
+	PreserveLatestAssistantThinking *bool
 }
 
 // The values of Settings.ContractMode (config contract.mode).

@@ -17,16 +17,15 @@ import (
 
 // Case is one run of stages over a message array.
 type Case struct {
-	Target   policy.Target  // resolved with policy.Resolve
-	Settings stage.Settings // zero value is fine for most rules
-	Options  transcript.Options
+	Target   transcript.Target // resolved with policy.Resolve
+	Settings stage.Settings    // zero value is fine for most rules; rules read no job option but through it
 	// CustomEntries seeds the session state (model snapshots).
 	CustomEntries []transcript.CustomEntry
 	ModelChanged  bool
 }
 
 // Anthropic is the default target of the spec's vectors.
-var Anthropic = policy.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+var Anthropic = transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 
 // Result is what a run produced.
 type Result struct {
@@ -51,7 +50,6 @@ func (c Case) run(messagesJSON []byte, stages []stage.Stage) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	t.Options = c.Options
 	t.CustomEntries = c.CustomEntries
 	env := &stage.Env{Policy: policy.Resolve(c.Target), Settings: c.Settings, Report: stage.NewReport(), ModelChanged: c.ModelChanged}
 	for _, s := range stages {

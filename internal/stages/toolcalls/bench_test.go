@@ -45,7 +45,7 @@ func benchHistory(n int) []byte {
 func BenchmarkToolCallIDs(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		data := benchHistory(n)
-		for _, target := range []policy.Target{anthropic, mistral, responses} {
+		for _, target := range []transcript.Target{anthropic, mistral, responses} {
 			p := policy.Resolve(target)
 			b.Run(fmt.Sprintf("%s/%dk", p.Provider, n/1000), func(b *testing.B) {
 				b.ReportAllocs()

@@ -23,7 +23,7 @@
 //   - A blank id counts as missing for input validation.
 //   - A signed turn must carry its ids in "id" to be replayed as it is; the
 //     displacement check of §3.5 looks at any displaced result of the span.
-//   - Every id ToolCallIDs emits is accepted by the target (policy.IDLimits),
+//   - Every id ToolCallIDs emits is accepted by the target (contract.IDLimits),
 //     including ids OpenClaw keeps as they are; a signed turn with an id the
 //     target rejects is not replay-safe. For OpenAI Responses the limit is
 //     read as the call_id's: only the part before "|" of a "call_id|item_id"

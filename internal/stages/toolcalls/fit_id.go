@@ -3,7 +3,7 @@ package toolcalls
 import (
 	"strconv"
 
-	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/contract"
 )
 
 // Bounds of fitID.
@@ -19,7 +19,7 @@ const (
 // sha256(seed:fit:i) for i = 0, 1, …; for an exact length, hex characters
 // only. Every documented pattern accepts alphanumerics, so this finds an id
 // at once in practice; ok is false only for a pattern that rejects them.
-func fitID(seed string, lim policy.IDLimits, used map[string]struct{}) (id string, ok bool) {
+func fitID(seed string, lim contract.IDLimits, used map[string]struct{}) (id string, ok bool) {
 	free := func(c string) bool {
 		_, taken := used[c]
 		return !taken && lim.Valid(c)

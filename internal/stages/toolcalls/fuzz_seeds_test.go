@@ -1,9 +1,11 @@
 package toolcalls
 
-import "github.com/hygiene-dev/hygiene/internal/transcript"
+import (
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+)
 
-// fuzzOptions gives the fuzz targets an allow-list, so its paths are reached.
-var fuzzOptions = transcript.Options{AllowedToolNames: []string{"read", "edit", "exec"}}
+// fuzzSettings gives the fuzz targets an allow-list, so its paths are reached.
+var fuzzSettings = stage.Settings{AllowedToolNames: []string{"read", "edit", "exec"}}
 
 // idSeeds seed FuzzToolCallIDs: the §5 id vectors and the shapes the
 // resolver distinguishes.

@@ -13,14 +13,14 @@ import (
 // Targets the vectors use.
 var (
 	anthropic   = stagetest.Anthropic
-	bedrock     = policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
-	google      = policy.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}
-	mistral     = policy.Target{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"}
-	responses   = policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
-	completions = policy.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}
-	moonshot    = policy.Target{Provider: "moonshot", API: "openai-completions", Model: "kimi-k2"}
-	openrouter  = policy.Target{Provider: "openrouter", API: "openai-completions", Model: "moonshotai/kimi-k2"}
-	kimiAnthro  = policy.Target{Provider: "kimi-coding", API: "anthropic-messages", Model: "k2"}
+	bedrock     = transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4-5"}
+	google      = transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}
+	mistral     = transcript.Target{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"}
+	responses   = transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
+	completions = transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}
+	moonshot    = transcript.Target{Provider: "moonshot", API: "openai-completions", Model: "kimi-k2"}
+	openrouter  = transcript.Target{Provider: "openrouter", API: "openai-completions", Model: "moonshotai/kimi-k2"}
+	kimiAnthro  = transcript.Target{Provider: "kimi-coding", API: "anthropic-messages", Model: "k2"}
 )
 
 // runPolicy runs stages with a policy built by hand (for limits no table row
@@ -43,7 +43,7 @@ func runPolicy(tb testing.TB, p policy.Policy, input string, stages ...stage.Sta
 // idCase is one table case for an id or input rule.
 type idCase struct {
 	name    string
-	target  policy.Target
+	target  transcript.Target
 	allowed []string
 	in      string
 	want    string // "" means: output byte-identical to in
@@ -53,10 +53,10 @@ type idCase struct {
 func (c idCase) run(t *testing.T, stages ...stage.Stage) stagetest.Result {
 	t.Helper()
 	target := c.target
-	if target == (policy.Target{}) {
+	if target == (transcript.Target{}) {
 		target = anthropic
 	}
-	sc := stagetest.Case{Target: target, Options: transcript.Options{AllowedToolNames: c.allowed}}
+	sc := stagetest.Case{Target: target, Settings: stage.Settings{AllowedToolNames: c.allowed}}
 	res := sc.Apply(t, c.in, stages...)
 	if c.want == "" {
 		if string(res.JSON) != c.in {

@@ -16,7 +16,7 @@ import (
 
 // propertyTargets covers every row of spec §2.2 and §2.3 (and the §2.4
 // Mistral model-id fallback).
-var propertyTargets = []policy.Target{
+var propertyTargets = []transcript.Target{
 	{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
 	{Provider: "openai", API: "openai-responses", Model: "gpt-5"},
 	{Provider: "openai-codex", API: "openai-codex-responses", Model: "gpt-5-codex"},
@@ -263,11 +263,11 @@ func TestToolCallIDsCancelled(t *testing.T) {
 // and that every call left was in the input with the same id.
 func TestToolCallInputsProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	targets := []policy.Target{anthropic, bedrock, google, responses, mistral}
+	targets := []transcript.Target{anthropic, bedrock, google, responses, mistral}
 	for run := 0; run < 150; run++ {
 		in := genHistory(rng, 4+rng.IntN(40))
 		for _, target := range targets {
-			c := stagetest.Case{Target: target, Options: fuzzOptions}
+			c := stagetest.Case{Target: target, Settings: fuzzSettings}
 			res := c.Apply(t, in, ToolCallInputs())
 			c.CheckProperties(t, []byte(in), ToolCallInputs())
 			before, after := callsAndResults(t, []byte(in)), callsAndResults(t, res.JSON)

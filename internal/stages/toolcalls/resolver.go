@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -78,7 +79,7 @@ type keyState struct {
 // id rewriting never changes which call a result belongs to.
 type resolver struct {
 	san         sanitizer
-	limits      policy.IDLimits
+	limits      contract.IDLimits
 	nativeToolu bool
 	openaiDup   bool
 	used        map[string]struct{}
@@ -345,6 +346,6 @@ func hasWordTail(id, prefix string, dash bool) bool {
 }
 
 // errNoAcceptedID says that no id under the target's limits could be built.
-func errNoAcceptedID(seed string, lim policy.IDLimits) error {
+func errNoAcceptedID(seed string, lim contract.IDLimits) error {
 	return fmt.Errorf("tool_call_ids: could not build a tool-call id for %q that the target accepts (limits %+v)", seed, lim)
 }

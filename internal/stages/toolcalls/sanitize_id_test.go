@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 )
 
@@ -105,7 +106,7 @@ func TestMakeUniqueSuffixes(t *testing.T) {
 // TestFitID checks that fitted ids satisfy each provider's limits and stay
 // apart from used ids.
 func TestFitID(t *testing.T) {
-	limits := []policy.IDLimits{
+	limits := []contract.IDLimits{
 		{MaxLen: 64},
 		{MaxLen: 40},
 		{MaxLen: 64, Pattern: `^[a-zA-Z0-9_-]+$`},
@@ -127,7 +128,7 @@ func TestFitID(t *testing.T) {
 			used[id] = struct{}{}
 		}
 	}
-	if _, ok := fitID("x", policy.IDLimits{Pattern: `^_+$`}, nil); ok {
+	if _, ok := fitID("x", contract.IDLimits{Pattern: `^_+$`}, nil); ok {
 		t.Fatal("fitID succeeded for a pattern that rejects alphanumerics")
 	}
 }

@@ -3,6 +3,7 @@ package toolcalls
 import (
 	"context"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -27,7 +28,7 @@ const (
 // when the policy replays provider-owned thinking (preservedTurns).
 //
 // Choices beyond OpenClaw:
-//   - every emitted id is one the target accepts (policy.IDLimits); an id
+//   - every emitted id is one the target accepts (contract.IDLimits); an id
 //     OpenClaw would keep (a native toolu_ or Kimi id, a call_ id, a signed
 //     turn's id) is kept only when it is accepted;
 //   - ids are matched the way pairing repair matches them (trimmed), and a
@@ -55,7 +56,7 @@ func ToolCallIDs() stage.Stage {
 		switch {
 		case p.SanitizeToolCallIDs && p.ToolCallIDMode != policy.IDModeNone:
 			return sanitizeIDs(ctx, t, env, idsStage)
-		case p.IDLimits != (policy.IDLimits{}):
+		case p.IDLimits != (contract.IDLimits{}):
 			return fitLimits(ctx, t, env)
 		}
 		return nil

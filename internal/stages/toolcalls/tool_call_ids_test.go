@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
@@ -138,7 +139,7 @@ func TestToolCallIDsLimits(t *testing.T) {
 	// A native toolu_ id longer than a limit (no table row combines native
 	// ids with a length limit, so the policy is built by hand).
 	p := policy.Resolve(anthropic)
-	p.IDLimits = policy.IDLimits{MaxLen: 12, Pattern: `^[a-zA-Z0-9_-]+$`}
+	p.IDLimits = contract.IDLimits{MaxLen: 12, Pattern: `^[a-zA-Z0-9_-]+$`}
 	got, _ := runPolicy(t, p, `[{"role":"assistant","content":[{"type":"toolCall","id":"toolu_0123456789","name":"read","arguments":{}},{"type":"toolCall","id":"toolu_01","name":"read","arguments":{}}]}]`, ToolCallIDs())
 	stagetest.Equal(t, got, `[{"role":"assistant","content":[{"type":"toolCall","id":"toolu0123456","name":"read","arguments":{}},{"type":"toolCall","id":"toolu_01","name":"read","arguments":{}}]}]`)
 }
@@ -178,7 +179,7 @@ func TestToolCallIDsPreservedSignedTurns(t *testing.T) {
 func TestToolCallIDsEarly(t *testing.T) {
 	in := `[{"role":"toolResult","toolCallId":"zz:9","content":"orphan"},{"role":"assistant","content":[{"type":"toolCall","id":"t:1","name":"read","arguments":{}},{"type":"toolCall","id":"t:1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"t:1","content":"a"},{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"toolCall","id":"t:1","name":"read","arguments":{}}]},{"role":"toolResult","call_id":"t:1","content":"b"}]`
 	tests := []struct {
-		target policy.Target
+		target transcript.Target
 		early  bool
 	}{
 		{google, true},
@@ -187,7 +188,7 @@ func TestToolCallIDsEarly(t *testing.T) {
 		{moonshot, true},
 		{anthropic, false}, // immutable signed replay
 		{bedrock, false},
-		{policy.Target{Provider: "xai", API: "openai-responses", Model: "grok"}, false}, // Responses family
+		{transcript.Target{Provider: "xai", API: "openai-responses", Model: "grok"}, false}, // Responses family
 		{responses, false}, // ids off
 	}
 	for _, tt := range tests {
@@ -217,10 +218,10 @@ func FuzzToolCallIDs(f *testing.F) {
 	for _, seed := range idSeeds {
 		f.Add(seed)
 	}
-	targets := []policy.Target{anthropic, mistral, google, moonshot, responses, bedrock, kimiAnthro, openrouter}
+	targets := []transcript.Target{anthropic, mistral, google, moonshot, responses, bedrock, kimiAnthro, openrouter}
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, target := range targets {
-			stagetest.Case{Target: target, Options: fuzzOptions}.CheckProperties(t, []byte(in), ToolCallIDsInImagePass(), ToolCallIDs())
+			stagetest.Case{Target: target, Settings: fuzzSettings}.CheckProperties(t, []byte(in), ToolCallIDsInImagePass(), ToolCallIDs())
 		}
 	})
 }
@@ -229,9 +230,9 @@ func FuzzToolCallIDs(f *testing.F) {
 // error that names the id, in both the sanitising and the limits-only pass.
 func TestToolCallIDsUnsatisfiableLimits(t *testing.T) {
 	in := `[{"role":"assistant","content":[{"type":"toolCall","id":"c:1","name":"read","arguments":{}}]}]`
-	for _, target := range []policy.Target{anthropic, responses} {
+	for _, target := range []transcript.Target{anthropic, responses} {
 		p := policy.Resolve(target)
-		p.IDLimits = policy.IDLimits{Pattern: `^_+$`}
+		p.IDLimits = contract.IDLimits{Pattern: `^_+$`}
 		tr, err := transcript.FromMessages([]byte(in), transcript.Target(target))
 		if err != nil {
 			t.Fatal(err)

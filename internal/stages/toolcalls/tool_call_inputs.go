@@ -54,7 +54,7 @@ func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *sta
 	for {
 		r := &inputsRun{
 			msgs:      t.Messages,
-			allow:     newAllowList(t.Options.AllowedToolNames),
+			allow:     newAllowList(env.Settings.AllowedToolNames),
 			immutable: env.Policy.AllowProviderOwnedThinkingReplay(),
 			preserved: map[string]struct{}{},
 			earlier:   map[string]struct{}{},

@@ -138,8 +138,8 @@ func FuzzToolCallInputs(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		stagetest.Case{Target: anthropic, Options: fuzzOptions}.CheckProperties(t, []byte(in), ToolCallInputs())
-		stagetest.Case{Target: google, Options: fuzzOptions}.CheckProperties(t, []byte(in), ToolCallInputs())
+		stagetest.Case{Target: anthropic, Settings: fuzzSettings}.CheckProperties(t, []byte(in), ToolCallInputs())
+		stagetest.Case{Target: google, Settings: fuzzSettings}.CheckProperties(t, []byte(in), ToolCallInputs())
 		stagetest.Case{Target: responses}.CheckProperties(t, []byte(in), ToolCallInputs())
 	})
 }

@@ -57,7 +57,7 @@ func longHistory(n int) []byte {
 }
 
 func benchChain(b *testing.B, input []byte) {
-	for _, target := range []policy.Target{anthropicTarget, googleTarget, vllmTarget} {
+	for _, target := range []transcript.Target{anthropicTarget, googleTarget, vllmTarget} {
 		b.Run(target.Provider, func(b *testing.B) {
 			p := policy.Resolve(target)
 			b.ReportAllocs()

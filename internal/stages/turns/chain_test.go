@@ -16,7 +16,6 @@ import (
 // chain is every stage of this package in spec §4 order.
 func chain() []stage.Stage {
 	return []stage.Stage{
-		ModelSnapshotRead(),         // step 0
 		InterSessionMarker(),        // 1
 		AssistantReplay(),           // 2
 		ThoughtSignatures(),         // 3 (image pass)
@@ -36,7 +35,7 @@ func chain() []stage.Stage {
 }
 
 // providerRows is one target per row of spec §2.2 and §2.3.
-var providerRows = []policy.Target{
+var providerRows = []transcript.Target{
 	{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
 	{Provider: "openai", API: "openai-responses", Model: "gpt-5"},
 	{Provider: "openai-codex", API: "openai-codex-responses", Model: "gpt-5-codex"},
@@ -206,7 +205,7 @@ func TestChainProperties(t *testing.T) {
 			g := &gen{r: rand.New(rand.NewPCG(uint64(ri), 42))}
 			for i := range perRow {
 				in := g.history()
-				c := stagetest.Case{Target: target, Options: transcript.Options{ReplayInvalid: i%7 == 0}}
+				c := stagetest.Case{Target: target, Settings: stage.Settings{ReplayInvalid: i%7 == 0}}
 				if i%2 == 0 {
 					c.Settings = stage.Settings{NowMs: 1_776_000_999_000, HasNow: true}
 				}

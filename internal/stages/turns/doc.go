@@ -3,7 +3,6 @@
 // usage, replay markers and turn validation. Each rule is one file exporting
 // one stage.Stage constructor; package stages lists them in spec §4 order:
 //
-//	ModelSnapshotRead          model_snapshot_read          §3.13 read (§4 step 0)
 //	InterSessionMarker         inter_session_marker         §3.1  (step 1)
 //	AssistantReplay            assistant_replay             §3.2, §3.16 (step 2)
 //	ThoughtSignatures          thought_signatures           §3.9  (step 3, image pass)

@@ -3,19 +3,19 @@ package turns
 import (
 	"testing"
 
-	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Targets the vectors use.
 var (
 	anthropicTarget = stagetest.Anthropic
-	googleTarget    = policy.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}
-	bedrockTarget   = policy.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-opus-4-1-v1:0"}
-	copilotTarget   = policy.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}
-	vllmTarget      = policy.Target{Provider: "vllm", API: "openai-completions", Model: "meta-llama/Llama-3.3-70B-Instruct"}
-	openaiTarget    = policy.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
+	googleTarget    = transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"}
+	bedrockTarget   = transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-opus-4-1-v1:0"}
+	copilotTarget   = transcript.Target{Provider: "github-copilot", API: "openai-completions", Model: "claude-sonnet-4"}
+	vllmTarget      = transcript.Target{Provider: "vllm", API: "openai-completions", Model: "meta-llama/Llama-3.3-70B-Instruct"}
+	openaiTarget    = transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
 )
 
 // ruleCase is one table row: a run of stages over in, expecting want.
@@ -34,7 +34,7 @@ func runCases(t *testing.T, cases []ruleCase, stages ...stage.Stage) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c
-			if c.Target == (policy.Target{}) {
+			if c.Target == (transcript.Target{}) {
 				c.Target = anthropicTarget
 			}
 			got := c.Apply(t, tc.in, stages...)
@@ -60,7 +60,7 @@ func fuzzStage(f *testing.F, seeds []string, st stage.Stage) {
 	for _, s := range seeds {
 		f.Add([]byte(s), uint8(0))
 	}
-	targets := []policy.Target{anthropicTarget, googleTarget, bedrockTarget, copilotTarget, vllmTarget, openaiTarget}
+	targets := []transcript.Target{anthropicTarget, googleTarget, bedrockTarget, copilotTarget, vllmTarget, openaiTarget}
 	f.Fuzz(func(t *testing.T, in []byte, pick uint8) {
 		stagetest.Case{Target: targets[int(pick)%len(targets)]}.CheckProperties(t, in, st)
 	})

@@ -3,23 +3,22 @@ package turns
 import (
 	"context"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// ModelSnapshotRead is the read half of spec §3.13, at §4 step 0: it finds
-// the newest model-snapshot custom entry of the session and sets
-// env.ModelChanged when its provider, modelApi or modelId differs from the
-// target's (absent or null compared as ""). The target is compared in its
-// resolved form (normalised provider, trimmed API and model). Choice: with no
-// prior snapshot the model did not change (there is nothing to have changed
+// ModelChanged is the read half of spec §3.13, at §4 step 0, computed once
+// before the chain into env.ModelChanged (which stages only read): it finds
+// the newest model-snapshot custom entry of the session and reports whether
+// its provider, modelApi or modelId differs from the target's (absent or
+// null compared as ""). The target is compared in its resolved form
+// (normalised provider, trimmed API and model). Choice: with no prior
+// snapshot the model did not change (there is nothing to have changed
 // from), so the Responses reasoning downgrade keeps its normal form.
-func ModelSnapshotRead() stage.Stage {
-	return stage.Stage{Name: "model_snapshot_read", Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		prior, ok := priorSnapshot(t.CustomEntries)
-		env.ModelChanged = ok && prior != currentSnapshot(env)
-		return nil
-	}}
+func ModelChanged(entries []transcript.CustomEntry, p policy.Policy) bool {
+	prior, ok := priorSnapshot(entries)
+	return ok && prior != snapshot{p.Provider, p.API, p.Model}
 }
 
 // ModelSnapshot is the write half of spec §3.13, at §4 step 17: when the

@@ -13,25 +13,24 @@ func snap(data string) transcript.CustomEntry {
 	return transcript.CustomEntry{CustomType: "model-snapshot", Data: []byte(data)}
 }
 
-func TestModelSnapshotRead(t *testing.T) {
+func TestModelChanged(t *testing.T) {
 	same := snap(`{"timestamp":1,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`)
 	for _, tc := range []struct {
 		name    string
 		entries []transcript.CustomEntry
-		target  policy.Target
+		target  transcript.Target
 		want    bool
 	}{
 		{"no prior snapshot: not changed", nil, anthropicTarget, false},
 		{"same model", []transcript.CustomEntry{same}, anthropicTarget, false},
-		{"provider spelled differently resolves the same", []transcript.CustomEntry{same}, policy.Target{Provider: " Anthropic ", API: "anthropic-messages", Model: "claude-opus-4-6"}, false},
+		{"provider spelled differently resolves the same", []transcript.CustomEntry{same}, transcript.Target{Provider: " Anthropic ", API: "anthropic-messages", Model: "claude-opus-4-6"}, false},
 		{"newest snapshot decides", []transcript.CustomEntry{same, {CustomType: "other"}, snap(`{"provider":"openai","modelApi":"openai-responses","modelId":"gpt-5"}`)}, anthropicTarget, true},
 		{"model id differs", []transcript.CustomEntry{snap(`{"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-sonnet-4"}`)}, anthropicTarget, true},
-		{"null compares as empty", []transcript.CustomEntry{snap(`{"provider":"vllm","modelApi":null,"modelId":"m"}`)}, policy.Target{Provider: "vllm", Model: "m"}, false},
+		{"null compares as empty", []transcript.CustomEntry{snap(`{"provider":"vllm","modelApi":null,"modelId":"m"}`)}, transcript.Target{Provider: "vllm", Model: "m"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := stagetest.Case{Target: tc.target, CustomEntries: tc.entries, ModelChanged: !tc.want}.Apply(t, `[]`, ModelSnapshotRead())
-			if res.Env.ModelChanged != tc.want {
-				t.Errorf("ModelChanged = %v, want %v", res.Env.ModelChanged, tc.want)
+			if got := ModelChanged(tc.entries, policy.Resolve(tc.target)); got != tc.want {
+				t.Errorf("ModelChanged = %v, want %v", got, tc.want)
 			}
 		})
 	}

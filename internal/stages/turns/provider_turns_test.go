@@ -69,3 +69,15 @@ func FuzzProviderTurns(f *testing.F) {
 		`[null,{"role":"toolResult","content":[]},{"role":"assistant","content":[{"type":"text","text":"a"}]}]`,
 	}, ProviderTurns())
 }
+
+// Issue 11's trap: ProviderTurns alone merges a blank string content with
+// a text block, and the merged content must read as blocks afterwards, not
+// as the old blank string that the filler would replace.
+func TestProviderTurnsMergedBlankStringKeepsTheText(t *testing.T) {
+	runCases(t, []ruleCase{{
+		name: "blank string then a text: merged, the blank block removed, the text kept",
+		c:    stagetest.Case{Target: bedrockTarget},
+		in:   `[{"role":"user","content":"q"},{"role":"assistant","content":"   "},{"role":"assistant","content":[{"type":"text","text":"real answer"}]}]`,
+		want: `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"real answer"}]}]`,
+	}}, ProviderTurns())
+}

@@ -18,37 +18,37 @@ import (
 // Config is how to reach the cluster; it is shared by Sources, Sinks and EnsureTopics.
 type Config struct {
 	// Brokers are the bootstrap addresses, host:port.
-	Brokers []string `yaml:"brokers"`
+	Brokers []string
 	// ClientID names this process to the brokers. Default "hygiene".
-	ClientID string `yaml:"client_id"`
+	ClientID string
 	// DialTimeout bounds one connection attempt. Default 10s.
-	DialTimeout time.Duration `yaml:"dial_timeout"`
+	DialTimeout time.Duration
 	// TLS enables TLS when Enabled is true.
-	TLS TLSConfig `yaml:"tls"`
+	TLS TLSConfig
 	// SASL enables SASL authentication when Mechanism is set.
-	SASL SASLConfig `yaml:"sasl"`
+	SASL SASLConfig
 }
 
 // TLSConfig configures TLS to the brokers.
 type TLSConfig struct {
-	Enabled bool `yaml:"enabled"`
+	Enabled bool
 	// CAFile is a PEM bundle of CAs to trust instead of the system pool.
-	CAFile string `yaml:"ca_file"`
+	CAFile string
 	// CertFile and KeyFile are a PEM client certificate and key (mutual TLS).
-	CertFile string `yaml:"cert_file"`
-	KeyFile  string `yaml:"key_file"`
+	CertFile string
+	KeyFile  string
 	// ServerName overrides the name checked in the broker certificates.
-	ServerName string `yaml:"server_name"`
+	ServerName string
 	// InsecureSkipVerify disables certificate verification (tests only).
-	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
+	InsecureSkipVerify bool
 }
 
 // SASLConfig configures SASL authentication.
 type SASLConfig struct {
 	// Mechanism is "plain", "scram-sha-256" or "scram-sha-512"; empty disables SASL.
-	Mechanism string `yaml:"mechanism"`
-	Username  string `yaml:"username"`
-	Password  string `yaml:"password"`
+	Mechanism string
+	Username  string
+	Password  string
 }
 
 // withDefaults returns c with zero fields set to their defaults.

@@ -15,32 +15,32 @@ import (
 
 // SinkConfig configures a Sink.
 type SinkConfig struct {
-	Config `yaml:",inline"`
+	Config
 	// Topic receives every record written.
-	Topic string `yaml:"topic"`
+	Topic string
 	// MaxMessageBytes is the largest record (key + value + headers, after
 	// compression) the Sink sends; larger ones fail with
 	// transport.ErrRecordTooLarge. The topic's max.message.bytes must be at
 	// least MaxMessageBytes + 1024 (record batch framing). Default 1,000,000
 	// (the broker default max.message.bytes is 1,048,588).
-	MaxMessageBytes int `yaml:"max_message_bytes"`
+	MaxMessageBytes int
 	// CompressAbove compresses values longer than this with zstd and adds
 	// the header content-encoding: zstd; negative disables. Default 16384.
-	CompressAbove int `yaml:"compress_above"`
+	CompressAbove int
 	// CompressionLevel is the zstd level. Default compression.LevelBetter,
 	// the fastest level that shrinks base64 (images, binary tool output).
-	CompressionLevel compression.Level `yaml:"compression_level"`
+	CompressionLevel compression.Level
 	// BatchSize and BatchTimeout bound how long records wait for a batch
 	// (kafka-go's defaults, 100 and 1s, would add a second to every
 	// synchronous Write of a small batch). Defaults 100 and 5ms.
-	BatchSize    int           `yaml:"batch_size"`
-	BatchTimeout time.Duration `yaml:"batch_timeout"`
+	BatchSize    int
+	BatchTimeout time.Duration
 	// WriteTimeout bounds one produce request. Default 10s.
-	WriteTimeout time.Duration `yaml:"write_timeout"`
+	WriteTimeout time.Duration
 	// MaxAttempts is how often kafka-go tries a batch (backing off from
 	// 100ms to 1s) before Write fails. Default 10, which rides out a leader
 	// election or a partition still loading.
-	MaxAttempts int `yaml:"max_attempts"`
+	MaxAttempts int
 }
 
 func (c SinkConfig) withDefaults() SinkConfig {

@@ -17,23 +17,23 @@ import (
 
 // SourceConfig configures a Source.
 type SourceConfig struct {
-	Config `yaml:",inline"`
+	Config
 	// Topic is read by the consumer group GroupID.
-	Topic   string `yaml:"topic"`
-	GroupID string `yaml:"group_id"`
+	Topic   string
+	GroupID string
 	// MaxInFlightPerPartition caps delivered but unacked records per
 	// partition; that partition's reader waits at the cap. Default 1000.
-	MaxInFlightPerPartition int `yaml:"max_in_flight_per_partition"`
+	MaxInFlightPerPartition int
 	// CommitInterval is how often acked offsets are committed. Default 1s.
-	CommitInterval time.Duration `yaml:"commit_interval"`
+	CommitInterval time.Duration
 	// CommitTimeout bounds one request to the group coordinator (a commit,
 	// a join) and the final commit in Close when the Close context has no
 	// deadline. Default 10s.
-	CommitTimeout time.Duration `yaml:"commit_timeout"`
+	CommitTimeout time.Duration
 	// MinBytes, MaxBytes and MaxWait shape fetches. Defaults 1, 10 MiB, 250ms.
-	MinBytes int           `yaml:"min_bytes"`
-	MaxBytes int           `yaml:"max_bytes"`
-	MaxWait  time.Duration `yaml:"max_wait"`
+	MinBytes int
+	MaxBytes int
+	MaxWait  time.Duration
 	// QueueCapacity is how many fetched messages kafka-go buffers per
 	// partition, beyond the one the partition's reader holds. Default 1:
 	// records can be megabytes (images), and each assigned partition has a
@@ -41,16 +41,16 @@ type SourceConfig struct {
 	// records outside the runner's in-flight byte budget (with 100, a
 	// backlog of 8 MB image jobs on 4 partitions held 3 GB). Fetches still
 	// bring whole batches (MaxBytes); the runner's budget is the read-ahead.
-	QueueCapacity int `yaml:"queue_capacity"`
+	QueueCapacity int
 	// SessionTimeout, HeartbeatInterval and RebalanceTimeout are the group
 	// timings. Defaults 10s, 1s, 30s.
-	SessionTimeout    time.Duration `yaml:"session_timeout"`
-	HeartbeatInterval time.Duration `yaml:"heartbeat_interval"`
-	RebalanceTimeout  time.Duration `yaml:"rebalance_timeout"`
+	SessionTimeout    time.Duration
+	HeartbeatInterval time.Duration
+	RebalanceTimeout  time.Duration
 	// Logger receives kafka-go's informational logs; ErrorLogger its errors
 	// and the Source's own (a fetch that failed and is retried). Both optional.
-	Logger      kafkago.Logger `yaml:"-"`
-	ErrorLogger kafkago.Logger `yaml:"-"`
+	Logger      kafkago.Logger
+	ErrorLogger kafkago.Logger
 }
 
 func (c SourceConfig) withDefaults() SourceConfig {

@@ -1,0 +1,159 @@
+package transcript
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// contentView is everything a reader can see of a message's content.
+type contentView struct {
+	str      string
+	isString bool
+	raw      string
+	has      bool
+	null     bool
+	texts    []string
+	isArray  bool
+	encoded  string
+}
+
+// viewContent reads the content through every read accessor.
+func viewContent(m *Message) contentView {
+	var v contentView
+	v.str, v.isString = m.ContentString()
+	if s, ok := m.String("content"); ok != v.isString || s != v.str {
+		panic("String(content) disagrees with ContentString")
+	}
+	raw, _ := m.Get("content")
+	v.raw, v.has, v.null = string(raw), m.Has("content"), m.IsNull("content")
+	blocks, isArray := m.Blocks()
+	v.isArray = isArray
+	for _, b := range blocks {
+		s, _ := b.Text()
+		v.texts = append(v.texts, s)
+	}
+	v.encoded = string(m.AppendJSON(nil))
+	return v
+}
+
+// The start states of a message's content: as read from the input (string,
+// array, absent) and as built by a rule.
+func startMessages() map[string]func() *Message {
+	return map[string]func() *Message{
+		"input string": func() *Message { return messageFromRaw([]byte(`{"role":"assistant","content":"   "}`)) },
+		"input array": func() *Message {
+			return messageFromRaw([]byte(`{"role":"user","content":[{"type":"text","text":"old"}]}`))
+		},
+		"input absent": func() *Message { return messageFromRaw([]byte(`{"role":"user"}`)) },
+		"input null":   func() *Message { return messageFromRaw([]byte(`{"role":"user","content":null}`)) },
+		"built string": func() *Message {
+			return NewMessage(Field{"role", JSONString("user")}, Field{"content", JSONString("old")})
+		},
+		"built no body": func() *Message { return NewMessage(Field{"role", JSONString("user")}) },
+	}
+}
+
+// Every write accessor, followed by every read accessor, on every start
+// state, whether or not the message was looked at before: each read sees
+// the write (the trap of issue 11: after SetBlocks on a string content,
+// ContentString returned the old string).
+func TestContentReadsSeeEveryWrite(t *testing.T) {
+	writes := []struct {
+		name  string
+		write func(*Message)
+		want  contentView
+	}{
+		{"SetBlocks", func(m *Message) { m.SetBlocks([]*Block{TextBlock("real answer")}) },
+			contentView{raw: `[{"type":"text","text":"real answer"}]`, has: true, texts: []string{"real answer"}, isArray: true}},
+		{"SetBlocks empty", func(m *Message) { m.SetBlocks(nil) },
+			contentView{raw: `[]`, has: true, isArray: true}},
+		{"SetContentString", func(m *Message) { m.SetContentString("new") },
+			contentView{str: "new", isString: true, raw: `"new"`, has: true}},
+		{"Set content", func(m *Message) { m.Set("content", []byte(`[{"type":"text","text":"set"}]`)) },
+			contentView{raw: `[{"type":"text","text":"set"}]`, has: true, texts: []string{"set"}, isArray: true}},
+		{"SetString content", func(m *Message) { m.SetString("content", "s") },
+			contentView{str: "s", isString: true, raw: `"s"`, has: true}},
+		{"Delete content", func(m *Message) { m.Delete("content") },
+			contentView{null: true}},
+		{"SetBlocks then SetContentString", func(m *Message) {
+			m.SetBlocks([]*Block{TextBlock("x")})
+			m.SetContentString("last")
+		}, contentView{str: "last", isString: true, raw: `"last"`, has: true}},
+		{"SetContentString then SetBlocks", func(m *Message) {
+			m.SetContentString("first")
+			m.SetBlocks([]*Block{TextBlock("last")})
+		}, contentView{raw: `[{"type":"text","text":"last"}]`, has: true, texts: []string{"last"}, isArray: true}},
+		{"SetBlocks then block edit", func(m *Message) {
+			b := TextBlock("before")
+			m.SetBlocks([]*Block{b})
+			_, _ = m.Get("content")
+			b.SetString("text", "after")
+		}, contentView{raw: `[{"type":"text","text":"after"}]`, has: true, texts: []string{"after"}, isArray: true}},
+	}
+	for start, build := range startMessages() {
+		for _, w := range writes {
+			for _, looked := range []bool{false, true} {
+				m := build()
+				if looked {
+					viewContent(m)
+				}
+				w.write(m)
+				got := viewContent(m)
+				want := w.want
+				got.encoded = ""
+				if got.raw != want.raw || got.str != want.str || got.isString != want.isString || got.has != want.has ||
+					got.null != want.null || got.isArray != want.isArray || !slices.Equal(got.texts, want.texts) {
+					t.Errorf("%s, %s (looked before: %v):\n got %+v\nwant %+v", start, w.name, looked, got, want)
+				}
+				enc := string(m.AppendJSON(nil))
+				if want.has && !strings.Contains(enc, `"content":`+want.raw) || !want.has && strings.Contains(enc, `"content"`) {
+					t.Errorf("%s, %s: encoding %s, want content %s", start, w.name, enc, want.raw)
+				}
+			}
+		}
+	}
+}
+
+// An edit to a block read from the input is seen by every read of the
+// content, without the rule doing anything more.
+func TestBlockEditIsSeenByContentReads(t *testing.T) {
+	m := messageFromRaw([]byte(`{"role":"user","content":[{"type":"text","text":"old"}],"k":1}`))
+	blocks, _ := m.Blocks()
+	blocks[0].SetString("text", "new")
+	if raw, _ := m.Get("content"); string(raw) != `[{"type":"text","text":"new"}]` {
+		t.Fatalf("Get(content) = %s", raw)
+	}
+	if got := string(m.AppendJSON(nil)); got != `{"role":"user","content":[{"type":"text","text":"new"}],"k":1}` {
+		t.Fatalf("encoding %s", got)
+	}
+	// Reading did not change what the blocks are: a second edit is kept too.
+	blocks[0].SetString("text", "newer")
+	if s, _ := blocks[0].Text(); s != "newer" {
+		t.Fatalf("block text %q", s)
+	}
+	if raw, _ := m.Get("content"); string(raw) != `[{"type":"text","text":"newer"}]` {
+		t.Fatalf("Get(content) after a second edit = %s", raw)
+	}
+}
+
+// Member accessors other than content see their writes too.
+func TestMemberReadsSeeWrites(t *testing.T) {
+	m := messageFromRaw([]byte(`{"role":"user","content":"hi","n":1}`))
+	m.SetString("role", "assistant")
+	m.Set("n", []byte("2"))
+	m.Set("ok", []byte("true"))
+	m.Delete("gone")
+	if m.Role() != "assistant" {
+		t.Fatalf("role %q", m.Role())
+	}
+	if n, _ := m.Number("n"); n != 2 {
+		t.Fatalf("n = %v", n)
+	}
+	if ok, isBool := m.Bool("ok"); !ok || !isBool {
+		t.Fatal("ok not true")
+	}
+	if m.Delete("n"); m.Has("n") || !m.IsNull("n") {
+		t.Fatal("n still present after Delete")
+	}
+}
