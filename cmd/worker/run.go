@@ -186,7 +186,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return err
 	}
 	// opened are the closers of what is open so far; an error return
-	// closes them, newest first (release undoes a started runner first).
+	// closes them, newest first.
 	opened := []func(context.Context) error{src.Close}
 	fail := func(err error) error {
 		for i := len(opened) - 1; i >= 0; i-- {
@@ -221,13 +221,12 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	if demo != nil {
 		deps.OnDone = demo.observer(opts.stdout, cancelRun)
 	}
+	// NewRunner starts nothing, so an error before Run has no runner to
+	// release; Run starts the pool and stops it before it returns.
 	runner, err := pipeline.NewRunner(rcfg, deps)
 	if err != nil {
 		return fail(err)
 	}
-	// NewRunner started the job pool; a Run over a cancelled context
-	// releases it.
-	opened = append(opened, func(context.Context) error { cancelRun(); return runner.Run(runCtx) })
 
 	srv, err := health.Listen(cfg.Metrics.Listen, health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic)))
 	if err != nil {
@@ -310,7 +309,8 @@ func openSink(cfg config.KafkaConfig, kcfg kafka.Config, topic string, compressA
 	})
 }
 
-// liveCheck fails once the pool or its dispatcher stopped.
+// liveCheck fails once the pool or its dispatcher stopped (and in the
+// moment between the listener's start and Run's, which starts the pool).
 func liveCheck(r *pipeline.Runner) health.Check {
 	return func() error {
 		if !r.Healthy() {

@@ -145,8 +145,9 @@ type Runner struct {
 	writers sync.WaitGroup // finish goroutines
 }
 
-// NewRunner checks cfg and starts the pool. Run starts the work; a Runner
-// is run once.
+// NewRunner checks cfg and deps and assembles a Runner. It starts nothing:
+// no pool, no goroutine, no read (a Runner never run holds nothing to
+// release). Run starts and stops everything; a Runner is run once.
 func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -159,11 +160,7 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	r.work, r.cancelWork = context.WithCancel(context.Background())
-	sch, err := newScheduler(cfg.Workers, r.tenantCap, r.runJob, r.updateGauges)
-	if err != nil {
-		return nil, err
-	}
-	r.sch = sch
+	r.sch = newScheduler(cfg.Workers, r.tenantCap, r.runJob, r.updateGauges)
 	r.lim = r.newLimiter()
 	if rv, ok := deps.Source.(transport.Revoker); ok {
 		rv.OnPause(r.pause)
@@ -231,23 +228,24 @@ func (r *Runner) tenantCap(tenant string) int {
 	return max(1, min(r.cfg.Workers, int(share*float64(r.cfg.Workers))))
 }
 
-// Healthy reports whether the pool and its dispatcher are up.
+// Healthy reports whether the pool and its dispatcher are up: false before
+// Run starts them and after Run stopped them.
 func (r *Runner) Healthy() bool { return r.sch.healthy() }
 
-// Run reads and processes jobs until ctx ends or a finite Source reports the
-// end of its input. Then it drains: it stops reading; at the end of a
-// finite input it runs every job read, but once ctx ends (a shutdown) it
-// runs only the jobs that fill a gap below started work of their partition
-// (so that work gets committed) and releases every other job not started
-// (acknowledged with an error, so it is delivered again); it lets every
-// started job finish (output
-// written, input acknowledged) within RunnerConfig.ShutdownTimeout,
-// acknowledges unfinished ones with an error once that time is up, and
-// releases the pool. It does not close the Source or the Sinks: the caller
-// does that next (the Source's Close commits and leaves the group). Run
-// returns nil after a drain that finished every started job (releasing
-// unstarted work is on purpose, not a failure), or an error naming what did
-// not finish.
+// Run starts the pool and its dispatcher, then reads and processes jobs
+// until ctx ends or a finite Source reports the end of its input. Then it
+// drains: it stops reading; at the end of a finite input it runs every job
+// read, but once ctx ends (a shutdown) it runs only the jobs that fill a gap
+// below started work of their partition (so that work gets committed) and
+// releases every other job not started (acknowledged with an error, so it
+// is delivered again); it lets every started job finish (output written,
+// input acknowledged) within RunnerConfig.ShutdownTimeout, acknowledges
+// unfinished ones with an error once that time is up, and stops the
+// dispatcher and releases the pool: nothing Run started outlives it. It
+// does not close the Source or the Sinks: the caller does that next (the
+// Source's Close commits and leaves the group). Run returns nil after a
+// drain that finished every started job (releasing unstarted work is on
+// purpose, not a failure), or an error naming what did not finish.
 func (r *Runner) Run(ctx context.Context) error {
 	err := errors.New("pipeline: a Runner runs once")
 	r.runOnce.Do(func() { err = r.run(ctx) })
@@ -255,6 +253,14 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func (r *Runner) run(ctx context.Context) error {
+	if err := r.sch.launch(); err != nil {
+		r.draining.Store(true)
+		r.cancelWork()
+		for _, j := range r.sch.drainQueued() { // jobs submitted before Run
+			r.abandon(j, err)
+		}
+		return err
+	}
 	readErr := r.readLoop(ctx)
 	r.draining.Store(true)
 	r.releaseWaiting(readErr)

@@ -19,7 +19,7 @@ func TestSchedulerStartsTheOldestJobFirst(t *testing.T) {
 	var mu sync.Mutex
 	var order []uint64
 	finished := make(chan struct{}, 8)
-	sch, err := newScheduler(1, func(string) int { return 1 }, func(j *job, done func()) {
+	sch := newScheduler(1, func(string) int { return 1 }, func(j *job, done func()) {
 		if j.seq == 1 {
 			<-gate
 		}
@@ -29,7 +29,7 @@ func TestSchedulerStartsTheOldestJobFirst(t *testing.T) {
 		done()
 		finished <- struct{}{}
 	}, func() {})
-	if err != nil {
+	if err := sch.launch(); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []struct {
@@ -309,7 +309,7 @@ func TestSchedulerHeldStartsOnlyGapFillers(t *testing.T) {
 	var mu sync.Mutex
 	var ran []int64
 	finished := make(chan struct{}, 8)
-	sch, err := newScheduler(1, func(string) int { return 2 }, func(j *job, done func()) {
+	sch := newScheduler(1, func(string) int { return 2 }, func(j *job, done func()) {
 		if j.rec.Offset == 5 {
 			<-gate
 		}
@@ -319,7 +319,7 @@ func TestSchedulerHeldStartsOnlyGapFillers(t *testing.T) {
 		done()
 		finished <- struct{}{}
 	}, func() {})
-	if err != nil {
+	if err := sch.launch(); err != nil {
 		t.Fatal(err)
 	}
 	at := func(key string, offset int64, seq uint64) *job {

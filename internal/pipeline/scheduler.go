@@ -3,6 +3,7 @@ package pipeline
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -89,18 +90,32 @@ func (h *keyHeap) Pop() any {
 	return kq
 }
 
-func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()), changed func()) (*scheduler, error) {
-	pool, err := ants.NewPool(workers)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: creating the job pool of %d workers: %w", workers, err)
-	}
-	s := &scheduler{
-		pool: pool, capacity: workers, tenantCap: tenantCap, run: run, changed: changed,
+// newScheduler assembles a scheduler of workers pool workers; it starts
+// nothing (launch does). Jobs dispatched before launch wait in the queues.
+func newScheduler(workers int, tenantCap func(string) int, run func(*job, func()), changed func()) *scheduler {
+	return &scheduler{
+		capacity: workers, tenantCap: tenantCap, run: run, changed: changed,
 		keys: map[string]*keyQueue{}, tenants: map[string]*tenantQueue{}, maxStarted: map[transport.Partition]int64{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
+}
+
+// launch creates the pool and starts the loop, which starts any job
+// dispatched before; a scheduler is launched once, and stop ends it.
+func (s *scheduler) launch() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pool != nil || s.stopping {
+		return errors.New("pipeline: the scheduler is launched once")
+	}
+	pool, err := ants.NewPool(s.capacity)
+	if err != nil {
+		return fmt.Errorf("pipeline: creating the job pool of %d workers: %w", s.capacity, err)
+	}
+	s.pool = pool
 	go s.loop()
-	return s, nil
+	s.poke()
+	return nil
 }
 
 // dispatch queues j behind every earlier job of its key.
@@ -319,25 +334,37 @@ func (s *scheduler) counts() (running, waiting int) {
 	return s.running, s.waiting
 }
 
-// healthy reports whether the scheduler loop and the pool are up.
+// healthy reports whether the scheduler loop and the pool are up: false
+// before launch and after stop.
 func (s *scheduler) healthy() bool {
+	s.mu.Lock()
+	pool := s.pool
+	s.mu.Unlock()
+	if pool == nil {
+		return false
+	}
 	select {
 	case <-s.done:
 		return false
 	default:
-		return !s.pool.IsClosed()
+		return !pool.IsClosed()
 	}
 }
 
 // stop ends the loop and releases the pool, waiting for running tasks until
 // ctx ends. Jobs still queued are not started; the caller acknowledges them.
+// A scheduler never launched has nothing to stop (and cannot launch after).
 func (s *scheduler) stop(ctx context.Context) error {
 	s.mu.Lock()
 	s.stopping = true
+	pool := s.pool
 	s.mu.Unlock()
+	if pool == nil {
+		return nil
+	}
 	s.poke()
 	<-s.done
-	return s.pool.ReleaseTimeout(timeoutOf(ctx))
+	return pool.ReleaseTimeout(timeoutOf(ctx))
 }
 
 // hold makes the scheduler start only gap fillers (held; see

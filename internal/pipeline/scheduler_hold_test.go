@@ -23,7 +23,7 @@ func TestSchedulerHoldTogglesUnderLoad(t *testing.T) {
 	var bad atomic.Value
 	var wg sync.WaitGroup
 	wg.Add(n)
-	sch, err := newScheduler(3, func(string) int { return 2 }, func(j *job, done func()) {
+	sch := newScheduler(3, func(string) int { return 2 }, func(j *job, done func()) {
 		mu.Lock()
 		ran[j.seq]++
 		if j.seq < last[j.key] {
@@ -42,7 +42,7 @@ func TestSchedulerHoldTogglesUnderLoad(t *testing.T) {
 		done()
 		wg.Done()
 	}, func() {})
-	if err != nil {
+	if err := sch.launch(); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})

@@ -27,7 +27,10 @@ type reply struct {
 // ends while it runs returns at once (the outcome is dropped). Once the
 // runner drains, Submit returns ErrDraining; jobs submitted before that are
 // part of the drain. The error is otherwise the work context's (the
-// shutdown ended the job).
+// shutdown ended the job). Submit may be called before Run: the job then
+// waits, like one waiting for a free worker, until Run starts the pool or
+// ctx ends (a Runner never run answers nothing, and holds no goroutine for
+// the waiting job).
 func (r *Runner) Submit(ctx context.Context, rec transport.Record) (Outcome, error) {
 	if err := r.bud.acquireJob(ctx); err != nil {
 		return Outcome{}, err
@@ -71,7 +74,8 @@ func (r *Runner) Submit(ctx context.Context, rec transport.Record) (Outcome, err
 	}
 }
 
-// Draining reports whether the runner stopped taking jobs.
+// Draining reports whether the runner stopped taking jobs: false before
+// Run, true from the moment Run stopped reading on.
 func (r *Runner) Draining() bool { return r.draining.Load() }
 
 // answer is the pool task of a submitted job: unless its submitter is
