@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -37,22 +36,6 @@ func (r *Runner) newLimiter() *ratelimit.Limiter {
 			m.RateLimitWaitSeconds.Add(d.Seconds())
 		},
 	})
-}
-
-// admit hands a job read (or submitted) to the dispatcher once its tenant
-// is within its rates. A tenant over its rate waits here, off the pool and
-// without holding up other tenants; only when MaxWaitingPerTenant of its
-// jobs already wait does admit block, until one leaves or ctx ends (then it
-// returns the error and j is the caller's to abandon). A job whose wait is
-// ended by the shutdown is abandoned here (delivered again).
-func (r *Runner) admit(ctx context.Context, j *job) error {
-	if r.lim == nil {
-		r.sch.dispatch(j)
-		return nil
-	}
-	return r.lim.Admit(ctx, j.tenant, j.size,
-		func() { r.sch.dispatch(j); r.updateGauges() },
-		func(err error) { r.abandon(j, err) })
 }
 
 // errRateReleased acknowledges a job that was still waiting for its

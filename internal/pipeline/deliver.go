@@ -5,12 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strconv"
-	"time"
 
-	"github.com/hygiene-dev/hygiene/internal/metrics"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -31,106 +27,6 @@ const (
 // StageRunner names the runner itself in a dead letter: a panic outside any
 // stage, or an output the ready topic refused.
 const StageRunner = "runner"
-
-// runJob is the pool task of one job: its outcome on the pool worker, then
-// hand the outcome to a writer goroutine, which releases the job's key
-// (done) once the job is finished.
-func (r *Runner) runJob(j *job, done func()) {
-	r.updateGauges()
-	if j.reply != nil {
-		r.answer(j, done)
-		return
-	}
-	out, err := r.outcomeOf(j.rec)
-	if err != nil {
-		r.abandon(j, err)
-		done()
-		return
-	}
-	r.writers.Add(1)
-	go func() {
-		defer r.writers.Done()
-		defer done()
-		r.finish(j, out)
-	}()
-}
-
-// finish writes the outcome of j durably, then acknowledges j. A transient
-// write error is retried with backoff until it succeeds or the work context
-// ends (then j is acknowledged with the error and delivered again); j is
-// never acknowledged before its output is written. Writers run off the
-// pool, so kafka-go batches the outputs of many jobs into one request; they
-// are bounded by the in-flight job budget.
-func (r *Runner) finish(j *job, out Outcome) {
-	written, err := r.deliver(j.rec, &out)
-	if err != nil {
-		r.log.Warn("the job's output was not written; it will be delivered again", "source", j.rec.SourceRef(), "err", err)
-		r.abandon(j, err)
-		return
-	}
-	r.ackQuietly(j.rec, j.ack, nil)
-	r.release(j)
-	m := r.deps.Metrics
-	m.JobDuration.Observe(time.Since(j.start).Seconds())
-	m.BytesOut.Add(float64(written))
-	m.SourceJobDuration.WithLabelValues(metrics.SourceKafka).Observe(time.Since(j.start).Seconds())
-	m.SourceJobs.WithLabelValues(metrics.SourceKafka, outcomeLabel(out)).Inc()
-	if out.Report != nil && out.Report.Contract != nil {
-		m.CountViolations(out.Report.Contract.ByRule)
-	}
-	if out.Ready {
-		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
-	} else {
-		m.Jobs.WithLabelValues(metrics.OutcomeDeadLetter).Inc()
-		m.DLQRecords.WithLabelValues(string(out.Code)).Inc()
-		r.log.Info("dead letter", "source", j.rec.SourceRef(), "code", out.Code, "stage", out.Stage, "error", out.Error)
-	}
-	if r.deps.OnDone != nil {
-		r.deps.OnDone(Done{Record: j.rec, Outcome: out, Written: written})
-	}
-}
-
-// outcomeOf is the runner's step that calls the Processor (whose Process is
-// the job's own processing) on rec, turning a panic into an internal_error
-// outcome so that one bad job cannot take the worker down.
-func (r *Runner) outcomeOf(rec transport.Record) (out Outcome, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.log.Error("the processor panicked", "source", rec.SourceRef(), "panic", p, "stack", string(debug.Stack()))
-			out, err = Outcome{Code: transcript.CodeInternalError, Stage: StageRunner,
-				Error: fmt.Sprintf("the job processor panicked: %v", p)}, nil
-		}
-	}()
-	return r.deps.Processor.Process(r.work, rec)
-}
-
-// deliver writes out to the ready topic, or the record to the dead-letter
-// topic, and returns the value bytes written. A ready payload the sink
-// refuses as too large becomes an output_too_large dead letter (out is
-// updated to say so).
-func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
-	if out.Ready {
-		payload := transport.Record{Key: rec.Key, Value: out.Payload, Headers: TraceHeaders(rec)}
-		err := r.write(r.deps.Ready, payload)
-		if err == nil {
-			return len(out.Payload), nil
-		}
-		if !errors.Is(err, transport.ErrRecordTooLarge) {
-			return 0, err
-		}
-		*out = Outcome{Code: transcript.CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
-			Error: fmt.Sprintf("the ready payload of %d bytes is larger than the ready topic accepts: %v", len(out.Payload), err)}
-	}
-	dl := DeadLetter(rec, *out)
-	err := r.write(r.deps.DLQ, dl)
-	if errors.Is(err, transport.ErrRecordTooLarge) {
-		// The original is kept byte for byte when it fits; when even the
-		// dead-letter topic refuses it, a stand-in goes instead.
-		dl = standIn(rec, *out, r.cfg.DeadLetterMaxBytes)
-		err = r.write(r.deps.DLQ, dl)
-	}
-	return len(dl.Value), err
-}
 
 // standIn is the dead letter of rec for out cut down to maxBytes: the value
 // is the original's first bytes (as many as fit beside the key and

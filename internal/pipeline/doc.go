@@ -20,13 +20,18 @@
 //   - a drain on shutdown: stop reading, finish what was read within the
 //     deadline, acknowledge the rest with an error so it is delivered again.
 //
-// A job's life, by function (a map: the steps live beside their state):
+// A job's life reads top to bottom in one file, life.go: read
+// (Runner.readLoop, Runner.admit) → schedule (scheduler.dispatch) → process
+// (Runner.runJob, Runner.outcomeOf, then Processor.Process in process.go) →
+// write (Runner.finish, Runner.deliver) → ack (Runner.ackQuietly,
+// Runner.release, Runner.abandon). The scheduler's queues and gap fillers,
+// the budget and the drain keep their own files.
 //
-//	read      Runner.readLoop (runner.go): budget, rate, then the Source
-//	schedule  scheduler.dispatch (scheduler.go): key order, tenant share, pool
-//	process   Runner.runJob → Runner.outcomeOf (deliver.go) → Processor.Process (process.go)
-//	write     Runner.finish → Runner.deliver (deliver.go): ready or dead letter, with retries
-//	ack       Runner.finish: the Source's ack, only after the write
+// NewRunner only checks and assembles: it starts no goroutine and no pool.
+// Run starts the pool and its dispatcher and stops them before it returns,
+// so a Runner built and never run needs no release. Before Run, Healthy is
+// false and a job given to Submit waits for the pool; after Run, Healthy is
+// false and Submit returns ErrDraining.
 //
 // Each stage of the chain runs inside one middleware (instrumented,
 // process.go): its span, its duration, panic recovery.

@@ -316,58 +316,6 @@ func isStop(err error) bool {
 		errors.Is(err, transport.ErrEndOfInput) || errors.Is(err, transport.ErrClosed)
 }
 
-// readLoop reads, budgets and dispatches until ctx ends or the Source stops,
-// and returns why (never nil). Transient read errors are retried with
-// backoff.
-func (r *Runner) readLoop(ctx context.Context) error {
-	backoff := r.cfg.RetryInitialBackoff
-	for {
-		if err := r.bud.acquireJob(ctx); err != nil {
-			return err
-		}
-		rec, ack, err := r.deps.Source.Read(ctx)
-		if err != nil {
-			r.bud.release(1, 0)
-			if ctx.Err() != nil || isStop(err) {
-				return err
-			}
-			r.log.Warn("reading a job failed; retrying", "err", err, "backoff", backoff)
-			if err := sleep(ctx, backoff); err != nil {
-				return err
-			}
-			backoff = min(2*backoff, r.cfg.RetryMaxBackoff)
-			continue
-		}
-		backoff = r.cfg.RetryInitialBackoff
-		size := int64(rec.Size())
-		if err := r.bud.acquireBytes(ctx, size); err != nil {
-			r.bud.release(1, 0)
-			r.ackQuietly(rec, ack, err)
-			return err
-		}
-		r.deps.Metrics.BytesIn.Add(float64(size))
-		r.inflight.Add(1)
-		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), seq: r.seq.Add(1)}
-		if err := r.admit(ctx, j); err != nil {
-			r.abandon(j, err)
-			return err
-		}
-		r.updateGauges()
-	}
-}
-
-// job is one record between Read and its ack.
-type job struct {
-	rec    transport.Record
-	ack    transport.AckFunc
-	size   int64
-	start  time.Time
-	key    string
-	tenant string
-	reply  *reply // set for a job submitted with Submit (submit.go)
-	seq    uint64 // read order
-}
-
 // dispatchKey is the ordering key of rec: its key, or, for a keyless record
 // (which has no order to keep), its own position.
 func dispatchKey(rec transport.Record) string {
@@ -398,28 +346,6 @@ func (r *Runner) updateGauges() {
 	m.PoolWaiting.Set(float64(waiting))
 	m.InflightJobs.Set(float64(r.inflight.Load()))
 	m.InflightBytes.Set(float64(bytes))
-}
-
-// abandon acknowledges j with err (it is not done and will be delivered
-// again) and frees its budget.
-func (r *Runner) abandon(j *job, err error) {
-	r.ackQuietly(j.rec, j.ack, err)
-	r.release(j)
-}
-
-// release frees j's budget once it is acknowledged.
-func (r *Runner) release(j *job) {
-	r.inflight.Add(-1)
-	r.bud.release(1, j.size)
-}
-
-// ackQuietly acknowledges rec, logging an ack that fails.
-func (r *Runner) ackQuietly(rec transport.Record, ack transport.AckFunc, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if ackErr := ack(ctx, err); ackErr != nil {
-		r.log.Error("acknowledging a job failed", "source", rec.SourceRef(), "err", ackErr)
-	}
 }
 
 // sleep waits d or until ctx ends.

@@ -118,22 +118,8 @@ func (s *scheduler) launch() error {
 	return nil
 }
 
-// dispatch queues j behind every earlier job of its key.
-func (s *scheduler) dispatch(j *job) {
-	s.mu.Lock()
-	kq, ok := s.keys[j.key]
-	if !ok {
-		kq = &keyQueue{key: j.key, tenant: j.tenant}
-		s.keys[j.key] = kq
-	}
-	kq.jobs = append(kq.jobs, j)
-	s.waiting++
-	if !kq.running && len(kq.jobs) == 1 {
-		s.makeRunnable(kq)
-	}
-	s.mu.Unlock()
-	s.poke()
-}
+// The way into the scheduler, dispatch, is in life.go with the rest of a
+// job's steps.
 
 // makeRunnable puts kq in its tenant's queue; the caller holds s.mu.
 func (s *scheduler) makeRunnable(kq *keyQueue) {
