@@ -50,10 +50,12 @@ const pythonLoadDump = "import json,sys\nwith open(sys.argv[1]) as f: d=json.loa
 // largeSuite writes one generated job of each length in o.large (realistic
 // damage, short texts, no images) to a file, runs `worker sanitize` on it
 // once at each GOMAXPROCS of o.pools (up to the cores), and Python's json
-// load and dump once. One job runs on one goroutine (issue 12's chunked
-// execution is not built), so a second core serves only the garbage
-// collector; GOMAXPROCS is what the sweep sets, not pipeline.workers, which
-// only matters with many jobs.
+// load and dump once. Of one job's work only the pairing repair is split
+// across cores (pipeline.fanout_workers, cores - 1 helpers by default, so
+// none at GOMAXPROCS 1); the other rules run on the job's goroutine, and a
+// second core serves them only through the garbage collector. GOMAXPROCS is
+// what the sweep sets, not pipeline.workers, which only matters with many
+// jobs.
 func largeSuite(ctx context.Context, o options, log io.Writer) ([]largeRun, error) {
 	dir, worker, err := buildWorker(ctx, "hygiene-bench-large-", log)
 	if err != nil {

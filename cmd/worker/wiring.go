@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/fanout"
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/stages"
@@ -19,7 +21,8 @@ import (
 
 // newProcessor wires the job processor every command shares: libvips
 // started once, the image pool and cache sized from cfg, and the default
-// rule chain. observe (may be nil) is told each stage's duration. The
+// rule chain, with the helpers that split large histories
+// (pipeline.fanout_workers, sized on GOMAXPROCS). observe (may be nil) is told each stage's duration. The
 // returned func releases the image pool.
 func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
 	images.Startup()
@@ -31,7 +34,8 @@ func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipe
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)
 	}
-	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(imgs), Observe: observe})
+	fan := fanout.New(cfg.Pipeline.FanoutPoolSize(runtime.GOMAXPROCS(0)), cfg.Pipeline.FanoutMinMessages)
+	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(imgs), Observe: observe, Fanout: fan})
 	return proc, imgs, imgs.Close, nil
 }
 

@@ -111,6 +111,13 @@ type PipelineConfig struct {
 	RetryInitialBackoff time.Duration `yaml:"retry_initial_backoff"`
 	// RetryMaxBackoff caps the exponential backoff.
 	RetryMaxBackoff time.Duration `yaml:"retry_max_backoff"`
+	// FanoutWorkers is the helper goroutines, shared by every job, that run
+	// the chunks of a large history in parallel; 0 means cores - 1 (see
+	// FanoutPoolSize). A job never waits for one (package fanout).
+	FanoutWorkers int `yaml:"fanout_workers"`
+	// FanoutMinMessages is the history length from which a job's pairing
+	// repair is split into chunks across the helpers; 0 never splits.
+	FanoutMinMessages int `yaml:"fanout_min_messages"`
 }
 
 // LimitsConfig bounds one input record.

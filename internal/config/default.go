@@ -34,6 +34,7 @@ func Default() Config {
 			ShutdownTimeout:     25 * time.Second,
 			RetryInitialBackoff: 100 * time.Millisecond,
 			RetryMaxBackoff:     10 * time.Second,
+			FanoutMinMessages:   20_000,
 		},
 		Limits: LimitsConfig{
 			MaxJobBytes:        64 << 20,

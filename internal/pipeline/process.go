@@ -56,6 +56,9 @@ type Deps struct {
 	Stages []stage.Stage
 	// Observe, when set, is told how long each stage took.
 	Observe func(stage string, d time.Duration)
+	// Fanout, when set, splits the work of large histories across its
+	// helpers (stage.Env.Fanout); nil runs every job on its own goroutine.
+	Fanout stage.Fanout
 }
 
 // Processor turns one job record into its Outcome: bounded decompression,
@@ -149,6 +152,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		Settings:      p.resolve(t),
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),
+		Fanout:        p.deps.Fanout,
 	}
 	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
 	if wire.ToolsAsText(env.Policy, t.Options) {

@@ -98,6 +98,13 @@ func runWith(t testing.TB, tg transcript.Target, messages []byte, entries []tran
 // refused the job, if one did.
 func runChain(t testing.TB, tg transcript.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env, *stage.Reject) {
 	t.Helper()
+	return runChainFanout(t, tg, messages, entries, extra, nil)
+}
+
+// runChainFanout is runChain with the job's work split across fan (nil:
+// sequential).
+func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings, fan stage.Fanout) (*transcript.Transcript, *stage.Env, *stage.Reject) {
+	t.Helper()
 	tr, err := transcript.FromMessages(messages, transcript.Target(tg))
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +114,7 @@ func runChain(t testing.TB, tg transcript.Target, messages []byte, entries []tra
 	env.Policy = policy.Resolve(tg)
 	env.Settings.NoToolsOffered = extra.NoToolsOffered
 	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
+	env.Fanout = fan
 	for _, s := range Default(imgs) {
 		err := s.Apply(context.Background(), tr, env)
 		if rej, ok := errors.AsType[*stage.Reject](err); ok {

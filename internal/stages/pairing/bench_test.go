@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/fanout"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
@@ -50,38 +51,60 @@ func BenchmarkPairing(b *testing.B) {
 			if warm {
 				name = strconv.Itoa(n/1000) + "k/warm"
 			}
-			b.Run(name, func(b *testing.B) {
-				b.ReportAllocs()
-				s := ToolResultPairing()
-				var cpu time.Duration
-				for i := 0; i < b.N; i++ {
-					b.StopTimer()
-					t, err := transcript.FromMessages(data, transcript.Target(stagetest.Anthropic))
-					if err != nil {
-						b.Fatal(err)
-					}
-					if warm {
-						for _, m := range t.Messages {
-							m.Role()
-							if bl, _ := m.Blocks(); bl != nil {
-								for _, x := range bl {
-									x.Type()
-								}
-							}
-						}
-					}
-					env := &stage.Env{Policy: policy.Resolve(stagetest.Anthropic), Report: stage.NewReport()}
-					runtime.GC() // the setup's garbage is not the rule's cost
-					b.StartTimer()
-					before := processCPU()
-					if err := s.Apply(context.Background(), t, env); err != nil {
-						b.Fatal(err)
-					}
-					cpu += processCPU() - before
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			})
+			b.Run(name, func(b *testing.B) { benchPairingRun(b, data, warm, nil) })
 		}
 	}
+}
+
+// BenchmarkPairingFanout is BenchmarkPairing (cold: the lazy parse is
+// part of the rule's work) sequentially and split across a fanout of
+// GOMAXPROCS-1 helpers plus the caller, as the worker wires it.
+func BenchmarkPairingFanout(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		data := benchHistory(b, n)
+		for _, mode := range []string{"seq", "chunked"} {
+			var fan stage.Fanout
+			if mode == "chunked" {
+				fan = fanout.New(runtime.GOMAXPROCS(0)-1, 1)
+			}
+			b.Run(strconv.Itoa(n/1000)+"k/"+mode, func(b *testing.B) { benchPairingRun(b, data, false, fan) })
+		}
+	}
+}
+
+// benchPairingRun times ToolResultPairing over a fresh decode of data per
+// iteration, warm or cold (see BenchmarkPairing), with the job's fanout.
+func benchPairingRun(b *testing.B, data []byte, warm bool, fan stage.Fanout) {
+	n := 0
+	b.ReportAllocs()
+	s := ToolResultPairing()
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		t, err := transcript.FromMessages(data, transcript.Target(stagetest.Anthropic))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if warm {
+			for _, m := range t.Messages {
+				m.Role()
+				if bl, _ := m.Blocks(); bl != nil {
+					for _, x := range bl {
+						x.Type()
+					}
+				}
+			}
+		}
+		env := &stage.Env{Policy: policy.Resolve(stagetest.Anthropic), Report: stage.NewReport(), Fanout: fan}
+		n = len(t.Messages)
+		runtime.GC() // the setup's garbage is not the rule's cost
+		b.StartTimer()
+		before := processCPU()
+		if err := s.Apply(context.Background(), t, env); err != nil {
+			b.Fatal(err)
+		}
+		cpu += processCPU() - before
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

@@ -126,6 +126,8 @@ func (x *frameIndex) inexactHolder(key, rawID string, occs []occurrence, results
 // this and earlier frames, that have no result (none) or only a synthetic
 // one (syn). Entries that got a result since are dropped lazily when the
 // list is searched, so every entry is added once and removed at most once.
+// A pool seeded by repairChunked counts the calls earlier segments left
+// pending in nNone and nSyn without listing them.
 type pool struct {
 	none, syn   []int32
 	nNone, nSyn int // the live entries of each list
@@ -144,6 +146,11 @@ func poolFor(pools map[string]*pool, key string) *pool {
 func (p *pool) addNone(o int32)      { p.none = append(p.none, o); p.nNone++ }
 func (p *pool) addSynthetic(o int32) { p.syn = append(p.syn, o); p.nSyn++ }
 
+// earlierCall is what take returns when its single candidate is a call of
+// an earlier segment (a pool seeded by repairChunked), which this run
+// cannot hold.
+const earlierCall int32 = -2
+
 // take returns the single candidate occurrence for a displaced result and
 // updates the pool as if the result were now held there, or returns -1 when
 // there are zero or several candidates. A real result may take an
@@ -155,6 +162,9 @@ func (p *pool) take(synthetic bool, occs []occurrence, results []resultRef) int3
 			return -1
 		}
 		o := p.liveNone(occs)
+		if o < 0 {
+			return earlierCall
+		}
 		p.nNone--
 		p.addSynthetic(o)
 		return o
@@ -162,12 +172,21 @@ func (p *pool) take(synthetic bool, occs []occurrence, results []resultRef) int3
 	if p.nNone+p.nSyn != 1 {
 		return -1
 	}
+	var o int32
+	if p.nNone == 1 {
+		o = p.liveNone(occs)
+	} else {
+		o = p.liveSynthetic(occs, results)
+	}
+	if o < 0 {
+		return earlierCall
+	}
 	if p.nNone == 1 {
 		p.nNone--
-		return p.liveNone(occs)
+	} else {
+		p.nSyn--
 	}
-	p.nSyn--
-	return p.liveSynthetic(occs, results)
+	return o
 }
 
 // liveNone compacts the none list and returns its one live entry.

@@ -108,6 +108,14 @@ type frame struct {
 // indexed by id while the messages stream past, and results displaced across
 // frames are matched through per-id pools when their frame closes.
 func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Message, repairCounts) {
+	s := analyze(msgs, nil)
+	return s.emit(opts), s.c
+}
+
+// analyze runs steps 1 to 3 of the repair over msgs; it reads the messages
+// and changes none of them (emit does). earlier seeds the pools with the
+// calls that earlier segments left pending, by id (nil for a whole run).
+func analyze(msgs []*transcript.Message, earlier map[string]pendingCount) *repairState {
 	n := len(msgs)
 	s := &repairState{
 		msgs:  msgs,
@@ -116,13 +124,16 @@ func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Messa
 		frames:  make([]frame, 0, n/4),
 		occs:    make([]occurrence, 0, n/4),
 		results: make([]resultRef, 0, n/4),
-		pools:   map[string]*pool{},
+		pools:   make(map[string]*pool, len(earlier)),
+	}
+	for id, pc := range earlier {
+		s.pools[id] = &pool{nNone: pc.none, nSyn: pc.synthetic}
 	}
 	for i, m := range msgs {
 		s.add(int32(i), m)
 	}
 	s.closeFrame(int32(n))
-	return s.emit(opts), s.c
+	return s
 }
 
 // repairState is one run of the repair: steps 1 to 3 of spec §3.7 happen as
@@ -134,11 +145,15 @@ type repairState struct {
 	occs      []occurrence
 	results   []resultRef
 	unclaimed []resultRef // results of the open frame that none of its calls took
-	pools     map[string]*pool
-	synced    int32      // occurrences before this one are in the pools
-	idx       frameIndex // the open frame's calls
-	remainder bool       // a non-result message came since the open frame began
-	c         repairCounts
+	// reachedBack is set when a displaced result's one candidate is a call
+	// of an earlier segment (see repairChunked).
+	reachedBack bool
+	lookups     []poolLookup // every match of a displaced result against a pool
+	pools       map[string]*pool
+	synced      int32      // occurrences before this one are in the pools
+	idx         frameIndex // the open frame's calls
+	remainder   bool       // a non-result message came since the open frame began
+	c           repairCounts
 }
 
 // add classifies message i and, inside a frame, claims it when it is a
@@ -261,12 +276,16 @@ func (s *repairState) closeFrame(end int32) {
 	}
 	for _, ref := range s.unclaimed {
 		p := s.pools[ref.key]
+		if !ref.idless {
+			s.lookups = append(s.lookups, lookupOf(p, ref))
+		}
 		if ref.idless || p == nil {
 			s.c.orphan++
 			continue
 		}
 		o := p.take(ref.synthetic, s.occs, s.results)
 		if o < 0 {
+			s.reachedBack = s.reachedBack || o == earlierCall
 			s.c.orphan++
 			continue
 		}

@@ -55,9 +55,26 @@ func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *
 }
 
 // runRepair runs the drop-policy repair over t with the given synthetic
-// text and reports under name.
+// text and reports under name: split across env.Fanout when the history is
+// large enough (repairChunked), with the same output and counts.
 func runRepair(t *transcript.Transcript, env *stage.Env, name, text string) {
-	out, c := repair(t.Messages, repairOptions{text: text, failed: dropFailed, nowMs: env.Settings.NowMs, hasNow: env.Settings.HasNow})
+	opts := repairOptions{text: text, failed: dropFailed, nowMs: env.Settings.NowMs, hasNow: env.Settings.HasNow}
+	var out []*transcript.Message
+	var c repairCounts
+	if k := chunksFor(env, len(t.Messages)); k > 1 {
+		out, c = repairChunked(t.Messages, opts, k, env.Fanout)
+	} else {
+		out, c = repair(t.Messages, opts)
+	}
 	t.Messages = out
 	c.report(env.Report, name)
+}
+
+// chunksFor is how many chunks env.Fanout splits n messages into (1 when
+// the job has no fanout).
+func chunksFor(env *stage.Env, n int) int {
+	if env.Fanout == nil {
+		return 1
+	}
+	return env.Fanout.Chunks(n)
 }

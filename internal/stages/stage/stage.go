@@ -35,6 +35,24 @@ type Env struct {
 	// InputMessages is how many messages the job had before the chain, so
 	// a rule that finds nothing left can say what the repair removed.
 	InputMessages int
+	// Fanout, when set, lets a rule split the per-message work of a large
+	// history into chunks that run in parallel (package fanout); nil runs
+	// every rule sequentially.
+	Fanout Fanout
+}
+
+// Fanout runs the chunks of one job's work in parallel, within bounds the
+// worker's configuration sets. A rule that uses it must give output
+// byte-identical to its sequential run.
+type Fanout interface {
+	// Chunks returns into how many chunks a history of n messages should
+	// be split: 1 (run it sequentially) below the configured threshold.
+	Chunks(n int) int
+	// Run calls f(0) ... f(k-1), each once, some of them in parallel, and
+	// returns when all have returned. The caller's goroutine runs chunks
+	// itself, so Run never waits for a free helper to make progress. A
+	// panic in f is raised again on the caller's goroutine.
+	Run(k int, f func(chunk int))
 }
 
 // Reject is the error a stage returns when the job cannot be sent to its
