@@ -16,53 +16,10 @@ func renderAnthropic(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"system":[`...)
-		for i, s := range sys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"type":"text","text":`...)
-			dst = append(dst, s...)
-			dst = append(dst, '}')
-		}
+		dst = appendTexts(dst, sys, `{"type":"text","text":`)
 		dst = append(dst, `],`...)
 	}
-	dst = append(dst, `"messages":[`...)
-	firstMsg := true
-	var content []byte
-	for _, group := range groupUserTurns(turns) {
-		content = content[:0]
-		first := true
-		roleName := "user"
-		if group[0].role == roleAssistant {
-			roleName = "assistant"
-			for i := range group {
-				for _, p := range group[i].parts {
-					content = anthropicBlock(content, p, &first)
-				}
-			}
-		} else {
-			for i := range group {
-				if group[i].role == roleResult {
-					content = anthropicResult(content, &group[i], &first)
-				}
-			}
-			for i := range group {
-				if group[i].role == roleUser {
-					for _, p := range group[i].parts {
-						content = anthropicBlock(content, p, &first)
-					}
-				}
-			}
-		}
-		if first {
-			continue // nothing the API can take
-		}
-		dst = comma(dst, &firstMsg)
-		dst = append(dst, `{"role":"`+roleName+`","content":[`...)
-		dst = append(dst, content...)
-		dst = append(dst, `]}`...)
-	}
-	dst = append(dst, ']')
+	dst = appendGroupedMessages(dst, turns, anthropicBlock, anthropicResult)
 	if len(tools) > 0 {
 		dst = append(dst, `,"tools":[`...)
 		for i, t := range tools {

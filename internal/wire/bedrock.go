@@ -38,56 +38,10 @@ func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.To
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"system":[`...)
-		for i, s := range sys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"text":`...)
-			dst = append(dst, s...)
-			dst = append(dst, '}')
-		}
+		dst = appendTexts(dst, sys, `{"text":`)
 		dst = append(dst, `],`...)
 	}
-	dst = append(dst, `"messages":[`...)
-	firstMsg := true
-	var content []byte
-	hasToolBlocks := false
-	for _, group := range groupUserTurns(turns) {
-		content = content[:0]
-		first := true
-		roleName := "user"
-		if group[0].role == roleAssistant {
-			roleName = "assistant"
-			for i := range group {
-				for _, p := range group[i].parts {
-					hasToolBlocks = hasToolBlocks || p.kind == partCall
-					content = bedrockBlock(content, p, &first)
-				}
-			}
-		} else {
-			for i := range group {
-				if group[i].role == roleResult {
-					hasToolBlocks = true
-					content = bedrockResult(content, &group[i], &first)
-				}
-			}
-			for i := range group {
-				if group[i].role == roleUser {
-					for _, p := range group[i].parts {
-						content = bedrockBlock(content, p, &first)
-					}
-				}
-			}
-		}
-		if first {
-			continue
-		}
-		dst = comma(dst, &firstMsg)
-		dst = append(dst, `{"role":"`+roleName+`","content":[`...)
-		dst = append(dst, content...)
-		dst = append(dst, `]}`...)
-	}
-	dst = append(dst, ']')
+	dst = appendGroupedMessages(dst, turns, bedrockBlock, bedrockResult)
 	switch {
 	case len(tools) > 0:
 		dst = append(dst, `,"toolConfig":{"tools":[`...)
@@ -106,23 +60,21 @@ func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.To
 			dst = append(dst, `}}}`...)
 		}
 		dst = append(dst, `]}`...)
-	case hasToolBlocks:
+	case hasToolBlocks(turns):
 		names := historyToolNames(turns)
 		if len(names) == 0 {
 			names = [][]byte{[]byte(`"tool"`)}
 		}
-		if len(names) > 0 {
-			dst = append(dst, `,"toolConfig":{"tools":[`...)
-			for i, name := range names {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = append(dst, `{"toolSpec":{"name":`...)
-				dst = append(dst, name...)
-				dst = append(dst, `,"inputSchema":{"json":{"type":"object"}}}}`...)
+		dst = append(dst, `,"toolConfig":{"tools":[`...)
+		for i, name := range names {
+			if i > 0 {
+				dst = append(dst, ',')
 			}
-			dst = append(dst, `]}`...)
+			dst = append(dst, `{"toolSpec":{"name":`...)
+			dst = append(dst, name...)
+			dst = append(dst, `,"inputSchema":{"json":{"type":"object"}}}}`...)
 		}
+		dst = append(dst, `]}`...)
 	}
 	return append(dst, '}')
 }

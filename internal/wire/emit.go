@@ -112,6 +112,85 @@ func historyToolNames(turns []turn) [][]byte {
 	return names
 }
 
+// appendTexts writes each text (a raw JSON string) as open + text + "}",
+// comma-separated: the system prompt's parts in the formats that take it as
+// a list.
+func appendTexts(dst []byte, texts [][]byte, open string) []byte {
+	for i, s := range texts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, open...)
+		dst = append(dst, s...)
+		dst = append(dst, '}')
+	}
+	return dst
+}
+
+// appendGroupedMessages writes "messages":[...] for the Anthropic-shaped
+// formats (Anthropic Messages, Bedrock Converse): one message per group of
+// groupUserTurns, an assistant group's parts as they are, a user group's
+// tool results first and then its user turns' parts (both APIs want the
+// results first in the user message that answers a call). block and result
+// write one part or one result in the format; a group of which nothing was
+// written (nothing the API can take) is left out.
+func appendGroupedMessages(dst []byte, turns []turn,
+	block func([]byte, part, *bool) []byte, result func([]byte, *turn, *bool) []byte) []byte {
+	dst = append(dst, `"messages":[`...)
+	firstMsg := true
+	var content []byte
+	for _, group := range groupUserTurns(turns) {
+		content = content[:0]
+		first := true
+		roleName := "user"
+		if group[0].role == roleAssistant {
+			roleName = "assistant"
+			for i := range group {
+				for _, p := range group[i].parts {
+					content = block(content, p, &first)
+				}
+			}
+		} else {
+			for i := range group {
+				if group[i].role == roleResult {
+					content = result(content, &group[i], &first)
+				}
+			}
+			for i := range group {
+				if group[i].role == roleUser {
+					for _, p := range group[i].parts {
+						content = block(content, p, &first)
+					}
+				}
+			}
+		}
+		if first {
+			continue
+		}
+		dst = comma(dst, &firstMsg)
+		dst = append(dst, `{"role":"`+roleName+`","content":[`...)
+		dst = append(dst, content...)
+		dst = append(dst, `]}`...)
+	}
+	return append(dst, ']')
+}
+
+// hasToolBlocks reports whether the history holds a tool call or a tool
+// result.
+func hasToolBlocks(turns []turn) bool {
+	for i := range turns {
+		if turns[i].role == roleResult {
+			return true
+		}
+		for _, p := range turns[i].parts {
+			if p.kind == partCall {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // groupUserTurns splits the history into alternating groups: each assistant
 // turn alone, and each run of user and tool-result turns together, for the
 // formats where one user message carries the results and what follows them.

@@ -41,14 +41,7 @@ func renderGemini(dst []byte, turns []turn, sys [][]byte, tools []transcript.Too
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"systemInstruction":{"parts":[`...)
-		for i, s := range sys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"text":`...)
-			dst = append(dst, s...)
-			dst = append(dst, '}')
-		}
+		dst = appendTexts(dst, sys, `{"text":`)
 		dst = append(dst, `]},`...)
 	}
 	currentTurn := 0
