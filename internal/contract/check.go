@@ -130,8 +130,8 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 			raw = buf
 		}
 		size += len(raw)
-		if c.ValidText {
-			checkText(&r, i, raw, m.Changed())
+		if c.ValidText && (m.Changed() || m.HasInvalidText()) {
+			checkText(&r, i, raw)
 		}
 		role := m.Role()
 		if UserSide(role) {
@@ -328,13 +328,15 @@ func blankText(b *transcript.Block) bool {
 }
 
 // checkText reports invalid UTF-8 and lone UTF-16 surrogate escapes in the
-// JSON bytes of message i. Lone surrogates are valid JSON, so every message
-// is scanned for them (one IndexByte scan for backslashes). UTF-8 is checked
-// in the bytes a rule wrote (changed): the codec validates the input's
-// strings (or marks invalid ones for the repair rule, which then changes
-// their message), so an unchanged message's bytes are valid already.
-func checkText(r *Result, i int, raw []byte, changed bool) {
-	if changed && !utf8.Valid(raw) {
+// JSON bytes of message i. Check calls it only for the messages whose bytes
+// the codec has not vouched for: those a rule wrote (changed) and those the
+// codec marked as holding invalid text (HasInvalidText: it validates every
+// string of its input and marks, rather than refuses, invalid UTF-8 and lone
+// surrogates). An unchanged, unmarked message is valid already, so scanning
+// it again would only repeat the decoder's work (FuzzCodecMarksInvalidText
+// holds the two to the same definition).
+func checkText(r *Result, i int, raw []byte) {
+	if !utf8.Valid(raw) {
 		r.add(RuleTextValidity, path(i), "invalid UTF-8")
 	}
 	if at := loneSurrogate(raw); at >= 0 {

@@ -278,7 +278,7 @@ func TestResultBounded(t *testing.T) {
 // lets it through must not produce a payload the provider refuses).
 func TestCheckTextRaw(t *testing.T) {
 	var r Result
-	checkText(&r, 4, []byte("{\"content\":\"\xff\xfe\"}"), true)
+	checkText(&r, 4, []byte("{\"content\":\"\xff\xfe\"}"))
 	if r.Counts[RuleTextValidity] != 1 || r.Violations[0].String() != "messages[4]: invalid UTF-8" {
 		t.Fatalf("%+v", r)
 	}
@@ -383,6 +383,31 @@ func FuzzLoneSurrogate(f *testing.F) {
 		}
 		if got, want := loneSurrogate(b) >= 0, slowLone(b); got != want {
 			t.Fatalf("loneSurrogate(%s) found %v, escape-by-escape %v", s, got, want)
+		}
+	})
+}
+
+// FuzzCodecMarksInvalidText: a message the codec does not mark as holding
+// invalid text has valid UTF-8 and no lone surrogate by the check's own
+// definition, which is what lets Check skip unchanged, unmarked messages;
+// and a marked message is one the check reports.
+func FuzzCodecMarksInvalidText(f *testing.F) {
+	f.Add([]byte(`plain`))
+	f.Add([]byte(`\ud83d\ude00 \\ud83d`))
+	f.Add([]byte(`cut \ud83d here`))
+	f.Add([]byte(`low \ude00 alone`))
+	f.Add([]byte("bad \xff byte"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		msgs := append(append([]byte(`[{"role":"user","content":"`), text...), `"}]`...)
+		tr, err := transcript.FromMessages(msgs, transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "m"})
+		if err != nil || len(tr.Messages) != 1 {
+			return // not one message (the text closed the string, or is not JSON)
+		}
+		m := tr.Messages[0]
+		var r Result
+		checkText(&r, 0, m.Raw())
+		if found := !r.OK(); found != m.HasInvalidText() {
+			t.Fatalf("%q: the codec marks invalid text %v, the check finds it %v (%v)", text, m.HasInvalidText(), found, r.Violations)
 		}
 	})
 }
