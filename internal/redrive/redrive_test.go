@@ -17,7 +17,7 @@ func TestStandIn(t *testing.T) {
 		want   bool
 	}{
 		{"an original", transport.Record{Value: []byte(`{"job_id":"a"}`)}, false},
-		{"a stand-in with the first bytes", transport.Record{Value: []byte(`{"job_id":"a","mess`), Headers: []transport.Header{h(HeaderOriginalBytes, "20971520")}}, true},
+		{"a stand-in with the first bytes", transport.Record{Value: []byte(`{"job_id":"a","mess`), Headers: []transport.Header{h(pipeline.HeaderOriginalBytes, "20971520")}}, true},
 		{"value left out", transport.Record{Headers: []transport.Header{h(pipeline.HeaderErrorCode, "payload_too_large")}}, true},
 	}
 	for _, tt := range tests {

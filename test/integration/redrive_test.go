@@ -42,7 +42,7 @@ func TestRedriveSendsFixedJobsBack(t *testing.T) {
 		// A stand-in: what the worker writes when even the dead-letter
 		// topic refuses the original (its first bytes, the length marked).
 		standIn := transport.Record{Key: []byte("acme/big"), Value: []byte(`{"job_id":"big","ten`), Headers: []transport.Header{
-			{Key: pipeline.HeaderErrorCode, Value: code}, {Key: redrive.HeaderOriginalBytes, Value: []byte("20971520")}}}
+			{Key: pipeline.HeaderErrorCode, Value: code}, {Key: pipeline.HeaderOriginalBytes, Value: []byte("20971520")}}}
 		if err := newProducer(t, b, tp.dlq).write(context.Background(), standIn, transport.Record{
 			Key: []byte("acme/other"), Value: []byte("{}"), Headers: []transport.Header{{Key: pipeline.HeaderErrorCode, Value: []byte("invalid_json")}}}); err != nil {
 			t.Fatal(err)
