@@ -2,7 +2,10 @@
 // kfake) for `worker run` without configured brokers and for tests. It speaks
 // the Kafka protocol over TCP, so the kafka transport (kafka-go Readers with
 // consumer groups, Writers with acks=all) uses it exactly like a real
-// cluster. Data lives in memory and is gone after Close.
+// cluster. Data lives in memory and is gone after Close. Where kfake's
+// group coordinator departs from Apache Kafka's in a way the worker meets
+// (a member killed during a rebalance is never expired), the broker corrects
+// it from outside (see reaper).
 package embedded
 
 import (
@@ -33,6 +36,7 @@ type Config struct {
 type Broker struct {
 	cluster *kfake.Cluster
 	addr    string
+	reaper  *reaper
 }
 
 // Start listens on cfg.Addr and creates cfg.Topics.
@@ -80,11 +84,14 @@ func Start(cfg Config) (*Broker, error) {
 		cluster.Close()
 		return nil, errors.New("embedded: the broker did not report its listen address")
 	}
-	return &Broker{cluster: cluster, addr: addrs[0]}, nil
+	return &Broker{cluster: cluster, addr: addrs[0], reaper: startReaper(cluster, addrs[0])}, nil
 }
 
 // Addr returns the host:port clients use as their bootstrap address.
 func (b *Broker) Addr() string { return b.addr }
 
 // Close stops the broker and drops its data.
-func (b *Broker) Close() { b.cluster.Close() }
+func (b *Broker) Close() {
+	b.reaper.close()
+	b.cluster.Close()
+}
