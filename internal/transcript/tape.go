@@ -8,10 +8,22 @@ package transcript
 // input: nothing is copied, and an untouched message is still written back
 // as its input bytes.
 
-// slabSize is how many members (or blocks) one allocation holds: the
-// structure of a history costs a few allocations per thousand messages
-// instead of a few per message.
+// slabSize is how many members (or blocks, or messages) one allocation
+// holds at most: the structure of a history costs a few allocations per
+// thousand messages instead of a few per message.
 const slabSize = 1024
+
+// firstSlab is the size of a pass's first slab of each kind. Slabs double
+// from it up to slabSize, so a small job (ten messages) does not allocate
+// and clear room for a thousand (issue 12: that was 92 % of a small job's
+// allocation), while a large one still reaches slabSize after a few slabs.
+const firstSlab = 16
+
+// nextSlab is the capacity of the slab that follows one of capacity prev
+// when n items must fit.
+func nextSlab(prev, n int) int {
+	return max(n, min(slabSize, max(2*prev, firstSlab)))
+}
 
 // tape holds the scratch stacks and the slabs of one decoding pass.
 type tape struct {
@@ -27,7 +39,7 @@ type tape struct {
 func (t *tape) keepFields(start int) []Field {
 	n := len(t.fieldStack) - start
 	if cap(t.fieldSlab)-len(t.fieldSlab) < n {
-		t.fieldSlab = make([]Field, 0, max(n, slabSize))
+		t.fieldSlab = make([]Field, 0, nextSlab(cap(t.fieldSlab), n))
 	}
 	at := len(t.fieldSlab)
 	t.fieldSlab = append(t.fieldSlab, t.fieldStack[start:]...)
@@ -44,10 +56,10 @@ func (t *tape) keepBlocks(start int) []*Block {
 		return []*Block{} // an empty content array is still an array
 	}
 	if cap(t.blockSlab)-len(t.blockSlab) < n {
-		t.blockSlab = make([]Block, 0, max(n, slabSize))
+		t.blockSlab = make([]Block, 0, nextSlab(cap(t.blockSlab), n))
 	}
 	if cap(t.ptrSlab)-len(t.ptrSlab) < n {
-		t.ptrSlab = make([]*Block, 0, max(n, slabSize))
+		t.ptrSlab = make([]*Block, 0, nextSlab(cap(t.ptrSlab), n))
 	}
 	at := len(t.blockSlab)
 	t.blockSlab = append(t.blockSlab, t.blockStack[start:]...)
@@ -63,8 +75,8 @@ func (t *tape) keepBlocks(start int) []*Block {
 // messageArray validates the message array at i (nesting depth depth) and
 // returns its messages, each one split as far as its content blocks' members
 // (see tape), with the index past the array. The messages themselves are
-// allocated slabSize at a time and never moved: only the list of pointers
-// grows.
+// allocated a slab at a time (see nextSlab) and never moved: only the list
+// of pointers grows.
 func (s *scanner) messageArray(i, depth int) ([]*Message, int, error) {
 	if depth > s.maxDepth {
 		return nil, i, &depthError{offset: i, limit: s.maxDepth}
@@ -79,7 +91,7 @@ func (s *scanner) messageArray(i, depth int) ([]*Message, int, error) {
 	}
 	for {
 		if len(slab) == cap(slab) {
-			slab = make([]Message, 0, slabSize)
+			slab = make([]Message, 0, nextSlab(cap(slab), 1))
 		}
 		slab = slab[:len(slab)+1]
 		m := &slab[len(slab)-1]

@@ -60,3 +60,20 @@ func TestDecodingPassSplitsLikeTheLazyParse(t *testing.T) {
 		checkSameStructure(t, tr.Messages)
 	}
 }
+
+// TestNextSlab: slabs start small, double up to slabSize, and always hold
+// what must fit.
+func TestNextSlab(t *testing.T) {
+	for _, c := range []struct{ prev, n, want int }{
+		{0, 1, firstSlab},
+		{firstSlab, 1, 2 * firstSlab},
+		{512, 1, slabSize},
+		{slabSize, 1, slabSize},
+		{0, 3000, 3000},
+		{slabSize, 2000, 2000},
+	} {
+		if got := nextSlab(c.prev, c.n); got != c.want {
+			t.Errorf("nextSlab(%d, %d) = %d, want %d", c.prev, c.n, got, c.want)
+		}
+	}
+}
