@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 func TestLoadRejectsBadFiles(t *testing.T) {
@@ -55,7 +57,7 @@ func TestLoadKeepsDefaultsForKeysLeftOut(t *testing.T) {
 			func(c Config) bool {
 				return c.Kafka.TLS.Enabled && c.Kafka.TLS.CAFile == "" && c.Kafka.JobsTopic == "hygiene.jobs"
 			}},
-		{"null section keeps the defaults", "pruning:\n", func(c Config) bool { return c.Pruning.TTL == 5*time.Minute }},
+		{"null section keeps the defaults", "pruning:\n", func(c Config) bool { return c.Pruning.TTL == settings.Duration(5*time.Minute) }},
 		{"null list is the empty list", "kafka:\n  brokers:\n", func(c Config) bool { return c.Kafka.Brokers != nil && len(c.Kafka.Brokers) == 0 }},
 		{"null tenants is the empty map", "tenants:\n", func(c Config) bool { return c.Tenants != nil && len(c.Tenants) == 0 }},
 		{"anchors and aliases", "images:\n  max_dimension_px: &px 900\n  many_images_max_dimension_px: *px\n",
