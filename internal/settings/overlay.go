@@ -15,7 +15,7 @@ import (
 // Resolve. The section's own type names the keys, their YAML and JSON names
 // and their types, so no setting is declared twice. A field tagged
 // `tenant:"no"` cannot be set by a tenant (package config's checkNode
-// refuses it), one tagged `job:"no"` cannot be set by a job (DecodeJob
+// refuses it), one tagged `job:"no"` cannot be set by a job (DecodeOption
 // refuses it).
 type Overlay[T any] struct {
 	yaml string // a tenant's keys as YAML, in yaml.v3's own encoding ("" when none)
@@ -121,12 +121,12 @@ func (o Overlay[T]) MarshalYAML() (any, error) {
 	return doc.Content[0], nil
 }
 
-// DecodeJob reads a job's options for section T: raw is the JSON value of
+// DecodeOption reads a job's options for section T: raw is the JSON value of
 // the option named at ("options.pruning"). Every key must name a field of
 // T (by its json tag, exactly) that is not tagged `job:"no"`, and every
 // value must fit the field; the error names the option. A null value sets
 // nothing, as if the key were absent.
-func DecodeJob[T any](raw []byte, at string) (Overlay[T], error) {
+func DecodeOption[T any](raw []byte, at string) (Overlay[T], error) {
 	var o Overlay[T]
 	err := o.decodeJSON(raw, reflect.TypeFor[T](), at, "", nil)
 	return o, err

@@ -20,9 +20,9 @@ func defaults() (Images, Pruning) {
 
 func job[T any](t *testing.T, raw string) Overlay[T] {
 	t.Helper()
-	o, err := DecodeJob[T]([]byte(raw), "options.section")
+	o, err := DecodeOption[T]([]byte(raw), "options.section")
 	if err != nil {
-		t.Fatalf("DecodeJob(%s): %v", raw, err)
+		t.Fatalf("DecodeOption(%s): %v", raw, err)
 	}
 	return o
 }
@@ -105,7 +105,7 @@ func TestImageAliases(t *testing.T) {
 
 // A job may not set what protects the worker, nor a key no field has; the
 // error names the option.
-func TestDecodeJobRefuses(t *testing.T) {
+func TestDecodeOptionRefuses(t *testing.T) {
 	tests := []struct{ raw, want string }{
 		{`{"max_frames":1000}`, "options.section.max_frames: a worker setting, which a job cannot set"},
 		{`{"max_input_pixels":1}`, "options.section.max_input_pixels: a worker setting, which a job cannot set"},
@@ -117,9 +117,9 @@ func TestDecodeJobRefuses(t *testing.T) {
 		{`[]`, "options.section: must be an object"},
 	}
 	for _, tc := range tests {
-		_, err := DecodeJob[Images]([]byte(tc.raw), "options.section")
+		_, err := DecodeOption[Images]([]byte(tc.raw), "options.section")
 		if err == nil || err.Error() != tc.want {
-			t.Errorf("DecodeJob(%s) = %v, want %q", tc.raw, err, tc.want)
+			t.Errorf("DecodeOption(%s) = %v, want %q", tc.raw, err, tc.want)
 		}
 	}
 	for raw, want := range map[string]string{
@@ -129,9 +129,9 @@ func TestDecodeJobRefuses(t *testing.T) {
 		`{"tools":{"allow":"x*"}}`:     `options.section.tools.allow: must be a list of strings, got "x*"`,
 		`{"hard_clear":{"enabled":1}}`: "options.section.hard_clear.enabled: must be a boolean (true or false), got 1",
 	} {
-		_, err := DecodeJob[Pruning]([]byte(raw), "options.section")
+		_, err := DecodeOption[Pruning]([]byte(raw), "options.section")
 		if err == nil || err.Error() != want {
-			t.Errorf("DecodeJob(%s) = %v, want %q", raw, err, want)
+			t.Errorf("DecodeOption(%s) = %v, want %q", raw, err, want)
 		}
 	}
 }
@@ -177,7 +177,7 @@ func TestValidateNamesTheSource(t *testing.T) {
 		t.Errorf("tenant: %q, want %q", got, want)
 	}
 
-	o2, err := DecodeJob[Pruning]([]byte(`{"mode":"always","ttl_ms":-5,"keep_last_assistants":-1,"tools":{"allow":[""]}}`), "options.pruning")
+	o2, err := DecodeOption[Pruning]([]byte(`{"mode":"always","ttl_ms":-5,"keep_last_assistants":-1,"tools":{"allow":[""]}}`), "options.pruning")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestValidateNamesTheSource(t *testing.T) {
 		t.Errorf("job: %q, want %q", got, want)
 	}
 
-	img, err := DecodeJob[Images]([]byte(`{"max_dimension_px":0}`), "options.images")
+	img, err := DecodeOption[Images]([]byte(`{"max_dimension_px":0}`), "options.images")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,10 +221,10 @@ func TestResolveSharesNoWrittenList(t *testing.T) {
 	}
 }
 
-// FuzzDecodeJob: any options text either is refused with an error naming
+// FuzzDecodeOption: any options text either is refused with an error naming
 // an option, or decodes to an overlay that resolves without a panic, whose
 // every key is a settable field, and which decodes the same way twice.
-func FuzzDecodeJob(f *testing.F) {
+func FuzzDecodeOption(f *testing.F) {
 	for _, s := range []string{`{}`, `null`, `{"mode":"cache-ttl","ttl_ms":300000,"last_cache_touch_ms":1}`,
 		`{"soft_trim":{"max_chars":1},"hard_clear":{"enabled":false,"placeholder":"x"},"tools":{"allow":["a*"],"deny":[]}}`,
 		`{"ttl_ms":-9223372036854775808}`, `{"tools":null}`, `{"soft_trim":[]}`, `{"mode":1}`, `[1]`, `"x"`} {
@@ -232,7 +232,7 @@ func FuzzDecodeJob(f *testing.F) {
 	}
 	_, def := defaults()
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		o, err := DecodeJob[Pruning](raw, "options.pruning")
+		o, err := DecodeOption[Pruning](raw, "options.pruning")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "options.pruning") {
 				t.Fatalf("error names no option: %v", err)
@@ -244,7 +244,7 @@ func FuzzDecodeJob(f *testing.F) {
 				t.Fatalf("key %q is named %q", k.path, k.name)
 			}
 		}
-		again, err := DecodeJob[Pruning](raw, "options.pruning")
+		again, err := DecodeOption[Pruning](raw, "options.pruning")
 		if err != nil || !reflect.DeepEqual(o, again) {
 			t.Fatalf("decodes differently twice: %v", err)
 		}

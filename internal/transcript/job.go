@@ -246,7 +246,7 @@ func strictUnmarshal(raw []byte, v any, path string, code Code) error {
 }
 
 // decodeOptions reads a job's options: images and pruning as overlays of
-// their sections (settings.DecodeJob, which names a bad key), the image
+// their sections (settings.DecodeOption, which names a bad key), the image
 // aliases onto images, and the other options strictly with encoding/json.
 func decodeOptions(raw []byte) (Options, error) {
 	var o Options
@@ -262,9 +262,9 @@ func decodeOptions(raw []byte) (Options, error) {
 	for _, f := range obj.Fields {
 		switch f.Key {
 		case "images":
-			o.Images, err = settings.DecodeJob[settings.Images](f.Value, "options.images")
+			o.Images, err = settings.DecodeOption[settings.Images](f.Value, "options.images")
 		case "pruning":
-			o.Pruning, err = settings.DecodeJob[settings.Pruning](f.Value, "options.pruning")
+			o.Pruning, err = settings.DecodeOption[settings.Pruning](f.Value, "options.pruning")
 		default:
 			if _, ok := settings.ImageAliases[f.Key]; ok {
 				aliases = append(aliases, f)
