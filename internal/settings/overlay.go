@@ -134,6 +134,7 @@ func DecodeOption[T any](raw []byte, at string) (Overlay[T], error) {
 
 // AddAlias sets the field at YAML path from a job option sent under
 // another name (see ImageAliases); name is that option ("options.image_max_bytes").
+// A path that names no field of T is a bug in the caller: it panics.
 func (o *Overlay[T]) AddAlias(path, name string, raw []byte) error {
 	t := reflect.TypeFor[T]()
 	var index []int
@@ -193,7 +194,7 @@ func (o *Overlay[T]) addJSON(path, name string, index []int, t reflect.Type, raw
 		return &FieldError{Name: name, Msg: "set twice (also as " + k.name + ")"}
 	}
 	if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
-		return &FieldError{Name: name, Msg: "must be " + TypeName(t) + ", got " + string(raw)}
+		return &FieldError{Name: name, Msg: "must be " + TypeName(t) + ", got " + shown(raw)}
 	}
 	o.keys = append(o.keys, key{path: path, name: name, index: index, value: bytes.Clone(raw)})
 	return nil
@@ -260,6 +261,15 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// shown is a job's value as an error quotes it: at most 64 bytes of it.
+func shown(raw []byte) string {
+	const most = 64
+	if len(raw) > most {
+		return strings.ToValidUTF8(string(raw[:most]), "") + "..."
+	}
+	return string(raw)
 }
 
 func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }

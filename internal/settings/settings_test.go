@@ -115,6 +115,7 @@ func TestDecodeOptionRefuses(t *testing.T) {
 		{`{"MAX_BYTES":1}`, "options.section.MAX_BYTES: unknown option"},
 		{`{"max_bytes":"big"}`, `options.section.max_bytes: must be an integer, got "big"`},
 		{`[]`, "options.section: must be an object"},
+		{`{"max_bytes":"` + strings.Repeat("x", 100) + `"}`, `options.section.max_bytes: must be an integer, got "` + strings.Repeat("x", 63) + "..."},
 	}
 	for _, tc := range tests {
 		_, err := DecodeOption[Images]([]byte(tc.raw), "options.section")
