@@ -29,7 +29,10 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		{"bad tenant value type", "tenants:\n  acme:\n    pool_share: lots\n", `tenants.acme.pool_share (line 3): cannot read "lots" as a number`},
 		{"two documents", "log: {level: info}\n---\nlog: {level: debug}\n", "more than one YAML document"},
 		{"syntax error", "kafka: [\n", "config file"},
-		{"valid YAML, invalid value", "images:\n  max_dimension_px: 0\n", "images.max_dimension_px: must be at least 1, got 0"},
+		{"valid YAML, invalid value", "images:\n  max_dimension_px: 0\n", "images.max_dimension_px (line 2): must be at least 1, got 0"},
+		{"a tenant's invalid value", "tenants:\n  eu.acme-1:\n    pruning:\n      soft_trim_ratio: 3\n",
+			"tenants.eu.acme-1.pruning.soft_trim_ratio (line 4): must be between 0 and 1, got 3"},
+		{"an invalid list item", "pruning:\n  tools:\n    deny: [a, ' ']\n", "pruning.tools.deny[1] (line 3): must not be empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,5 +79,15 @@ func TestLoadKeepsDefaultsForKeysLeftOut(t *testing.T) {
 				t.Fatalf("unexpected config %+v", cfg)
 			}
 		})
+	}
+}
+
+// A value the environment set is not given the line of the file's value,
+// which it replaced.
+func TestLoadNamesNoLineForAnEnvironmentValue(t *testing.T) {
+	path := writeFile(t, "images:\n  max_dimension_px: 0\n")
+	_, err := Load(path, []string{"HYGIENE_IMAGES_MAX_DIMENSION_PX=-1"})
+	if err == nil || !strings.Contains(err.Error(), "images.max_dimension_px: must be at least 1, got -1") {
+		t.Fatalf("Load = %v", err)
 	}
 }
