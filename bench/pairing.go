@@ -56,7 +56,11 @@ func pairingSuite(ctx context.Context, o options, log io.Writer) ([]pairingRun, 
 			return out, fmt.Errorf("decoding the %d-message job: %w", n, err)
 		}
 		r.DecodeMs, r.DecodeCPUMs = ms(wall), ms(cpu)
-		env := &stage.Env{Policy: policy.Resolve(t.Target), Settings: pipeline.EffectiveSettings(cfg, t), Report: stage.NewReport()}
+		resolved, err := pipeline.ResolverFor(cfg)(t)
+		if err != nil {
+			return out, fmt.Errorf("resolving the %d-message job's settings: %w", n, err)
+		}
+		env := &stage.Env{Policy: policy.Resolve(t.Target), Settings: resolved, Report: stage.NewReport()}
 		runtime.GC()
 		wall, cpu = onThread(func() { err = rule.Apply(ctx, t, env) })
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/memlimit"
 )
 
@@ -312,8 +313,10 @@ func checkAllFeatures(t *testing.T, o Objects, cfg config.Config, notes string) 
 	if cfg.Pipeline.ShutdownTimeout != 40*time.Second || *pod.TerminationGracePeriodSeconds != 55 {
 		t.Errorf("shutdown %s / grace %d, want 40s / 55", cfg.Pipeline.ShutdownTimeout, *pod.TerminationGracePeriodSeconds)
 	}
-	images, pruning, share := cfg.ForTenant("acme")
-	if images.MaxDimensionPx != 800 || pruning.Mode != config.PruningOff || share != 0.25 {
+	acme := cfg.Tenants["acme"]
+	images := settings.Resolve(cfg.Images, acme.Images, settings.Overlay[settings.Images]{})
+	pruning := settings.Resolve(cfg.Pruning, acme.Pruning, settings.Overlay[settings.Pruning]{})
+	if share := cfg.PoolShareFor("acme"); images.MaxDimensionPx != 800 || pruning.Mode != settings.PruningOff || share != 0.25 {
 		t.Errorf("tenant acme resolves to %d px, pruning %q, share %v", images.MaxDimensionPx, pruning.Mode, share)
 	}
 	if !strings.Contains(notes, "KEDA scales 2..24") || !strings.Contains(notes, "ServiceMonitor") {

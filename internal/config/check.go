@@ -7,12 +7,19 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 var (
 	configType   = reflect.TypeFor[Config]()
 	durationType = reflect.TypeFor[time.Duration]()
+	// settingsDurationType is a duration of the per-job sections (pruning.ttl).
+	settingsDurationType = reflect.TypeFor[settings.Duration]()
 )
+
+// isDuration reports whether a setting of type t is written as a duration.
+func isDuration(t reflect.Type) bool { return t == durationType || t == settingsDurationType }
 
 // checkNode walks a YAML node against the Go type it will be decoded into
 // and reports, with the dotted path and line, the first key that names no
@@ -31,7 +38,7 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 		return nil
 	}
 	if o, ok := reflect.Zero(t).Interface().(overlayType); ok {
-		return checkOverlay(n, o.overlaid(), path)
+		return checkOverlay(n, o.SectionType(), path)
 	}
 	switch {
 	case t.Kind() == reflect.Struct:
@@ -82,11 +89,16 @@ func checkOverlay(n *yaml.Node, t reflect.Type, path string) error {
 	return checkNode(n, t, path)
 }
 
-// fieldByTag finds the struct field whose yaml tag name is key.
+// overlayType is what checkNode asks of a field type to check a tenant's
+// overlay node against its section (settings.Overlay).
+type overlayType interface{ SectionType() reflect.Type }
+
+// fieldByTag finds the struct field whose yaml tag name is key (a field
+// tagged yaml:"-", job state, has none).
 func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if yamlName(f) == key {
+		if name := yamlName(f); name == key && name != "-" {
 			return f, true
 		}
 	}
@@ -125,22 +137,11 @@ func nodeText(n *yaml.Node) string {
 	return strings.TrimSpace(string(out))
 }
 
-// typeName describes a setting's Go type in words for error messages.
+// typeName describes a setting's Go type in words for error messages; a
+// duration is written as a duration string here.
 func typeName(t reflect.Type) string {
-	switch {
-	case t == durationType:
+	if isDuration(t) {
 		return "a duration (such as 250ms, 10s or 5m)"
-	case t.Kind() == reflect.Bool:
-		return "a boolean (true or false)"
-	case t.Kind() == reflect.Int, t.Kind() == reflect.Int64:
-		return "an integer"
-	case t.Kind() == reflect.Float64:
-		return "a number"
-	case t.Kind() == reflect.Slice:
-		return "a list of strings"
-	case t.Kind() == reflect.String:
-		return "a string"
-	default:
-		return t.String()
 	}
+	return settings.TypeName(t)
 }

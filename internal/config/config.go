@@ -1,17 +1,23 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
+)
 
 // Config is the whole worker configuration, one field per section of
-// configs/worker.yaml.
+// configs/worker.yaml. The per-job sections, images and pruning, are
+// declared in package settings (with the tags a job's options use too);
+// this package loads, overrides and validates them like every section.
 type Config struct {
 	Kafka    KafkaConfig               `yaml:"kafka"`
 	Pipeline PipelineConfig            `yaml:"pipeline"`
 	Limits   LimitsConfig              `yaml:"limits"`
 	Hygiene  HygieneConfig             `yaml:"hygiene"`
 	Contract ContractConfig            `yaml:"contract"`
-	Images   ImagesConfig              `yaml:"images"`
-	Pruning  PruningConfig             `yaml:"pruning"`
+	Images   settings.Images           `yaml:"images"`
+	Pruning  settings.Pruning          `yaml:"pruning"`
 	Metrics  MetricsConfig             `yaml:"metrics"`
 	Memory   MemoryConfig              `yaml:"memory"`
 	Log      LogConfig                 `yaml:"log"`
@@ -151,68 +157,6 @@ const (
 // payload and lists the violations under report.contract.
 type ContractConfig struct {
 	Mode string `yaml:"mode"`
-}
-
-// ImagesConfig bounds image work (libvips) and sets the default image limits.
-type ImagesConfig struct {
-	MaxDimensionPx int   `yaml:"max_dimension_px"`
-	MaxBytes       int64 `yaml:"max_bytes"`
-	MaxInputPixels int64 `yaml:"max_input_pixels"`
-	MaxBase64Bytes int64 `yaml:"max_base64_bytes"`
-	MaxFrames      int   `yaml:"max_frames"`
-	// Workers is the image pool size; 0 means one per CPU (images.Config).
-	// Workers, MaxDecodedBytes and CacheBytes size the one image pool and
-	// cache of the worker: no tenant overrides them.
-	Workers         int   `yaml:"workers" tenant:"no"`
-	MaxDecodedBytes int64 `yaml:"max_decoded_bytes" tenant:"no"`
-	CacheBytes      int64 `yaml:"cache_bytes" tenant:"no"`
-	// ManyImagesThreshold, ManyImagesMaxDimensionPx and MaxImagesPerRequest
-	// lower the target's documented limits (package contract): above so
-	// many images in one request a smaller side applies, and older images
-	// beyond the request cap become the stale placeholder. 0 keeps the
-	// target's own value; a positive value applies where it is stricter.
-	ManyImagesThreshold      int `yaml:"many_images_threshold"`
-	ManyImagesMaxDimensionPx int `yaml:"many_images_max_dimension_px"`
-	MaxImagesPerRequest      int `yaml:"max_images_per_request"`
-}
-
-// Pruning modes accepted in PruningConfig.Mode.
-const (
-	PruningOff      = "off"
-	PruningCacheTTL = "cache-ttl"
-)
-
-// PruningConfig is the context-pruning default for jobs that do not set
-// options.pruning (spec §3.18).
-type PruningConfig struct {
-	Mode                 string          `yaml:"mode"`
-	TTL                  time.Duration   `yaml:"ttl"`
-	KeepLastAssistants   int             `yaml:"keep_last_assistants"`
-	SoftTrimRatio        float64         `yaml:"soft_trim_ratio"`
-	HardClearRatio       float64         `yaml:"hard_clear_ratio"`
-	MinPrunableToolChars int             `yaml:"min_prunable_tool_chars"`
-	SoftTrim             SoftTrimConfig  `yaml:"soft_trim"`
-	HardClear            HardClearConfig `yaml:"hard_clear"`
-	Tools                ToolsConfig     `yaml:"tools"`
-}
-
-// SoftTrimConfig sets how a large tool result is cut to its head and tail.
-type SoftTrimConfig struct {
-	MaxChars  int `yaml:"max_chars"`
-	HeadChars int `yaml:"head_chars"`
-	TailChars int `yaml:"tail_chars"`
-}
-
-// HardClearConfig sets whether and how old tool results are replaced whole.
-type HardClearConfig struct {
-	Enabled     bool   `yaml:"enabled"`
-	Placeholder string `yaml:"placeholder"`
-}
-
-// ToolsConfig selects prunable tools by glob; deny wins, empty allow = all.
-type ToolsConfig struct {
-	Allow []string `yaml:"allow"`
-	Deny  []string `yaml:"deny"`
 }
 
 // MetricsConfig sets the HTTP listener for /metrics, /healthz and /readyz.

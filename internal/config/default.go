@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
+)
 
 // Default returns every setting at its default; configs/worker.yaml writes
 // the same values out (a test keeps them equal).
@@ -43,7 +47,7 @@ func Default() Config {
 			MaxDepth:           256,
 		},
 		Contract: ContractConfig{Mode: ContractReject},
-		Images: ImagesConfig{
+		Images: settings.Images{
 			MaxDimensionPx:           1200,
 			MaxBytes:                 5 << 20,
 			MaxInputPixels:           25_000_000,
@@ -55,16 +59,16 @@ func Default() Config {
 			ManyImagesMaxDimensionPx: 0,
 			MaxImagesPerRequest:      0,
 		},
-		Pruning: PruningConfig{
-			Mode:                 PruningOff,
-			TTL:                  5 * time.Minute,
+		Pruning: settings.Pruning{
+			Mode:                 settings.PruningOff,
+			TTL:                  settings.Duration(5 * time.Minute),
 			KeepLastAssistants:   3,
 			SoftTrimRatio:        0.3,
 			HardClearRatio:       0.5,
 			MinPrunableToolChars: 50_000,
-			SoftTrim:             SoftTrimConfig{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
-			HardClear:            HardClearConfig{Enabled: true, Placeholder: "[Old tool result content cleared]"},
-			Tools:                ToolsConfig{Allow: []string{}, Deny: []string{}},
+			SoftTrim:             settings.SoftTrim{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
+			HardClear:            settings.HardClear{Enabled: true, Placeholder: "[Old tool result content cleared]"},
+			Tools:                settings.Tools{Allow: []string{}, Deny: []string{}},
 		},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Memory:  MemoryConfig{LimitRatio: 0.9},

@@ -38,7 +38,7 @@ func TestShippedFileListsEverySettingWithAComment(t *testing.T) {
 	collectLeaves(doc.Content[0], "", leaves)
 	var cfg Config
 	var want []string
-	for _, s := range settings(&cfg) {
+	for _, s := range leafSettings(&cfg) {
 		want = append(want, s.Path)
 	}
 	var got []string

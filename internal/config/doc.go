@@ -14,5 +14,8 @@
 //     HYGIENE_KAFKA_TLS_ENABLED); a HYGIENE_ variable that names no setting
 //     is an error.
 //
-// Validate then checks every value and names each bad one.
+// Validate then checks every value and names each bad one. The per-job
+// sections (images, pruning) are package settings' types, and their range
+// rules are settings.Validate, which this package runs over the global
+// sections and each tenant's overlay.
 package config

@@ -22,17 +22,19 @@ type setting struct {
 	Field reflect.Value
 }
 
-// settings lists every leaf setting of cfg in file order, each with an
+// leafSettings lists every leaf setting of cfg in file order, each with an
 // addressable Field into cfg. The tenants map is one setting, HYGIENE_TENANTS,
 // whose value is YAML or JSON text (tenant names are case-sensitive and may
 // hold '.' and '-', so they cannot be spelt in a variable name).
-func settings(cfg *Config) []setting {
+func leafSettings(cfg *Config) []setting {
 	var out []setting
 	var walk func(v reflect.Value, path string)
 	walk = func(v reflect.Value, path string) {
 		if v.Kind() == reflect.Struct && v.Type() != durationType {
 			for i := range v.NumField() {
-				walk(v.Field(i), join(path, yamlName(v.Type().Field(i))))
+				if name := yamlName(v.Type().Field(i)); name != "-" { // "-": job state, not a setting
+					walk(v.Field(i), join(path, name))
+				}
 			}
 			return
 		}
@@ -47,7 +49,7 @@ func settings(cfg *Config) []setting {
 func EnvNames() []string {
 	var cfg Config
 	var names []string
-	for _, s := range settings(&cfg) {
+	for _, s := range leafSettings(&cfg) {
 		names = append(names, s.Env)
 	}
 	sort.Strings(names)
@@ -59,7 +61,7 @@ func EnvNames() []string {
 // names the variable.
 func applyEnv(cfg *Config, environ []string) error {
 	byEnv := map[string]setting{}
-	for _, s := range settings(cfg) {
+	for _, s := range leafSettings(cfg) {
 		byEnv[s.Env] = s
 	}
 	for _, kv := range environ {
@@ -82,7 +84,7 @@ func applyEnv(cfg *Config, environ []string) error {
 func setFromString(f reflect.Value, value string) error {
 	bad := func() error { return fmt.Errorf("cannot read %q as %s", value, typeName(f.Type())) }
 	switch {
-	case f.Type() == durationType:
+	case isDuration(f.Type()):
 		d, err := time.ParseDuration(strings.TrimSpace(value))
 		if err != nil {
 			return bad()

@@ -12,7 +12,7 @@ import (
 // variable, and setting it changes that setting and nothing else.
 func TestEveryEnvOverridePath(t *testing.T) {
 	var probe Config
-	all := settings(&probe)
+	all := leafSettings(&probe)
 	if len(all) < 60 {
 		t.Fatalf("settings() found %d settings; the reflection walk is broken", len(all))
 	}
@@ -39,9 +39,9 @@ func overrideValue(t *testing.T, s setting) (string, reflect.Value) {
 	t.Helper()
 	def := fieldAt(new(Default()), s.Path)
 	switch {
-	case s.Field.Type() == durationType:
+	case isDuration(s.Field.Type()):
 		d := time.Duration(def.Int()) + 3*time.Second
-		return d.String(), reflect.ValueOf(d)
+		return d.String(), reflect.ValueOf(d).Convert(s.Field.Type())
 	case s.Field.Kind() == reflect.String:
 		v := "set-by-" + strings.ToLower(s.Env)
 		return v, reflect.ValueOf(v)
@@ -69,7 +69,7 @@ func overrideValue(t *testing.T, s setting) (string, reflect.Value) {
 
 // fieldAt finds the setting at a dotted path in cfg.
 func fieldAt(cfg *Config, path string) reflect.Value {
-	for _, s := range settings(cfg) {
+	for _, s := range leafSettings(cfg) {
 		if s.Path == path {
 			return s.Field
 		}

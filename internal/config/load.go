@@ -15,8 +15,10 @@ import (
 // variables of environ (in os.Environ's "KEY=value" form), then Validate.
 func Load(path string, environ []string) (Config, error) {
 	cfg := Default()
+	var data []byte
 	if path != "" {
-		data, err := os.ReadFile(path)
+		var err error
+		data, err = os.ReadFile(path)
 		if err != nil {
 			return Config{}, fmt.Errorf("read config: %w", err)
 		}
@@ -28,7 +30,7 @@ func Load(path string, environ []string) (Config, error) {
 		return Config{}, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return Config{}, err
+		return Config{}, located(err, data, environ)
 	}
 	return cfg, nil
 }

@@ -3,6 +3,8 @@ package config
 import (
 	"strconv"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 // HTTPConfig is the synchronous sanitize endpoint, POST /v1/sanitize, on a
@@ -56,11 +58,7 @@ type RateLimitsConfig struct {
 // RateLimitsFor resolves the named tenant's rate limits: the global ones,
 // then its override.
 func (c Config) RateLimitsFor(tenant string) RateLimitsConfig {
-	rl := c.RateLimits
-	if o, ok := c.Tenants[tenant]; ok {
-		o.RateLimits.applyTo(&rl)
-	}
-	return rl
+	return settings.Resolve(c.RateLimits, c.Tenants[tenant].RateLimits, settings.Overlay[RateLimitsConfig]{})
 }
 
 // validateOperate checks the http, tracing and rate_limits sections.

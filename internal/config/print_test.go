@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 // Print's output loads back to the same config (secrets aside).
@@ -20,14 +22,14 @@ func TestPrintRoundTrip(t *testing.T) {
 		{"everything set", func(c *Config) {
 			c.Kafka.Brokers = []string{"a:9092", "b:9092"}
 			c.Kafka.TLS = TLSConfig{Enabled: true, CAFile: "/tls/ca.crt"}
-			c.Pruning.Mode = PruningCacheTTL
+			c.Pruning.Mode = settings.PruningCacheTTL
 			c.Pruning.Tools.Deny = []string{"read"}
 			c.Hygiene.MissingToolResultText = "no: result\n\"quoted\""
 			c.Tenants["acme"] = TenantOverride{
-				Images:     OverlayOf[ImagesConfig]("max_dimension_px: 640"),
-				Pruning:    OverlayOf[PruningConfig]("{mode: cache-ttl, tools: {allow: [exec*]}}"),
+				Images:     settings.OverlayOf[settings.Images]("max_dimension_px: 640"),
+				Pruning:    settings.OverlayOf[settings.Pruning]("{mode: cache-ttl, tools: {allow: [exec*]}}"),
 				PoolShare:  &share,
-				RateLimits: OverlayOf[RateLimitsConfig]("jobs_per_second: 5"),
+				RateLimits: settings.OverlayOf[RateLimitsConfig]("jobs_per_second: 5"),
 			}
 		}},
 	}

@@ -4,9 +4,20 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
-func TestForTenant(t *testing.T) {
+// forTenant resolves a tenant's image and pruning sections and pool share
+// as the pipeline's resolver does.
+func forTenant(c Config, name string) (settings.Images, settings.Pruning, float64) {
+	o := c.Tenants[name]
+	return settings.Resolve(c.Images, o.Images, settings.Overlay[settings.Images]{}),
+		settings.Resolve(c.Pruning, o.Pruning, settings.Overlay[settings.Pruning]{}),
+		c.PoolShareFor(name)
+}
+
+func TestTenantSections(t *testing.T) {
 	file := `
 pipeline:
   tenant_max_share: 0.5
@@ -38,19 +49,19 @@ tenants:
 	acmeImages.MaxDimensionPx = 800
 	acmeImages.MaxImagesPerRequest = 50
 	acmePruning := def.Pruning
-	acmePruning.Mode = PruningCacheTTL
-	acmePruning.TTL = 10 * time.Minute
+	acmePruning.Mode = settings.PruningCacheTTL
+	acmePruning.TTL = settings.Duration(10 * time.Minute)
 	acmePruning.SoftTrim.HeadChars = 100
 	acmePruning.HardClear.Enabled = false
-	acmePruning.Tools = ToolsConfig{Allow: []string{"exec*"}, Deny: []string{}}
+	acmePruning.Tools = settings.Tools{Allow: []string{"exec*"}, Deny: []string{}}
 
 	globalPruning := def.Pruning
-	globalPruning.Tools = ToolsConfig{Allow: []string{"exec*"}, Deny: []string{"read"}}
+	globalPruning.Tools = settings.Tools{Allow: []string{"exec*"}, Deny: []string{"read"}}
 
 	tests := []struct {
 		tenant      string
-		wantImages  ImagesConfig
-		wantPruning PruningConfig
+		wantImages  settings.Images
+		wantPruning settings.Pruning
 		wantShare   float64
 	}{
 		{"acme", acmeImages, acmePruning, 0.25},
@@ -61,7 +72,7 @@ tenants:
 	}
 	for _, tt := range tests {
 		t.Run(tt.tenant, func(t *testing.T) {
-			images, pruning, share := cfg.ForTenant(tt.tenant)
+			images, pruning, share := forTenant(cfg, tt.tenant)
 			if !reflect.DeepEqual(images, tt.wantImages) {
 				t.Errorf("images = %+v, want %+v", images, tt.wantImages)
 			}
@@ -72,20 +83,6 @@ tenants:
 				t.Errorf("share = %v, want %v", share, tt.wantShare)
 			}
 		})
-	}
-}
-
-// A caller that changes the lists it got must not change the config.
-func TestForTenantReturnsCopies(t *testing.T) {
-	cfg := Default()
-	cfg.Pruning.Tools.Deny = []string{"read"}
-	cfg.Tenants["acme"] = TenantOverride{Pruning: OverlayOf[PruningConfig]("tools: {deny: [bash]}")}
-	for _, name := range []string{"acme", "other"} {
-		_, p, _ := cfg.ForTenant(name)
-		p.Tools.Deny[0] = "changed"
-	}
-	if _, p, _ := cfg.ForTenant("acme"); cfg.Pruning.Tools.Deny[0] != "read" || p.Tools.Deny[0] != "bash" {
-		t.Fatalf("ForTenant shares its lists with the config: %v %v", cfg.Pruning.Tools.Deny, p.Tools.Deny)
 	}
 }
 
@@ -101,7 +98,7 @@ func TestTenantOverlaysFromTheEnvironment(t *testing.T) {
 	if rl := cfg.RateLimitsFor("acme"); rl.JobsPerSecond != 3 || rl.BytesPerSecond != def.RateLimits.BytesPerSecond || rl.MaxWaitingJobs != def.RateLimits.MaxWaitingJobs {
 		t.Fatalf("rate limits %+v", rl)
 	}
-	images, _, _ := cfg.ForTenant("acme")
+	images, _, _ := forTenant(cfg, "acme")
 	want := def.Images
 	want.MaxFrames = 2
 	if images != want {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -34,11 +35,8 @@ func (c Config) Validate() error {
 	p.atLeast("limits.max_messages", int64(l.MaxMessages), 1)
 	p.atLeast("limits.max_depth", int64(l.MaxDepth), 1)
 	p.oneOf("contract.mode", c.Contract.Mode, ContractReject, ContractReport)
-	validateImages(&p, "images", c.Images)
-	p.atLeast("images.workers", int64(c.Images.Workers), 0)
-	p.atLeast("images.max_decoded_bytes", c.Images.MaxDecodedBytes, 1)
-	p.atLeast("images.cache_bytes", c.Images.CacheBytes, 0)
-	validatePruning(&p, "pruning", c.Pruning)
+	p = append(p, settings.Validate(c.Images, settings.FromConfig[settings.Images]("images"))...)
+	p = append(p, settings.Validate(c.Pruning, settings.FromConfig[settings.Pruning]("pruning"))...)
 	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
 	p.atLeast("memory.limit_bytes", c.Memory.LimitBytes, 0)
 	p.atLeast("memory.container_limit_bytes", c.Memory.ContainerLimitBytes, 0)
@@ -122,56 +120,25 @@ func (c Config) validatePipeline(p *problems) {
 	}
 }
 
-// validateImages checks the image limits that a tenant may override.
-func validateImages(p *problems, at string, im ImagesConfig) {
-	p.atLeast(at+".max_dimension_px", int64(im.MaxDimensionPx), 1)
-	p.atLeast(at+".max_bytes", im.MaxBytes, 1)
-	p.atLeast(at+".max_input_pixels", im.MaxInputPixels, 1)
-	p.atLeast(at+".max_base64_bytes", im.MaxBase64Bytes, 1)
-	p.atLeast(at+".max_frames", int64(im.MaxFrames), 1)
-	p.atLeast(at+".many_images_threshold", int64(im.ManyImagesThreshold), 0)
-	p.atLeast(at+".many_images_max_dimension_px", int64(im.ManyImagesMaxDimensionPx), 0)
-	p.atLeast(at+".max_images_per_request", int64(im.MaxImagesPerRequest), 0)
-}
-
-// validatePruning checks the pruning settings (spec §3.18 clamps).
-func validatePruning(p *problems, at string, pr PruningConfig) {
-	p.oneOf(at+".mode", pr.Mode, PruningOff, PruningCacheTTL)
-	p.atLeast(at+".ttl", int64(pr.TTL), 0)
-	p.atLeast(at+".keep_last_assistants", int64(pr.KeepLastAssistants), 0)
-	p.ratio(at+".soft_trim_ratio", pr.SoftTrimRatio)
-	p.ratio(at+".hard_clear_ratio", pr.HardClearRatio)
-	p.atLeast(at+".min_prunable_tool_chars", int64(pr.MinPrunableToolChars), 0)
-	p.atLeast(at+".soft_trim.max_chars", int64(pr.SoftTrim.MaxChars), 0)
-	p.atLeast(at+".soft_trim.head_chars", int64(pr.SoftTrim.HeadChars), 0)
-	p.atLeast(at+".soft_trim.tail_chars", int64(pr.SoftTrim.TailChars), 0)
-	p.notBlank(at+".hard_clear.placeholder", pr.HardClear.Placeholder)
-	for i, pat := range pr.Tools.Allow {
-		p.notBlank(fmt.Sprintf("%s.tools.allow[%d]", at, i), pat)
-	}
-	for i, pat := range pr.Tools.Deny {
-		p.notBlank(fmt.Sprintf("%s.tools.deny[%d]", at, i), pat)
-	}
-}
-
 // validateTenant checks a tenant's name and the values it resolves to. A
 // bad inherited value is already reported under its global name, so only
-// the overridden ones can add problems here.
+// the overridden ones can add problems here. The image and pruning
+// sections are checked by the same rules as the global ones and a job's
+// (settings.Validate).
 func (c Config) validateTenant(p *problems, name string) {
 	at := "tenants." + name
 	if !transcript.ValidTenant(name) {
 		p.add("%s: tenant name must match %s, got %q", at, transcript.TenantNameForm, name)
 	}
-	images, pruning, share := c.ForTenant(name)
 	o := c.Tenants[name]
-	if o.Images.Set() {
-		validateImages(p, at+".images", images)
+	var none struct {
+		images  settings.Overlay[settings.Images]
+		pruning settings.Overlay[settings.Pruning]
 	}
-	if o.Pruning.Set() {
-		validatePruning(p, at+".pruning", pruning)
-	}
+	*p = append(*p, settings.Validate(settings.Resolve(c.Images, o.Images, none.images), settings.FromTenant("images", name, o.Images))...)
+	*p = append(*p, settings.Validate(settings.Resolve(c.Pruning, o.Pruning, none.pruning), settings.FromTenant("pruning", name, o.Pruning))...)
 	if o.PoolShare != nil {
-		p.share(at+".pool_share", share)
+		p.share(at+".pool_share", *o.PoolShare)
 	}
 	if o.RateLimits.Set() {
 		validateRates(p, at+".rate_limits", c.RateLimitsFor(name))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 func TestValidateNamesEachBadValue(t *testing.T) {
@@ -46,9 +48,11 @@ func TestValidateNamesEachBadValue(t *testing.T) {
 		{"log level", func(c *Config) { c.Log.Level = "verbose" }, `log.level: must be one of "debug", "info", "warn", "error", got "verbose"`},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, `log.format: must be one of "json", "text", got "xml"`},
 		{"tenant name", func(c *Config) { c.Tenants["acme corp"] = TenantOverride{PoolShare: &half} }, `tenants.acme corp: tenant name must match`},
-		{"tenant image override", func(c *Config) { c.Tenants["acme"] = TenantOverride{Images: OverlayOf[ImagesConfig]("max_frames: 0")} }, "tenants.acme.images.max_frames: must be at least 1, got 0"},
+		{"tenant image override", func(c *Config) {
+			c.Tenants["acme"] = TenantOverride{Images: settings.OverlayOf[settings.Images]("max_frames: 0")}
+		}, "tenants.acme.images.max_frames: must be at least 1, got 0"},
 		{"tenant pruning override", func(c *Config) {
-			c.Tenants["acme"] = TenantOverride{Pruning: OverlayOf[PruningConfig]("hard_clear: {placeholder: ' '}")}
+			c.Tenants["acme"] = TenantOverride{Pruning: settings.OverlayOf[settings.Pruning]("hard_clear: {placeholder: ' '}")}
 		}, "tenants.acme.pruning.hard_clear.placeholder: must not be empty"},
 		{"tenant pool share", func(c *Config) { z := 0.0; c.Tenants["acme"] = TenantOverride{PoolShare: &z} }, "tenants.acme.pool_share: must be above 0 and at most 1, got 0"},
 	}
@@ -95,7 +99,7 @@ func TestValidateAcceptsGoodSettings(t *testing.T) {
 	c.Kafka.SASL = SASLConfig{Mechanism: SASLScramSHA512, Username: "u", Password: "p"}
 	c.Metrics.Listen = "0.0.0.0:9464"
 	c.Kafka.EmbeddedListen = "nohost" // unused when brokers are set
-	c.Pruning.Mode = PruningCacheTTL
+	c.Pruning.Mode = settings.PruningCacheTTL
 	one := 1.0
 	c.Tenants["acme.eu-1"] = TenantOverride{PoolShare: &one}
 	if err := c.Validate(); err != nil {

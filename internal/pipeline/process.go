@@ -72,15 +72,6 @@ type Processor struct {
 	chain   []stage.Stage // deps.Stages, each wrapped by instrumented
 }
 
-// Resolver gives the rule settings of one decoded job: the configuration,
-// then its tenant's overrides, then its own options.
-type Resolver func(t *transcript.Transcript) stage.Settings
-
-// ResolverFor is the Resolver of a configuration (EffectiveSettings).
-func ResolverFor(cfg config.Config) Resolver {
-	return func(t *transcript.Transcript) stage.Settings { return EffectiveSettings(cfg, t) }
-}
-
 // NewProcessor returns a processor that bounds each record by limits and
 // resolves each job's settings with resolve. It starts nothing.
 func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Processor {
@@ -143,13 +134,14 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 // `worker replay`, which decode their input themselves.
 func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
 	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
-	if err := errors.Join(ValidateOptions(t.Options), wire.CheckOptions(t.Options)); err != nil {
+	resolved, err := p.resolve(t)
+	if err = errors.Join(err, wire.CheckOptions(t.Options)); err != nil {
 		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
 		return out, nil
 	}
 	env := &stage.Env{
 		Policy:        policy.Resolve(t.Target),
-		Settings:      p.resolve(t),
+		Settings:      resolved,
 		Report:        stage.NewReport(),
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,

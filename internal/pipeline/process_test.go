@@ -9,6 +9,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
@@ -94,7 +95,7 @@ func TestProcessDeadLetters(t *testing.T) {
 		{"empty target", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"","api":""},"messages":[]}`, nil, nil, "invalid_target", "decode", "provider and api are both empty"},
 		{"corrupt zstd", "\x28\xb5\x2f\xfdgarbage", nil, nil, "decompression_failed", "decode", ""},
 		{"zstd bomb", string(bomb), nil, nil, "payload_too_large", "decode", ""},
-		{"bad option", strings.Replace(processJob, `"now_ms":5`, `"now_ms":5,"pruning":{"soft_trim_ratio":3}`, 1), nil, nil, "invalid_job", "decode", "soft_trim_ratio must be within [0,1], got 3"},
+		{"bad option", strings.Replace(processJob, `"now_ms":5`, `"now_ms":5,"pruning":{"soft_trim_ratio":3}`, 1), nil, nil, "invalid_job", "decode", "options.pruning.soft_trim_ratio: must be between 0 and 1, got 3"},
 		{"panicking stage", processJob, nil, []stage.Stage{tagUsers, boom}, "internal_error", "boom", "stage boom panicked"},
 	}
 	for _, c := range cases {
@@ -116,24 +117,34 @@ func TestProcessHonoursContextCancellation(t *testing.T) {
 	}
 }
 
-func TestEffectiveSettingsLayers(t *testing.T) {
+// mustResolve is the settings cfg's resolver gives tr, which must be valid.
+func mustResolve(t *testing.T, cfg config.Config, tr *transcript.Transcript) stage.Settings {
+	t.Helper()
+	s, err := ResolverFor(cfg)(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestResolverLayers(t *testing.T) {
 	cfg := config.Default()
-	cfg.Tenants = map[string]config.TenantOverride{"acme": {Images: config.OverlayOf[config.ImagesConfig]("max_dimension_px: 800")}}
+	cfg.Tenants = map[string]config.TenantOverride{"acme": {Images: settings.OverlayOf[settings.Images]("max_dimension_px: 800")}}
 	tr, err := transcript.DecodeJob([]byte(strings.Replace(processJob, `"now_ms":5`, `"now_ms":5,"context_window_tokens":1000,"pruning":{"mode":"cache-ttl","last_cache_touch_ms":2,"keep_last_assistants":1}`, 1)), transcript.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := EffectiveSettings(cfg, tr)
+	s := mustResolve(t, cfg, tr)
 	if s.Images.MaxDimensionPx != 800 || s.Images.MaxBytes != 5242880 {
 		t.Fatalf("images %+v", s.Images)
 	}
-	if s.Pruning.Mode != "cache-ttl" || s.Pruning.LastCacheTouchMs != 2 || s.Pruning.KeepLastAssistants != 1 || s.Pruning.TTLMs != 300000 || s.Pruning.SoftTrimHeadChars != 1500 {
+	if s.Pruning.Mode != "cache-ttl" || s.Pruning.LastCacheTouchMs != 2 || s.Pruning.KeepLastAssistants != 1 || s.Pruning.TTL.Milliseconds() != 300000 || s.Pruning.SoftTrim.HeadChars != 1500 {
 		t.Fatalf("pruning %+v", s.Pruning)
 	}
 	if !s.HasNow || s.NowMs != 5 || s.ContextWindowTokens != 1000 {
 		t.Fatalf("settings %+v", s)
 	}
-	if other := EffectiveSettings(cfg, &transcript.Transcript{Tenant: "other"}); other.Images.MaxDimensionPx != 1200 || other.HasNow {
+	if other := mustResolve(t, cfg, &transcript.Transcript{Tenant: "other"}); other.Images.MaxDimensionPx != 1200 || other.HasNow {
 		t.Fatalf("other tenant %+v", other.Images)
 	}
 }

@@ -66,7 +66,7 @@ func RunnerConfigFrom(cfg config.Config, cores int) RunnerConfig {
 		Workers:             cfg.Pipeline.PoolSize(cores),
 		MaxInflightJobs:     cfg.Pipeline.MaxInflightJobs,
 		MaxInflightBytes:    cfg.Pipeline.MaxInflightBytes,
-		TenantShare:         func(tenant string) float64 { _, _, share := cfg.ForTenant(tenant); return share },
+		TenantShare:         cfg.PoolShareFor,
 		DeadLetterMaxBytes:  int(cfg.Kafka.MaxMessageBytes),
 		RetryInitialBackoff: cfg.Pipeline.RetryInitialBackoff,
 		RetryMaxBackoff:     cfg.Pipeline.RetryMaxBackoff,

@@ -2,83 +2,68 @@ package pipeline
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// EffectiveSettings resolves what the rules use for one job: the worker's
-// configuration, then the job tenant's overrides, then the job's own
-// options (the runner knows the request best: its model's context window,
-// its clock, its cache TTL state).
-func EffectiveSettings(cfg config.Config, t *transcript.Transcript) stage.Settings {
-	img, prune, _ := cfg.ForTenant(t.Tenant)
-	o := t.Options
-	s := stage.Settings{
-		MissingToolResultText: cfg.Hygiene.MissingToolResultText,
-		Images: stage.ImageSettings{
-			MaxDimensionPx:           pick(o.ImageMaxDimensionPx, img.MaxDimensionPx),
-			MaxBytes:                 pick(o.ImageMaxBytes, int(img.MaxBytes)),
-			MaxInputPixels:           int(img.MaxInputPixels),
-			MaxBase64Bytes:           int(img.MaxBase64Bytes),
-			MaxFrames:                img.MaxFrames,
-			ManyImagesThreshold:      img.ManyImagesThreshold,
-			ManyImagesMaxDimensionPx: img.ManyImagesMaxDimensionPx,
-			MaxImagesPerRequest:      img.MaxImagesPerRequest,
-		},
-		Pruning: stage.PruningSettings{
-			Mode:                 prune.Mode,
-			TTLMs:                prune.TTL.Milliseconds(),
-			KeepLastAssistants:   prune.KeepLastAssistants,
-			SoftTrimRatio:        prune.SoftTrimRatio,
-			HardClearRatio:       prune.HardClearRatio,
-			MinPrunableToolChars: prune.MinPrunableToolChars,
-			SoftTrimMaxChars:     prune.SoftTrim.MaxChars,
-			SoftTrimHeadChars:    prune.SoftTrim.HeadChars,
-			SoftTrimTailChars:    prune.SoftTrim.TailChars,
-			HardClearEnabled:     prune.HardClear.Enabled,
-			HardClearPlaceholder: prune.HardClear.Placeholder,
-			ToolsAllow:           prune.Tools.Allow,
-			ToolsDeny:            prune.Tools.Deny,
-		},
-		ContextWindowTokens:             pick(o.ContextWindowTokens, 0),
-		ContractMode:                    cfg.Contract.Mode,
-		NoToolsOffered:                  !pick(o.ToolsOffered, true),
-		AllowedToolNames:                o.AllowedToolNames,
-		ReplayInvalid:                   o.ReplayInvalid,
-		PreserveLatestAssistantThinking: o.PreserveLatestAssistantThinking,
-	}
-	if o.NowMs != nil {
-		s.NowMs, s.HasNow = *o.NowMs, true
-	}
-	if jp := o.Pruning; jp != nil {
-		p := &s.Pruning
-		if jp.Mode != "" {
-			p.Mode = jp.Mode
-		}
-		p.TTLMs = pick(jp.TTLMs, p.TTLMs)
-		p.LastCacheTouchMs = pick(jp.LastCacheTouchMs, 0)
-		p.SoftTrimRatio = pick(jp.SoftTrimRatio, p.SoftTrimRatio)
-		p.HardClearRatio = pick(jp.HardClearRatio, p.HardClearRatio)
-		p.MinPrunableToolChars = pick(jp.MinPrunableToolChars, p.MinPrunableToolChars)
-		p.KeepLastAssistants = pick(jp.KeepLastAssistants, p.KeepLastAssistants)
-		if st := jp.SoftTrim; st != nil {
-			p.SoftTrimMaxChars = pick(st.MaxChars, p.SoftTrimMaxChars)
-			p.SoftTrimHeadChars = pick(st.HeadChars, p.SoftTrimHeadChars)
-			p.SoftTrimTailChars = pick(st.TailChars, p.SoftTrimTailChars)
-		}
-		if hc := jp.HardClear; hc != nil {
-			p.HardClearEnabled = pick(hc.Enabled, p.HardClearEnabled)
-			p.HardClearPlaceholder = pick(hc.Placeholder, p.HardClearPlaceholder)
-		}
-		if jp.Tools != nil {
-			p.ToolsAllow, p.ToolsDeny = jp.Tools.Allow, jp.Tools.Deny
+// Resolver gives the rule settings of one decoded job: the configuration,
+// then its tenant's overrides, then its own options (the runner knows the
+// request best: its model's context window, its clock, its cache TTL
+// state). An error is a job option no rule can honour, named as the job
+// spelt it; the job becomes an invalid_job dead letter.
+type Resolver func(t *transcript.Transcript) (stage.Settings, error)
+
+// sections are the per-job settings sections of one layer below the job:
+// the configuration's, or a tenant's resolved onto them.
+type sections struct {
+	images  settings.Images
+	pruning settings.Pruning
+}
+
+// ResolverFor is the Resolver of a configuration, which must be valid
+// (config.Validate). Each tenant's sections are resolved once, here; a job
+// only lays its own options on top (settings.Resolve) and has them checked
+// by the same rules as the configuration's (settings.Validate).
+func ResolverFor(cfg config.Config) Resolver {
+	global := sections{cfg.Images, cfg.Pruning}
+	tenants := make(map[string]sections, len(cfg.Tenants))
+	for name, o := range cfg.Tenants {
+		tenants[name] = sections{
+			images:  settings.Resolve(cfg.Images, o.Images, settings.Overlay[settings.Images]{}),
+			pruning: settings.Resolve(cfg.Pruning, o.Pruning, settings.Overlay[settings.Pruning]{}),
 		}
 	}
-	return s
+	missing, contract := cfg.Hygiene.MissingToolResultText, cfg.Contract.Mode
+	return func(t *transcript.Transcript) (stage.Settings, error) {
+		below, ok := tenants[t.Tenant]
+		if !ok {
+			below = global
+		}
+		o := t.Options
+		s := stage.Settings{
+			MissingToolResultText:           missing,
+			Images:                          settings.Resolve(below.images, settings.Overlay[settings.Images]{}, o.Images),
+			Pruning:                         settings.Resolve(below.pruning, settings.Overlay[settings.Pruning]{}, o.Pruning),
+			ContextWindowTokens:             pick(o.ContextWindowTokens, 0),
+			ContractMode:                    contract,
+			NoToolsOffered:                  !pick(o.ToolsOffered, true),
+			AllowedToolNames:                o.AllowedToolNames,
+			ReplayInvalid:                   o.ReplayInvalid,
+			PreserveLatestAssistantThinking: o.PreserveLatestAssistantThinking,
+		}
+		if o.NowMs != nil {
+			s.NowMs, s.HasNow = *o.NowMs, true
+		}
+		bad := append(settings.Validate(s.Images, settings.FromJob(o.Images)), settings.Validate(s.Pruning, settings.FromJob(o.Pruning))...)
+		if len(bad) > 0 {
+			return s, fmt.Errorf("%s", strings.Join(bad, "; "))
+		}
+		return s, nil
+	}
 }
 
 func pick[T any](v *T, def T) T {
@@ -86,43 +71,4 @@ func pick[T any](v *T, def T) T {
 		return *v
 	}
 	return def
-}
-
-// ValidateOptions rejects job options no rule can honour, naming the field.
-// Out-of-range ratios and negative sizes are errors rather than silently
-// clamped: the runner that sent them has a bug worth seeing.
-func ValidateOptions(o transcript.Options) error {
-	var bad []string
-	positive := func(name string, v *int) {
-		if v != nil && *v < 1 {
-			bad = append(bad, fmt.Sprintf("options.%s must be at least 1, got %d", name, *v))
-		}
-	}
-	positive("image_max_dimension_px", o.ImageMaxDimensionPx)
-	positive("image_max_bytes", o.ImageMaxBytes)
-	positive("context_window_tokens", o.ContextWindowTokens)
-	if p := o.Pruning; p != nil {
-		if p.Mode != "" && p.Mode != config.PruningOff && p.Mode != config.PruningCacheTTL {
-			bad = append(bad, fmt.Sprintf("options.pruning.mode must be %q or %q, got %q", config.PruningOff, config.PruningCacheTTL, p.Mode))
-		}
-		for name, r := range map[string]*float64{"soft_trim_ratio": p.SoftTrimRatio, "hard_clear_ratio": p.HardClearRatio} {
-			if r != nil && (*r < 0 || *r > 1) {
-				bad = append(bad, fmt.Sprintf("options.pruning.%s must be within [0,1], got %v", name, *r))
-			}
-		}
-		if p.TTLMs != nil && *p.TTLMs < 0 {
-			bad = append(bad, fmt.Sprintf("options.pruning.ttl_ms must not be negative, got %d", *p.TTLMs))
-		}
-		if p.KeepLastAssistants != nil && *p.KeepLastAssistants < 0 {
-			bad = append(bad, fmt.Sprintf("options.pruning.keep_last_assistants must not be negative, got %d", *p.KeepLastAssistants))
-		}
-		if p.MinPrunableToolChars != nil && *p.MinPrunableToolChars < 0 {
-			bad = append(bad, fmt.Sprintf("options.pruning.min_prunable_tool_chars must not be negative, got %d", *p.MinPrunableToolChars))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	slices.Sort(bad)
-	return fmt.Errorf("%s", strings.Join(bad, "; "))
 }

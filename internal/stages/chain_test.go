@@ -17,6 +17,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -134,7 +135,7 @@ func chainEnv(tr *transcript.Transcript) *stage.Env {
 	tr.Options.NowMs = &now
 	return &stage.Env{
 		Settings: stage.Settings{
-			Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
+			Images: settings.Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
 				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
 			NowMs: now, HasNow: true,
 		},

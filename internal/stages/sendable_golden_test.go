@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -38,7 +39,7 @@ func outcome(t *testing.T, tg transcript.Target, messages string, contextWindow 
 		t.Fatal(err)
 	}
 	env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), InputMessages: len(tr.Messages),
-		Settings: stage.Settings{Images: stage.ImageSettings{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000,
+		Settings: stage.Settings{Images: settings.Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000,
 			MaxBase64Bytes: 64 << 20, MaxFrames: 64}, ContextWindowTokens: contextWindow, ContractMode: mode}}
 	for _, s := range Default(imgs) {
 		err := s.Apply(context.Background(), tr, env)

@@ -3,9 +3,12 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 // Target names the provider a history will be replayed to (design §2),
@@ -19,16 +22,20 @@ type Target struct {
 }
 
 // Options are a job's optional per-request settings (design §2). A nil
-// pointer means "use the worker's configured default".
+// pointer means "use the worker's configured default". Images and Pruning
+// are overlays of the configuration's own sections (package settings):
+// the job writes the same keys (pruning's ttl as ttl_ms, in milliseconds),
+// except the worker bounds tagged job:"no". The two image options design
+// §2 puts at the top of options, image_max_dimension_px and
+// image_max_bytes, are read onto Images (settings.ImageAliases).
 type Options struct {
-	ImageMaxDimensionPx             *int            `json:"image_max_dimension_px,omitempty"`
-	ImageMaxBytes                   *int            `json:"image_max_bytes,omitempty"`
-	ContextWindowTokens             *int            `json:"context_window_tokens,omitempty"`
-	NowMs                           *int64          `json:"now_ms,omitempty"`
-	Pruning                         *PruningOptions `json:"pruning,omitempty"`
-	AllowedToolNames                []string        `json:"allowed_tool_names,omitempty"`
-	ReplayInvalid                   bool            `json:"replay_invalid,omitempty"`
-	PreserveLatestAssistantThinking *bool           `json:"preserve_latest_assistant_thinking,omitempty"`
+	Images                          settings.Overlay[settings.Images]  `json:"-"` // options.images
+	Pruning                         settings.Overlay[settings.Pruning] `json:"-"` // options.pruning
+	ContextWindowTokens             *int                               `json:"context_window_tokens,omitempty"`
+	NowMs                           *int64                             `json:"now_ms,omitempty"`
+	AllowedToolNames                []string                           `json:"allowed_tool_names,omitempty"`
+	ReplayInvalid                   bool                               `json:"replay_invalid,omitempty"`
+	PreserveLatestAssistantThinking *bool                              `json:"preserve_latest_assistant_thinking,omitempty"`
 	// Render is "messages" (the default) or "request": the ready payload
 	// then also carries the provider request body (package wire).
 	Render string `json:"render,omitempty"`
@@ -55,42 +62,6 @@ type Tool struct {
 type Request struct {
 	Format string
 	Body   []byte
-}
-
-// PruningOptions are a job's session-pruning settings (spec §3.18). The
-// runner keeps the TTL clock: it sends last_cache_touch_ms, and resets it
-// when the report says pruning ran.
-type PruningOptions struct {
-	Mode                 string           `json:"mode,omitempty"`
-	TTLMs                *int64           `json:"ttl_ms,omitempty"`
-	LastCacheTouchMs     *int64           `json:"last_cache_touch_ms,omitempty"`
-	SoftTrimRatio        *float64         `json:"soft_trim_ratio,omitempty"`
-	HardClearRatio       *float64         `json:"hard_clear_ratio,omitempty"`
-	MinPrunableToolChars *int             `json:"min_prunable_tool_chars,omitempty"`
-	KeepLastAssistants   *int             `json:"keep_last_assistants,omitempty"`
-	SoftTrim             *SoftTrimOptions `json:"soft_trim,omitempty"`
-	HardClear            *HardClearOption `json:"hard_clear,omitempty"`
-	Tools                *ToolFilter      `json:"tools,omitempty"`
-}
-
-// SoftTrimOptions size the head and tail kept by a soft trim.
-type SoftTrimOptions struct {
-	MaxChars  *int `json:"max_chars,omitempty"`
-	HeadChars *int `json:"head_chars,omitempty"`
-	TailChars *int `json:"tail_chars,omitempty"`
-}
-
-// HardClearOption switches hard clearing and sets its placeholder.
-type HardClearOption struct {
-	Enabled     *bool   `json:"enabled,omitempty"`
-	Placeholder *string `json:"placeholder,omitempty"`
-}
-
-// ToolFilter lists the tool-name globs that may (allow) or may not (deny) be
-// pruned.
-type ToolFilter struct {
-	Allow []string `json:"allow"`
-	Deny  []string `json:"deny"`
 }
 
 // CustomEntry is a session custom entry (spec §1.1), such as a
@@ -192,7 +163,7 @@ func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
 			t.rawTarget = f.Value
 			err = strictUnmarshal(f.Value, &t.Target, "target", CodeInvalidTarget)
 		case "options":
-			err = strictUnmarshal(f.Value, &t.Options, "options", CodeInvalidJob)
+			t.Options, err = decodeOptions(f.Value)
 		case "custom_entries":
 			t.CustomEntries, err = decodeCustomEntries(f.Value)
 		case "messages":
@@ -272,6 +243,65 @@ func strictUnmarshal(raw []byte, v any, path string, code Code) error {
 		return errorf(code, path, "%s", cleanJSONError(err))
 	}
 	return nil
+}
+
+// decodeOptions reads a job's options: images and pruning as overlays of
+// their sections (settings.DecodeOption, which names a bad key), the image
+// aliases onto images, and the other options strictly with encoding/json.
+func decodeOptions(raw []byte) (Options, error) {
+	var o Options
+	obj, err := ParseObject(raw)
+	if err != nil {
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			return o, nil
+		}
+		return o, errorf(CodeInvalidJob, "options", "must be an object")
+	}
+	rest := []byte{'{'}
+	var aliases []Field
+	for _, f := range obj.Fields {
+		switch f.Key {
+		case "images":
+			o.Images, err = settings.DecodeOption[settings.Images](f.Value, "options.images")
+		case "pruning":
+			o.Pruning, err = settings.DecodeOption[settings.Pruning](f.Value, "options.pruning")
+		default:
+			if _, ok := settings.ImageAliases[f.Key]; ok {
+				aliases = append(aliases, f)
+				continue
+			}
+			if len(rest) > 1 {
+				rest = append(rest, ',')
+			}
+			rest = append(AppendString(rest, f.Key), ':')
+			rest = append(rest, f.Value...)
+		}
+		if err != nil {
+			return o, optionError(err)
+		}
+	}
+	// After images, so that a setting sent both ways is refused whatever
+	// the order of the keys.
+	for _, f := range aliases {
+		if err := o.Images.AddAlias(settings.ImageAliases[f.Key], "options."+f.Key, f.Value); err != nil {
+			return o, optionError(err)
+		}
+	}
+	if err := strictUnmarshal(append(rest, '}'), &o, "options", CodeInvalidJob); err != nil {
+		return o, err
+	}
+	if n := o.ContextWindowTokens; n != nil && *n < 1 {
+		return o, errorf(CodeInvalidJob, "options.context_window_tokens", "must be at least 1, got %d", *n)
+	}
+	return o, nil
+}
+
+// optionError is a settings decode error as a job's decode error.
+func optionError(err error) error {
+	if fe, ok := errors.AsType[*settings.FieldError](err); ok {
+		return errorf(CodeInvalidJob, fe.Name, "%s", fe.Msg)
+	}
+	return errorf(CodeInvalidJob, "options", "%v", err)
 }
 
 // cleanJSONError drops encoding/json's "json: " prefix.

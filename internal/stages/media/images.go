@@ -10,6 +10,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -149,7 +150,7 @@ func stricter(target, setting int) int {
 // staleBeyondCaps marks stale the oldest images beyond the target's
 // per-message cap in each message, then the oldest beyond its per-request
 // cap (refs are in message and block order).
-func staleBeyondCaps(refs []imageRef, s stage.ImageSettings, c contract.ImageLimits, contextWindowTokens int) {
+func staleBeyondCaps(refs []imageRef, s settings.Images, c contract.ImageLimits, contextWindowTokens int) {
 	if per := c.PerMessage; per > 0 {
 		for i := 0; i < len(refs); {
 			j := i
@@ -182,7 +183,7 @@ func staleBeyondCaps(refs []imageRef, s stage.ImageSettings, c contract.ImageLim
 
 // imageLimits returns the limits of every image of a request carrying
 // count images.
-func imageLimits(s stage.ImageSettings, p policy.Policy, count int) images.Limits {
+func imageLimits(s settings.Images, p policy.Policy, count int) images.Limits {
 	side := s.MaxDimensionPx
 	if side <= 0 {
 		side = images.DefaultMaxDimensionPx
@@ -192,15 +193,15 @@ func imageLimits(s stage.ImageSettings, p policy.Policy, count int) images.Limit
 		side = min(side, stricter(c.ManyImagesMaxSidePx, s.ManyImagesMaxDimensionPx))
 	}
 	side = stricter(c.MaxSidePx, side)
-	maxBytes := stricter(c.MaxBase64Bytes, s.MaxBytes)
+	maxBytes := stricter(c.MaxBase64Bytes, int(s.MaxBytes))
 	if c.MaxDecodedBytes > 0 {
 		maxBytes = stricter(base64.StdEncoding.EncodedLen(c.MaxDecodedBytes), maxBytes)
 	}
 	return images.Limits{
 		MaxDimensionPx: side,
 		MaxBytes:       maxBytes,
-		MaxInputPixels: s.MaxInputPixels,
-		MaxBase64Bytes: s.MaxBase64Bytes,
+		MaxInputPixels: int(s.MaxInputPixels),
+		MaxBase64Bytes: int(s.MaxBase64Bytes),
 		MaxFrames:      s.MaxFrames,
 	}
 }

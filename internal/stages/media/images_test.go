@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -18,7 +19,7 @@ var openAIResponses = transcript.Target{Provider: "openai", API: "openai-respons
 
 // imageSettings are the configured defaults (internal/config).
 func imageSettings() stage.Settings {
-	return stage.Settings{Images: stage.ImageSettings{
+	return stage.Settings{Images: settings.Images{
 		MaxDimensionPx:           1200,
 		MaxBytes:                 5 << 20,
 		MaxInputPixels:           25_000_000,
@@ -321,10 +322,10 @@ func TestImageLimits(t *testing.T) {
 	anth := policy.Resolve(stagetest.Anthropic)
 	oai := policy.Resolve(openAIResponses)
 	bedrock := policy.Resolve(transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "anthropic.claude-sonnet-4"})
-	s := stage.ImageSettings{MaxDimensionPx: 1200, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 800, MaxBytes: 1000}
+	s := settings.Images{MaxDimensionPx: 1200, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 800, MaxBytes: 1000}
 	tests := []struct {
 		name      string
-		s         stage.ImageSettings
+		s         settings.Images
 		p         policy.Policy
 		count     int
 		side, max int
@@ -332,15 +333,15 @@ func TestImageLimits(t *testing.T) {
 		{"few images", s, anth, 20, 1200, 1000},
 		{"many images", s, anth, 21, 800, 1000},
 		{"many images, not anthropic", s, oai, 21, 1200, 1000},
-		{"many-images side larger than the contract's 2000", stage.ImageSettings{MaxDimensionPx: 2400, ManyImagesThreshold: 1, ManyImagesMaxDimensionPx: 3000}, anth, 5, 2000, 5 << 20},
-		{"many-images settings unset: the contract's 20 and 2000", stage.ImageSettings{MaxDimensionPx: 2400}, anth, 21, 2000, 5 << 20},
-		{"many-images settings unset, 20 images", stage.ImageSettings{MaxDimensionPx: 2400}, anth, 20, 2400, 5 << 20},
-		{"side over the contract's 8000", stage.ImageSettings{MaxDimensionPx: 9000}, anth, 1, 8000, 5 << 20},
-		{"side over 8000, no contract side", stage.ImageSettings{MaxDimensionPx: 9000}, oai, 1, 9000, 0},
-		{"bytes over anthropic's 5 MB", stage.ImageSettings{MaxBytes: 9 << 20}, anth, 1, 1200, 5 << 20},
-		{"bytes over bedrock's 3.75 MB decoded", stage.ImageSettings{MaxBytes: 9 << 20}, bedrock, 1, 1200, 5 << 20},
-		{"bedrock side over 8000", stage.ImageSettings{MaxDimensionPx: 8400}, bedrock, 1, 8000, 5 << 20},
-		{"side unset", stage.ImageSettings{}, oai, 1, 1200, 0},
+		{"many-images side larger than the contract's 2000", settings.Images{MaxDimensionPx: 2400, ManyImagesThreshold: 1, ManyImagesMaxDimensionPx: 3000}, anth, 5, 2000, 5 << 20},
+		{"many-images settings unset: the contract's 20 and 2000", settings.Images{MaxDimensionPx: 2400}, anth, 21, 2000, 5 << 20},
+		{"many-images settings unset, 20 images", settings.Images{MaxDimensionPx: 2400}, anth, 20, 2400, 5 << 20},
+		{"side over the contract's 8000", settings.Images{MaxDimensionPx: 9000}, anth, 1, 8000, 5 << 20},
+		{"side over 8000, no contract side", settings.Images{MaxDimensionPx: 9000}, oai, 1, 9000, 0},
+		{"bytes over anthropic's 5 MB", settings.Images{MaxBytes: 9 << 20}, anth, 1, 1200, 5 << 20},
+		{"bytes over bedrock's 3.75 MB decoded", settings.Images{MaxBytes: 9 << 20}, bedrock, 1, 1200, 5 << 20},
+		{"bedrock side over 8000", settings.Images{MaxDimensionPx: 8400}, bedrock, 1, 8000, 5 << 20},
+		{"side unset", settings.Images{}, oai, 1, 1200, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,13 +5,13 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Defaults of spec §3.18, used where a setting is out of its range.
 const (
-	pruningModeCacheTTL         = "cache-ttl"
 	defaultSoftTrimRatio        = 0.3
 	defaultHardClearRatio       = 0.5
 	defaultHardClearPlaceholder = "[Old tool result content cleared]"
@@ -35,7 +35,7 @@ func Pruning() stage.Stage {
 	return stage.Stage{Name: "pruning", Apply: applyPruning}
 }
 
-// pruningConfig is PruningSettings clamped to the spec's ranges.
+// pruningConfig is settings.Pruning clamped to the spec's ranges.
 type pruningConfig struct {
 	keepLastAssistants int
 	softTrimRatio      float64
@@ -47,8 +47,8 @@ type pruningConfig struct {
 	tools              toolFilter
 }
 
-func newPruningConfig(s stage.PruningSettings) pruningConfig {
-	placeholder := strings.TrimFunc(s.HardClearPlaceholder, isJSSpace)
+func newPruningConfig(s settings.Pruning) pruningConfig {
+	placeholder := strings.TrimFunc(s.HardClear.Placeholder, isJSSpace)
 	if placeholder == "" {
 		placeholder = defaultHardClearPlaceholder
 	}
@@ -58,13 +58,13 @@ func newPruningConfig(s stage.PruningSettings) pruningConfig {
 		hardClearRatio:     clampRatio(s.HardClearRatio, defaultHardClearRatio),
 		minPrunableChars:   int64(max(0, s.MinPrunableToolChars)),
 		trim: trimSettings{
-			maxChars:  max(0, s.SoftTrimMaxChars),
-			headChars: max(0, s.SoftTrimHeadChars),
-			tailChars: max(0, s.SoftTrimTailChars),
+			maxChars:  max(0, s.SoftTrim.MaxChars),
+			headChars: max(0, s.SoftTrim.HeadChars),
+			tailChars: max(0, s.SoftTrim.TailChars),
 		},
-		hardClear:   s.HardClearEnabled,
+		hardClear:   s.HardClear.Enabled,
 		placeholder: placeholder,
-		tools:       newToolFilter(s.ToolsAllow, s.ToolsDeny),
+		tools:       newToolFilter(s.Tools.Allow, s.Tools.Deny),
 	}
 }
 
@@ -80,8 +80,9 @@ func clampRatio(r, def float64) float64 {
 // cache touch, by the runner's clock.
 func ttlGateOpen(s stage.Settings) bool {
 	p := s.Pruning
-	return p.Mode == pruningModeCacheTTL && s.HasNow && p.LastCacheTouchMs > 0 && p.TTLMs > 0 &&
-		s.NowMs-p.LastCacheTouchMs >= p.TTLMs
+	ttlMs := p.TTL.Milliseconds()
+	return p.Mode == settings.PruningCacheTTL && s.HasNow && p.LastCacheTouchMs > 0 && ttlMs > 0 &&
+		s.NowMs-p.LastCacheTouchMs >= ttlMs
 }
 
 // prunable is one tool result pruning may change, with its estimate and

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -17,19 +19,16 @@ func pruneSettings(windowTokens int) stage.Settings {
 		ContextWindowTokens: windowTokens,
 		NowMs:               1_776_000_300_000,
 		HasNow:              true,
-		Pruning: stage.PruningSettings{
+		Pruning: settings.Pruning{
 			Mode:                 "cache-ttl",
-			TTLMs:                300_000,
+			TTL:                  settings.Duration(300_000 * time.Millisecond),
 			LastCacheTouchMs:     1_776_000_000_000,
 			KeepLastAssistants:   3,
 			SoftTrimRatio:        0.3,
 			HardClearRatio:       0.5,
 			MinPrunableToolChars: 50_000,
-			SoftTrimMaxChars:     4000,
-			SoftTrimHeadChars:    1500,
-			SoftTrimTailChars:    1500,
-			HardClearEnabled:     true,
-			HardClearPlaceholder: "[Old tool result content cleared]",
+			SoftTrim:             settings.SoftTrim{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
+			HardClear:            settings.HardClear{Enabled: true, Placeholder: "[Old tool result content cleared]"},
 		},
 	}
 }
@@ -123,9 +122,9 @@ func TestPruningVectors(t *testing.T) {
 		return msgs(append(m, u("1"), a("x"), u("2"), a("y"), u("3"), a("z"))...)
 	}
 	deny := pruneSettings(1000)
-	deny.Pruning.ToolsDeny = []string{" EXEC* "}
+	deny.Pruning.Tools.Deny = []string{" EXEC* "}
 	allow := pruneSettings(1000)
-	allow.Pruning.ToolsAllow = []string{"read"}
+	allow.Pruning.Tools.Allow = []string{"read"}
 	imgResult := resultContent("c1", "browser", `[{"type":"text","text":"short"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`)
 	imgPruned := resultContent("c1", "browser", `[{"type":"text","text":"short\n[image removed during context pruning]"}]`)
 	runPruneCases(t, []pruneCase{
@@ -194,7 +193,7 @@ func TestPruningGate(t *testing.T) {
 		{name: "TTL just passed", settings: pruneSettings(1000), in: in, want: want, soft: 1},
 		{name: "TTL not yet passed", settings: with(func(s *stage.Settings) { s.NowMs-- }), in: in},
 		{name: "cache never touched", settings: with(func(s *stage.Settings) { s.Pruning.LastCacheTouchMs = 0 }), in: in},
-		{name: "no TTL", settings: with(func(s *stage.Settings) { s.Pruning.TTLMs = 0 }), in: in},
+		{name: "no TTL", settings: with(func(s *stage.Settings) { s.Pruning.TTL = 0 }), in: in},
 		{name: "no clock in the job", settings: with(func(s *stage.Settings) { s.HasNow = false }), in: in},
 		{name: "mode off", settings: with(func(s *stage.Settings) { s.Pruning.Mode = "off" }), in: in},
 		{name: "no context window", settings: with(func(s *stage.Settings) { s.ContextWindowTokens = 0 }), in: in},
@@ -211,15 +210,15 @@ func TestPruningThresholds(t *testing.T) {
 	soft := func() stage.Settings {
 		s := pruneSettings(1000)
 		s.Pruning.KeepLastAssistants = 1
-		s.Pruning.SoftTrimMaxChars, s.Pruning.SoftTrimHeadChars, s.Pruning.SoftTrimTailChars = 100, 10, 10
+		s.Pruning.SoftTrim.MaxChars, s.Pruning.SoftTrim.HeadChars, s.Pruning.SoftTrim.TailChars = 100, 10, 10
 		return s
 	}
 	hard := func(min int, enabled bool) stage.Settings {
 		s := pruneSettings(1000)
 		s.Pruning.KeepLastAssistants = 1
-		s.Pruning.SoftTrimMaxChars = 1 << 30
+		s.Pruning.SoftTrim.MaxChars = 1 << 30
 		s.Pruning.MinPrunableToolChars = min
-		s.Pruning.HardClearEnabled = enabled
+		s.Pruning.HardClear.Enabled = enabled
 		return s
 	}
 	at, below := strings.Repeat("y", 1196), strings.Repeat("y", 1195)
@@ -295,7 +294,7 @@ func TestPruningDroppedView(t *testing.T) {
 		`{"role":"assistant","content":[{"type":"thinking","thinking":"`+thinking+`"},{"type":"toolCall","id":"c1","name":"read","arguments":{}}]}`,
 		result("c1", "read", strings.Repeat("r", 500)), a("1"), a("2"), a("3"))
 	s := pruneSettings(2000) // 8,000 chars: 3,000 of thinking reach 0.3 with the rest; without, no
-	s.Pruning.SoftTrimMaxChars, s.Pruning.SoftTrimHeadChars, s.Pruning.SoftTrimTailChars = 10, 1, 1
+	s.Pruning.SoftTrim.MaxChars, s.Pruning.SoftTrim.HeadChars, s.Pruning.SoftTrim.TailChars = 10, 1, 1
 	claude := stagetest.Case{Target: stagetest.Anthropic, Settings: s}.Apply(t, in, Pruning())
 	copilot := stagetest.Case{Target: copilotClaude, Settings: s}.Apply(t, in, Pruning())
 	if !claude.Report.Pruning.Ran {
@@ -313,7 +312,7 @@ func FuzzPruning(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":"x"},{"role":"toolResult","toolName":"read","content":[{"type":"text","text":"AAAAA"},{"type":"text","text":"BBBBB"}]},{"role":"assistant","content":[]}]`))
 	s := pruneSettings(10)
 	s.Pruning.KeepLastAssistants = 1
-	s.Pruning.SoftTrimMaxChars, s.Pruning.SoftTrimHeadChars, s.Pruning.SoftTrimTailChars = 5, 7, 3
+	s.Pruning.SoftTrim.MaxChars, s.Pruning.SoftTrim.HeadChars, s.Pruning.SoftTrim.TailChars = 5, 7, 3
 	s.Pruning.MinPrunableToolChars = 10
 	c := stagetest.Case{Target: stagetest.Anthropic, Settings: s}
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -9,6 +9,7 @@ import (
 	"context"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -72,8 +73,10 @@ type Settings struct {
 	// MissingToolResultText is the text of a synthetic missing tool result
 	// for every family but OpenAI Responses (which uses "aborted").
 	MissingToolResultText string
-	Images                ImageSettings
-	Pruning               PruningSettings
+	// Images and Pruning are the job's resolved sections (package
+	// settings: the configuration's, the tenant's overlay, the job's).
+	Images  settings.Images
+	Pruning settings.Pruning
 	// ContextWindowTokens sizes pruning's character window (0: no pruning).
 	ContextWindowTokens int
 	// NowMs is the runner's clock (options.now_ms); HasNow is false when the
@@ -107,42 +110,6 @@ const (
 	ContractModeReject = "reject"
 	ContractModeReport = "report"
 )
-
-// ImageSettings bound every image of a job (spec §3.3 and provider limits).
-type ImageSettings struct {
-	MaxDimensionPx int
-	MaxBytes       int // on the base64 length
-	MaxInputPixels int
-	MaxBase64Bytes int
-	MaxFrames      int
-	// ManyImagesThreshold, ManyImagesMaxDimensionPx and
-	// MaxImagesPerRequest lower the target's documented image limits
-	// (package contract: above so many images per request a smaller side;
-	// older images beyond the request cap become the stale-image
-	// placeholder). 0 keeps the target's own value; a positive value
-	// applies only where it is stricter.
-	ManyImagesThreshold      int
-	ManyImagesMaxDimensionPx int
-	MaxImagesPerRequest      int
-}
-
-// PruningSettings are spec §3.18's context-pruning settings.
-type PruningSettings struct {
-	Mode                 string // "off" or "cache-ttl"
-	TTLMs                int64
-	LastCacheTouchMs     int64 // 0 = never touched: the TTL gate stays shut
-	KeepLastAssistants   int
-	SoftTrimRatio        float64
-	HardClearRatio       float64
-	MinPrunableToolChars int
-	SoftTrimMaxChars     int
-	SoftTrimHeadChars    int
-	SoftTrimTailChars    int
-	HardClearEnabled     bool
-	HardClearPlaceholder string
-	ToolsAllow           []string
-	ToolsDeny            []string
-}
 
 // Report records what the chain changed; it goes into the ready payload.
 // Its JSON encoding is deterministic (encoding/json sorts map keys).

@@ -1,0 +1,258 @@
+package settings
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// defaults is a configuration's sections, as config.Default writes them.
+func defaults() (Images, Pruning) {
+	return Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
+			MaxFrames: 64, MaxDecodedBytes: 512 << 20, CacheBytes: 256 << 20},
+		Pruning{Mode: PruningOff, TTL: Duration(5 * time.Minute), KeepLastAssistants: 3, SoftTrimRatio: 0.3,
+			HardClearRatio: 0.5, MinPrunableToolChars: 50_000, SoftTrim: SoftTrim{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
+			HardClear: HardClear{Enabled: true, Placeholder: "[Old tool result content cleared]"},
+			Tools:     Tools{Allow: []string{}, Deny: []string{"read"}}}
+}
+
+func job[T any](t *testing.T, raw string) Overlay[T] {
+	t.Helper()
+	o, err := DecodeOption[T]([]byte(raw), "options.section")
+	if err != nil {
+		t.Fatalf("DecodeOption(%s): %v", raw, err)
+	}
+	return o
+}
+
+func TestResolvePruning(t *testing.T) {
+	_, def := defaults()
+	with := func(f func(*Pruning)) Pruning { p := def; f(&p); return p }
+	tests := []struct {
+		name   string
+		tenant string // YAML
+		job    string // JSON
+		want   Pruning
+	}{
+		{"defaults only", "", "", def},
+		{"tenant overrides", "{mode: cache-ttl, ttl: 10m, soft_trim: {head_chars: 100}}", "", with(func(p *Pruning) {
+			p.Mode, p.TTL, p.SoftTrim.HeadChars = PruningCacheTTL, Duration(10*time.Minute), 100
+		})},
+		{"job overrides tenant", "{mode: cache-ttl, ttl: 10m, keep_last_assistants: 1}", `{"ttl_ms":60000,"last_cache_touch_ms":2,"soft_trim":{"tail_chars":7}}`,
+			with(func(p *Pruning) {
+				p.Mode, p.TTL, p.KeepLastAssistants, p.LastCacheTouchMs, p.SoftTrim.TailChars = PruningCacheTTL, Duration(time.Minute), 1, 2, 7
+			})},
+		{"job null values set nothing", "{mode: cache-ttl}", `{"mode":null,"ttl_ms":null,"soft_trim":null}`, with(func(p *Pruning) { p.Mode = PruningCacheTTL })},
+		{"a list set replaces that list and keeps the other", "{tools: {allow: [exec*]}}", `{"tools":{"deny":["bash"]}}`,
+			with(func(p *Pruning) { p.Tools = Tools{Allow: []string{"exec*"}, Deny: []string{"bash"}} })},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var tenant, j Overlay[Pruning]
+			if tc.tenant != "" {
+				tenant = OverlayOf[Pruning](tc.tenant)
+			}
+			if tc.job != "" {
+				j = job[Pruning](t, tc.job)
+			}
+			if got := Resolve(def, tenant, j); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Resolve = %+v\nwant      %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// ttl in YAML (a duration) and ttl_ms in a job (milliseconds) are one field.
+func TestTTLAndTTLMsAreOneSetting(t *testing.T) {
+	_, def := defaults()
+	fromYAML := Resolve(def, OverlayOf[Pruning]("ttl: 90s"), Overlay[Pruning]{})
+	fromJSON := Resolve(def, Overlay[Pruning]{}, job[Pruning](t, `{"ttl_ms":90000}`))
+	if fromYAML.TTL != fromJSON.TTL || fromYAML.TTL.Milliseconds() != 90_000 {
+		t.Fatalf("ttl: 90s gives %s, ttl_ms: 90000 gives %s", fromYAML.TTL, fromJSON.TTL)
+	}
+	huge := Resolve(def, Overlay[Pruning]{}, job[Pruning](t, `{"ttl_ms":9000000000000000000}`))
+	if huge.TTL.Milliseconds() <= 0 {
+		t.Fatalf("a huge ttl_ms wrapped to %s; it must stay the longest TTL", huge.TTL)
+	}
+}
+
+func TestImageAliases(t *testing.T) {
+	def, _ := defaults()
+	o := job[Images](t, `{"many_images_threshold":5}`)
+	if err := o.AddAlias(ImageAliases["image_max_dimension_px"], "options.image_max_dimension_px", []byte("800")); err != nil {
+		t.Fatal(err)
+	}
+	got := Resolve(def, Overlay[Images]{}, o)
+	if got.MaxDimensionPx != 800 || got.ManyImagesThreshold != 5 || got.MaxBytes != def.MaxBytes {
+		t.Fatalf("images %+v", got)
+	}
+	// The alias is named as the job sent it.
+	bad := job[Images](t, `{}`)
+	if err := bad.AddAlias("max_bytes", "options.image_max_bytes", []byte("0")); err != nil {
+		t.Fatal(err)
+	}
+	if p := Validate(Resolve(def, Overlay[Images]{}, bad), FromJob(bad)); !slices.Equal(p, []string{"options.image_max_bytes: must be at least 1, got 0"}) {
+		t.Fatalf("problems %q", p)
+	}
+	// Both spellings of one setting: refused.
+	if err := o.AddAlias("max_dimension_px", "options.image_max_dimension_px", []byte("700")); err == nil ||
+		!strings.Contains(err.Error(), "set twice") {
+		t.Fatalf("a setting sent twice: %v", err)
+	}
+}
+
+// A job may not set what protects the worker, nor a key no field has; the
+// error names the option.
+func TestDecodeOptionRefuses(t *testing.T) {
+	tests := []struct{ raw, want string }{
+		{`{"max_frames":1000}`, "options.section.max_frames: a worker setting, which a job cannot set"},
+		{`{"max_input_pixels":1}`, "options.section.max_input_pixels: a worker setting, which a job cannot set"},
+		{`{"workers":8}`, "options.section.workers: a worker setting, which a job cannot set"},
+		{`{"cache_bytes":0}`, "options.section.cache_bytes: a worker setting, which a job cannot set"},
+		{`{"max_dimension":1}`, "options.section.max_dimension: unknown option"},
+		{`{"MAX_BYTES":1}`, "options.section.MAX_BYTES: unknown option"},
+		{`{"max_bytes":"big"}`, `options.section.max_bytes: must be an integer, got "big"`},
+		{`[]`, "options.section: must be an object"},
+		{`{"max_bytes":"` + strings.Repeat("x", 100) + `"}`, `options.section.max_bytes: must be an integer, got "` + strings.Repeat("x", 63) + "..."},
+	}
+	for _, tc := range tests {
+		_, err := DecodeOption[Images]([]byte(tc.raw), "options.section")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("DecodeOption(%s) = %v, want %q", tc.raw, err, tc.want)
+		}
+	}
+	for raw, want := range map[string]string{
+		`{"ttl":300000}`:               "options.section.ttl: unknown option",
+		`{"ttl_ms":1.5}`:               "options.section.ttl_ms: must be an integer number of milliseconds, got 1.5",
+		`{"soft_trim":{"max":1}}`:      "options.section.soft_trim.max: unknown option",
+		`{"tools":{"allow":"x*"}}`:     `options.section.tools.allow: must be a list of strings, got "x*"`,
+		`{"hard_clear":{"enabled":1}}`: "options.section.hard_clear.enabled: must be a boolean (true or false), got 1",
+	} {
+		_, err := DecodeOption[Pruning]([]byte(raw), "options.section")
+		if err == nil || err.Error() != want {
+			t.Errorf("DecodeOption(%s) = %v, want %q", raw, err, want)
+		}
+	}
+}
+
+// A tenant cannot set a tenant:"no" field; the key is refused when the
+// configuration is loaded (package config's checkNode reads the tag), so
+// here the tags themselves are checked: every pool field is global only,
+// and every tenant:"no" field is job:"no" too.
+func TestGlobalOnlyFieldsAreTagged(t *testing.T) {
+	typ := reflect.TypeFor[Images]()
+	for _, name := range []string{"Workers", "MaxDecodedBytes", "CacheBytes"} {
+		f, _ := typ.FieldByName(name)
+		if f.Tag.Get("tenant") != "no" || f.Tag.Get("job") != "no" {
+			t.Errorf("images %s is not global only: %s", name, f.Tag)
+		}
+	}
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.Tag.Get("tenant") == "no" && f.Tag.Get("job") != "no" {
+			t.Errorf("images %s: a job may set what a tenant may not", f.Name)
+		}
+	}
+}
+
+// Validate names each bad value by the layer that set it: the config key,
+// the tenant's key, or the job option.
+func TestValidateNamesTheSource(t *testing.T) {
+	defImages, def := defaults()
+	bad := def
+	bad.SoftTrimRatio, bad.Tools.Deny = 3, []string{"ok", " "}
+	if got, want := Validate(bad, FromConfig[Pruning]("pruning")), []string{
+		"pruning.soft_trim_ratio: must be between 0 and 1, got 3",
+		"pruning.tools.deny[1]: must not be empty",
+	}; !slices.Equal(got, want) {
+		t.Errorf("config: %q, want %q", got, want)
+	}
+
+	tenant := OverlayOf[Pruning]("{soft_trim_ratio: 2, ttl: -1s}")
+	resolved := Resolve(bad, tenant, Overlay[Pruning]{}) // deny[1] is inherited: reported under the config's key
+	if got, want := Validate(resolved, FromTenant("pruning", "acme", tenant)), []string{
+		"tenants.acme.pruning.ttl: must not be negative, got -1s",
+		"tenants.acme.pruning.soft_trim_ratio: must be between 0 and 1, got 2",
+	}; !slices.Equal(got, want) {
+		t.Errorf("tenant: %q, want %q", got, want)
+	}
+
+	o2, err := DecodeOption[Pruning]([]byte(`{"mode":"always","ttl_ms":-5,"keep_last_assistants":-1,"tools":{"allow":[""]}}`), "options.pruning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Validate(Resolve(def, Overlay[Pruning]{}, o2), FromJob(o2)), []string{
+		`options.pruning.mode: must be one of "off", "cache-ttl", got "always"`,
+		"options.pruning.ttl_ms: must not be negative, got -5ms",
+		"options.pruning.keep_last_assistants: must be at least 0, got -1",
+		"options.pruning.tools.allow[0]: must not be empty",
+	}; !slices.Equal(got, want) {
+		t.Errorf("job: %q, want %q", got, want)
+	}
+
+	img, err := DecodeOption[Images]([]byte(`{"max_dimension_px":0}`), "options.images")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Validate(Resolve(defImages, Overlay[Images]{}, img), FromJob(img)), []string{
+		"options.images.max_dimension_px: must be at least 1, got 0",
+	}; !slices.Equal(got, want) {
+		t.Errorf("job images: %q, want %q", got, want)
+	}
+	if got := Validate(defImages, FromConfig[Images]("images")); got != nil {
+		t.Errorf("the defaults are bad: %q", got)
+	}
+}
+
+// Resolve never writes into a lower layer's list: the tenant's and the
+// job's lists are new slices, whatever capacity the one below had.
+func TestResolveSharesNoWrittenList(t *testing.T) {
+	_, def := defaults()
+	def.Tools.Deny = make([]string, 1, 8)
+	def.Tools.Deny[0] = "read"
+	tenant := OverlayOf[Pruning]("tools: {deny: [bash, exec]}")
+	below := Resolve(def, tenant, Overlay[Pruning]{})
+	got := Resolve(below, Overlay[Pruning]{}, job[Pruning](t, `{"tools":{"deny":["a","b","c"]}}`))
+	if full := def.Tools.Deny[:3]; full[0] != "read" || full[1] != "" || full[2] != "" {
+		t.Fatalf("the config's list was written: %q", full)
+	}
+	if !slices.Equal(below.Tools.Deny, []string{"bash", "exec"}) || !slices.Equal(got.Tools.Deny, []string{"a", "b", "c"}) {
+		t.Fatalf("tenant %q, job %q", below.Tools.Deny, got.Tools.Deny)
+	}
+}
+
+// FuzzDecodeOption: any options text either is refused with an error naming
+// an option, or decodes to an overlay that resolves without a panic, whose
+// every key is a settable field, and which decodes the same way twice.
+func FuzzDecodeOption(f *testing.F) {
+	for _, s := range []string{`{}`, `null`, `{"mode":"cache-ttl","ttl_ms":300000,"last_cache_touch_ms":1}`,
+		`{"soft_trim":{"max_chars":1},"hard_clear":{"enabled":false,"placeholder":"x"},"tools":{"allow":["a*"],"deny":[]}}`,
+		`{"ttl_ms":-9223372036854775808}`, `{"tools":null}`, `{"soft_trim":[]}`, `{"mode":1}`, `[1]`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	_, def := defaults()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		o, err := DecodeOption[Pruning](raw, "options.pruning")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "options.pruning") {
+				t.Fatalf("error names no option: %v", err)
+			}
+			return
+		}
+		for _, k := range o.keys {
+			if !strings.HasPrefix(k.name, "options.pruning.") {
+				t.Fatalf("key %q is named %q", k.path, k.name)
+			}
+		}
+		again, err := DecodeOption[Pruning](raw, "options.pruning")
+		if err != nil || !reflect.DeepEqual(o, again) {
+			t.Fatalf("decodes differently twice: %v", err)
+		}
+		got := Resolve(def, Overlay[Pruning]{}, o)
+		_ = Validate(got, FromJob(o))
+		if !o.Set() && !reflect.DeepEqual(got, def) {
+			t.Fatalf("an empty overlay changed the section: %+v", got)
+		}
+	})
+}
