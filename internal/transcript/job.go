@@ -163,11 +163,18 @@ func (l Limits) WithDefaults() Limits {
 // members are an error (the job schema is ours; a misspelt "mesages" must not
 // pass silently), while unknown members inside messages are preserved.
 func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
+	return DecodeJobParallel(data, lim, Parallel{})
+}
+
+// DecodeJobParallel is DecodeJob with the message array parsed in the parts
+// par gives (see messageArrayInParts): the transcript, or the error, is
+// exactly DecodeJob's.
+func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, error) {
 	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
-	top, messages, err := parseObject(data, lim.MaxDepth, "messages")
+	top, messages, err := parseObject(data, lim.MaxDepth, "messages", par)
 	if err != nil {
 		if Valid(data, lim.MaxDepth) == nil {
 			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")

@@ -1,0 +1,184 @@
+package transcript
+
+import (
+	"bytes"
+	"slices"
+)
+
+// Parallel says how one large job's decode or encode is split: into Chunks
+// parts, run by Run (package fanout's Pool.Run: the caller's goroutine
+// takes parts too, so Run never waits for a free helper). The zero value,
+// or Chunks below 2, runs everything on the caller's goroutine. The result
+// never depends on the split: a chunked decode or encode gives exactly what
+// the sequential one gives, errors included (issue 12e).
+type Parallel struct {
+	Chunks int
+	Run    func(k int, f func(chunk int))
+}
+
+func (p Parallel) splits() bool { return p.Chunks > 1 && p.Run != nil }
+
+// The message array is decoded in parts by speculation, with no pre-scan:
+// the bytes from the first message to the end of the input are cut near
+// equal lengths, each cut moved forward to the next `{` that opens an
+// object whose first key is "role" and that follows a comma (what every
+// runner and the session generator write; white space allowed). In valid
+// JSON such a `"role"` cannot lie inside a string (a quote there would be
+// escaped), but the object may be nested (a block, a tool input), so a cut
+// is a guess until it is checked. Every part is parsed in parallel, from
+// its cut to the first element boundary at or past the next cut, by the
+// same validating pass as the sequential decode (message, nextElement),
+// with its own scanner and slabs.
+//
+// The guesses are then checked in order, on the caller's goroutine. The
+// first part starts at the array's first element, so it is right. A part
+// that is right and stopped exactly at the next cut proves that cut is an
+// element boundary of the message array, so the next part parsed exactly
+// what the sequential pass parses there: parsing from a boundary depends
+// only on the bytes, the position and the depth. A part that stopped
+// elsewhere (its next cut was a nested object) means the parts it skipped
+// over were guesses that failed: they are dropped, and the caller's
+// goroutine parses on from where the right part stopped to the next cut
+// (a wrong guess costs at most that part's time once more; no input can
+// make the decode parse any byte more than twice). The first right part
+// that fails or closes the array ends the decode, with the error the
+// sequential pass gives at the same byte (the offsets are the input's, as
+// each part's scanner reads the whole input). Limits are the sequential
+// ones: the depth is checked by the same pass, the size before it and the
+// message count after it (wrapMessages).
+
+// arrayPart is what one part of a message array parsed: its messages, the
+// index past its last element's separator (the next element's start, or
+// past the closing bracket when closed), and its invalid-text count.
+type arrayPart struct {
+	msgs        []*Message
+	end         int
+	closed      bool
+	err         error
+	invalidText int
+}
+
+// messageArrayInParts parses the elements of a message array from its
+// first one, at first, in s.parallel.Chunks parts when s.parallel splits,
+// else in one part on the caller's goroutine.
+func (s *scanner) messageArrayInParts(first, depth int) ([]*Message, int, error) {
+	cuts := []int{first}
+	if s.parallel.splits() {
+		cuts = messageCuts(s.data, first, s.parallel.Chunks)
+	}
+	limitAfter := func(c int) int { // where part c stops: at or past the next cut
+		if c+1 < len(cuts) {
+			return cuts[c+1]
+		}
+		return len(s.data)
+	}
+	parts := make([]arrayPart, len(cuts))
+	if len(cuts) > 1 {
+		s.parallel.Run(len(cuts), func(c int) { parts[c] = s.arrayPart(cuts[c], limitAfter(c), depth) })
+	} else {
+		parts[0] = s.arrayPart(first, len(s.data), depth)
+	}
+	kept := parts[:1]
+	for p := parts[0]; p.err == nil && !p.closed; {
+		next, _ := slices.BinarySearch(cuts, p.end) // the first cut at or after where p stopped
+		if next < len(cuts) && cuts[next] == p.end {
+			p = parts[next] // a proven boundary: that part is the sequential parse
+		} else {
+			p = s.arrayPart(p.end, limitAfter(next-1), depth)
+		}
+		kept = append(kept, p)
+	}
+	last := kept[len(kept)-1]
+	if last.err != nil {
+		return nil, last.end, last.err
+	}
+	n := 0
+	for _, p := range kept {
+		n += len(p.msgs)
+		s.invalidText += p.invalidText
+	}
+	msgs := make([]*Message, 0, n)
+	for _, p := range kept {
+		msgs = append(msgs, p.msgs...)
+	}
+	return msgs, last.end, nil
+}
+
+// arrayPart parses the elements of a message array at depth depth from the
+// element at i until one ends the array or the next one starts at or past
+// limit.
+func (s *scanner) arrayPart(i, limit, depth int) arrayPart {
+	ps := scanner{data: s.data, maxDepth: s.maxDepth}
+	var t tape
+	var slab []Message
+	var p arrayPart
+	// The part's share of the messages, from its share of the bytes: the
+	// list is not regrown a dozen times.
+	p.msgs = make([]*Message, 0, 16+(limit-i)/256)
+	for {
+		if len(slab) == cap(slab) {
+			slab = make([]Message, 0, slabSize)
+		}
+		slab = slab[:len(slab)+1]
+		m := &slab[len(slab)-1]
+		before := ps.invalidText
+		end, err := ps.message(&t, m, i, depth)
+		if err != nil {
+			p.end, p.err = end, err
+			return p
+		}
+		m.members.raw = s.data[i:end:end]
+		m.invalidText = ps.invalidText != before
+		p.msgs = append(p.msgs, m)
+		p.invalidText = ps.invalidText
+		if i, p.closed, p.err = ps.nextElement(end); p.err != nil || p.closed || i >= limit {
+			p.end = i
+			return p
+		}
+	}
+}
+
+// messageCuts returns first and up to k-1 guessed element starts after it,
+// in increasing order (see messageArrayInParts).
+func messageCuts(data []byte, first, k int) []int {
+	cuts := []int{first}
+	span := len(data) - first
+	for c := 1; c < k; c++ {
+		at := max(first+span/k*c, cuts[len(cuts)-1]+1)
+		cut := nextMessageStart(data, at)
+		if cut < 0 {
+			break
+		}
+		cuts = append(cuts, cut)
+	}
+	return cuts
+}
+
+// nextMessageStart returns the index of the first `{` at or after from that
+// opens an object whose first key is "role" and follows a comma (white
+// space allowed between them), or -1.
+func nextMessageStart(data []byte, from int) int {
+	for from < len(data) {
+		j := bytes.Index(data[from:], []byte(`"role"`))
+		if j < 0 {
+			return -1
+		}
+		at := from + j
+		from = at + 1
+		brace := at - 1
+		for brace >= 0 && isSpace(data[brace]) {
+			brace--
+		}
+		if brace < 0 || data[brace] != '{' {
+			continue
+		}
+		comma := brace - 1
+		for comma >= 0 && isSpace(data[comma]) {
+			comma--
+		}
+		if comma >= 0 && data[comma] == ',' {
+			return brace
+		}
+	}
+	return -1
+}
