@@ -38,6 +38,40 @@ func sameDecode(t *testing.T, data []byte, lim Limits, k int) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%d parts: the transcript differs from the sequential decode", k)
 	}
+	sameEncode(t, got, k)
+}
+
+// sameEncode edits some messages of tr (a real change, a change undone, a
+// block edited), then fails unless the payload encoded in k parts is the
+// sequential one byte for byte, and its message list is the measured size.
+func sameEncode(t *testing.T, tr *Transcript, k int) {
+	t.Helper()
+	for i, m := range tr.Messages {
+		if !m.IsObject() {
+			continue
+		}
+		switch i % 4 {
+		case 1:
+			m.Set("edited", JSONInt(int64(i)))
+		case 2:
+			m.Set("undone", []byte("1"))
+			m.Delete("undone")
+		case 3:
+			if blocks, _ := m.Blocks(); len(blocks) > 0 && blocks[0].IsObject() {
+				blocks[0].Set("edited", []byte("true"))
+			}
+		}
+	}
+	report := []byte(`{"changed":true}`)
+	want := tr.EncodePayload(nil, report)
+	msgs := tr.EncodeMessages(Parallel{Chunks: k, Run: goRun})
+	got := tr.AppendPayload([]byte("prefix"), msgs, report)
+	if !bytes.Equal(got[len("prefix"):], want) {
+		t.Fatalf("%d parts: the payload differs from the sequential encode:\n%s\n%s", k, got[len("prefix"):], want)
+	}
+	if list := tr.MessagesJSON(); msgs.Size() != len(list) || !bytes.Contains(want, list) {
+		t.Fatalf("%d parts: measured %d bytes, the list is %d", k, msgs.Size(), len(list))
+	}
 }
 
 // nestedRoleJob is a job whose messages each hold objects that look like

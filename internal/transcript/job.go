@@ -325,12 +325,20 @@ func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
 // and the report, which the caller has already encoded as a JSON object. The
 // output is a pure function of the transcript and the report.
 func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
-	// The input size is a cheap estimate of the output's (measuring the
-	// output would encode every changed message once more).
-	dst = slices.Grow(dst, t.InputBytes+len(report)+256)
+	return t.AppendPayload(dst, t.EncodeMessages(Parallel{}), report)
+}
+
+// AppendPayload is EncodePayload with the messages msgs encoded from t
+// (EncodeMessages; possibly in parallel parts, with the same bytes).
+func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []byte) []byte {
+	if len(report) == 0 {
+		report = []byte("{}")
+	}
+	// The envelope and the request are estimated; the messages are measured.
+	dst = slices.Grow(dst, msgs.Size()+len(report)+512)
 	dst = t.appendEnvelope(dst)
 	dst = append(dst, `,"messages":`...)
-	dst = t.appendMessages(dst)
+	dst = msgs.appendTo(dst)
 	if t.Request != nil {
 		dst = append(dst, `,"request_format":`...)
 		dst = AppendString(dst, t.Request.Format)
@@ -339,9 +347,6 @@ func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
 	}
 	dst = appendEntries(dst, "append_entries", t.AppendEntries)
 	dst = append(dst, `,"report":`...)
-	if len(report) == 0 {
-		report = []byte("{}")
-	}
 	dst = append(dst, report...)
 	return append(dst, '}')
 }

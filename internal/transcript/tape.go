@@ -26,6 +26,9 @@ type tape struct {
 // them, with their capacity capped so that an append by a rule copies.
 func (t *tape) keepFields(start int) []Field {
 	n := len(t.fieldStack) - start
+	if n == 0 {
+		return []Field{} // an empty object is still an object, whichever slab is current
+	}
 	if cap(t.fieldSlab)-len(t.fieldSlab) < n {
 		t.fieldSlab = make([]Field, 0, max(n, slabSize))
 	}
