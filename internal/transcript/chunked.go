@@ -18,17 +18,18 @@ type Parallel struct {
 
 func (p Parallel) splits() bool { return p.Chunks > 1 && p.Run != nil }
 
-// The message array is decoded in parts by speculation, with no pre-scan:
-// the bytes from the first message to the end of the input are cut near
-// equal lengths, each cut moved forward to the next `{` that opens an
-// object whose first key is "role" and that follows a comma (what every
-// runner and the session generator write; white space allowed). In valid
-// JSON such a `"role"` cannot lie inside a string (a quote there would be
-// escaped), but the object may be nested (a block, a tool input), so a cut
-// is a guess until it is checked. Every part is parsed in parallel, from
-// its cut to the first element boundary at or past the next cut, by the
-// same validating pass as the sequential decode (message, nextElement),
-// with its own scanner and slabs.
+// The message array is decoded in parts by speculation, with no pre-scan
+// of the whole input: the bytes from the first message to the end of the
+// input are cut near equal lengths, each cut moved forward to the next `{`
+// that follows a comma, so opens an element of some array (in an object a
+// comma is followed by a key), and that opens an object with a "role"
+// member, as every message has and a content block has not (the probe
+// reads that object's members up to "role", about one message's bytes at
+// most, with a scanner of its own). The object may still be nested (a tool
+// input holding messages), so a cut is a guess until it is checked. Every
+// part is parsed in parallel, from its cut to the first element boundary
+// at or past the next cut, by the same validating pass as the sequential
+// decode (message, nextElement), with its own scanner and slabs.
 //
 // The guesses are then checked in order, on the caller's goroutine. The
 // first part starts at the array's first element, so it is right. A part
@@ -38,13 +39,14 @@ func (p Parallel) splits() bool { return p.Chunks > 1 && p.Run != nil }
 // only on the bytes, the position and the depth. A part that stopped
 // elsewhere (its next cut was a nested object) means the parts it skipped
 // over were guesses that failed: they are dropped, and the caller's
-// goroutine parses on from where the right part stopped to the next cut
-// (a wrong guess costs at most that part's time once more; no input can
-// make the decode parse any byte more than twice). The first right part
-// that fails or closes the array ends the decode, with the error the
-// sequential pass gives at the same byte (the offsets are the input's, as
-// each part's scanner reads the whole input). Limits are the sequential
-// ones: the depth is checked by the same pass, the size before it and the
+// goroutine parses on from where the right part stopped to the next cut:
+// a wrong guess costs about that part's parse once more, on one goroutine,
+// and every part stops at the end of the input at the latest. The first
+// right part that fails or closes the array ends the decode, with the
+// error the sequential pass gives at the same byte (the offsets are the
+// input's, as each part's scanner reads the whole input). Limits are the
+// sequential ones: the depth is checked by the same pass, the size before
+// it and the
 // message count after it (wrapMessages).
 
 // arrayPart is what one part of a message array parsed: its messages, the
@@ -64,7 +66,7 @@ type arrayPart struct {
 func (s *scanner) messageArrayInParts(first, depth int) ([]*Message, int, error) {
 	cuts := []int{first}
 	if s.parallel.splits() {
-		cuts = messageCuts(s.data, first, s.parallel.Chunks)
+		cuts = s.messageCuts(first, s.parallel.Chunks)
 	}
 	limitAfter := func(c int) int { // where part c stops: at or past the next cut
 		if c+1 < len(cuts) {
@@ -140,12 +142,12 @@ func (s *scanner) arrayPart(i, limit, depth int) arrayPart {
 
 // messageCuts returns first and up to k-1 guessed element starts after it,
 // in increasing order (see messageArrayInParts).
-func messageCuts(data []byte, first, k int) []int {
+func (s *scanner) messageCuts(first, k int) []int {
 	cuts := []int{first}
-	span := len(data) - first
+	span := len(s.data) - first
 	for c := 1; c < k; c++ {
 		at := max(first+span/k*c, cuts[len(cuts)-1]+1)
-		cut := nextMessageStart(data, at)
+		cut := s.nextMessageStart(at)
 		if cut < 0 {
 			break
 		}
@@ -154,33 +156,53 @@ func messageCuts(data []byte, first, k int) []int {
 	return cuts
 }
 
-// nextMessageStart returns the index of the first `{` at or after from that
-// opens an object whose first key is "role" and follows a comma (white
-// space allowed between them), or -1.
-func nextMessageStart(data []byte, from int) int {
+// nextMessageStart returns the index of the first `{` at or after from
+// that follows a comma (white space allowed), so opens an element of some
+// array, and opens an object with a "role" member (hasRoleMember), or -1.
+func (s *scanner) nextMessageStart(from int) int {
+	data := s.data
 	for from < len(data) {
-		j := bytes.Index(data[from:], []byte(`"role"`))
+		j := bytes.IndexByte(data[from:], '{')
 		if j < 0 {
 			return -1
 		}
 		at := from + j
 		from = at + 1
-		brace := at - 1
-		for brace >= 0 && isSpace(data[brace]) {
-			brace--
-		}
-		if brace < 0 || data[brace] != '{' {
-			continue
-		}
-		comma := brace - 1
+		comma := at - 1
 		for comma >= 0 && isSpace(data[comma]) {
 			comma--
 		}
-		if comma >= 0 && data[comma] == ',' {
-			return brace
+		if comma >= 0 && data[comma] == ',' && s.hasRoleMember(at) {
+			return at
 		}
 	}
 	return -1
+}
+
+// hasRoleMember reports whether the object at i has a member "role" at its
+// top level, reading its members up to that one (a separate scanner: what
+// it counts is not kept). It is false when the object does not parse.
+func (s *scanner) hasRoleMember(i int) bool {
+	probe := scanner{data: s.data, maxDepth: s.maxDepth}
+	i = probe.skipSpace(i + 1)
+	for i < len(probe.data) && probe.data[i] == '"' {
+		key, vstart, err := probe.memberKey(i)
+		if err != nil {
+			return false
+		}
+		if key == "role" {
+			return true
+		}
+		vend, err := probe.value(vstart, 1)
+		if err != nil {
+			return false
+		}
+		var closed bool
+		if i, closed, err = probe.nextMember(vend); err != nil || closed {
+			return false
+		}
+	}
+	return false
 }
 
 // EncodedMessages is a transcript's message list made ready for the ready

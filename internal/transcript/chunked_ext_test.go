@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/fanout"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
@@ -111,9 +113,12 @@ func BenchmarkChunkedCodec(b *testing.B) {
 }
 
 // perMessage runs f in the benchmark loop and reports its allocations
-// per message (allocs/msg).
+// per message (allocs/msg) and the process's CPU time per run (cpu-ms/op:
+// above the wall time when the parts ran in parallel; on a shared machine
+// the wall time alone does not tell).
 func perMessage(b *testing.B, msgs int, f func()) {
 	var before, after runtime.MemStats
+	cpuBefore := cpuTime(b)
 	runtime.ReadMemStats(&before)
 	runs := 0
 	for b.Loop() {
@@ -122,4 +127,14 @@ func perMessage(b *testing.B, msgs int, f func()) {
 	}
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(runs)/float64(msgs), "allocs/msg")
+	b.ReportMetric(float64((cpuTime(b)-cpuBefore).Microseconds())/1000/float64(runs), "cpu-ms/op")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
