@@ -260,7 +260,9 @@ func (e *EncodedMessages) run(f func(part int)) {
 	f(0)
 }
 
-// encodePart encodes the changed messages of msgs[from:to]. A message is
+// encodePart encodes the changed messages of msgs[from:to], into one
+// buffer sized from their input bytes (a changed message is about as long
+// as it was), so it is not regrown and copied as it fills. A message is
 // written as its input bytes when it is unchanged once its edited blocks
 // are folded back into it (AppendJSON folds them), as a second encode of it
 // would write it.
@@ -269,19 +271,32 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 	if from == 0 && to > 0 {
 		p.size-- // no comma before the first message
 	}
+	var changed []int
+	estimate := 0
 	for i := from; i < to; i++ {
-		m := msgs[i]
-		if m.Changed() {
-			before := len(p.changed)
-			p.changed = m.AppendJSON(p.changed)
-			if m.Changed() {
-				p.changedAt, p.changedEnd = append(p.changedAt, i), append(p.changedEnd, len(p.changed))
-				p.size += len(p.changed) - before
-				continue
-			}
-			p.changed = p.changed[:before]
+		if m := msgs[i]; m.Changed() {
+			changed = append(changed, i)
+			estimate += len(m.members.raw) + 64
+		} else {
+			p.size += len(m.members.raw)
 		}
-		p.size += len(m.members.raw)
+	}
+	if len(changed) == 0 {
+		return p
+	}
+	p.changed = make([]byte, 0, estimate+estimate/8)
+	p.changedAt, p.changedEnd = changed[:0], make([]int, 0, len(changed))
+	for _, i := range changed {
+		m := msgs[i]
+		before := len(p.changed)
+		p.changed = m.AppendJSON(p.changed)
+		if !m.Changed() {
+			p.changed = p.changed[:before]
+			p.size += len(m.members.raw)
+			continue
+		}
+		p.changedAt, p.changedEnd = append(p.changedAt, i), append(p.changedEnd, len(p.changed))
+		p.size += len(p.changed) - before
 	}
 	return p
 }
