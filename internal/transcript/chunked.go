@@ -99,6 +99,9 @@ func (s *scanner) messageArrayInParts(first, depth int) ([]*Message, int, error)
 		n += len(p.msgs)
 		s.invalidText += p.invalidText
 	}
+	if len(kept) == 1 {
+		return last.msgs, last.end, nil
+	}
 	msgs := make([]*Message, 0, n)
 	for _, p := range kept {
 		msgs = append(msgs, p.msgs...)
