@@ -146,9 +146,25 @@ func (p *Processor) DecodeJob(value []byte) (*transcript.Transcript, error) {
 	}
 	var par transcript.Parallel
 	if fan := p.deps.Fanout; fan != nil {
-		par = transcript.Parallel{Chunks: fan.ChunksForBytes(len(value)), Run: fan.Run}
+		par = codecParallel(fan, fan.ChunksForBytes(len(value)))
 	}
 	return transcript.DecodeJobParallel(value, lim, par)
+}
+
+// codecPartsPerChunk is how many parts the decode and the encode cut a job
+// into per goroutine of its fanout: more parts than goroutines, taken as
+// each goroutine comes free, so a goroutine that gets less of a shared core
+// does not hold the job back (the others take its parts), while a part of
+// a job above the thresholds is still a megabyte or more.
+const codecPartsPerChunk = 4
+
+// codecParallel is the split of a decode or encode over chunks goroutines
+// of fan (none for 1).
+func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
+	if chunks <= 1 {
+		return transcript.Parallel{}
+	}
+	return transcript.Parallel{Chunks: chunks * codecPartsPerChunk, Run: fan.Run}
 }
 
 // Run runs the stage chain over a decoded transcript and encodes the ready
@@ -203,7 +219,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	// report states their exact size.
 	var par transcript.Parallel
 	if fan := p.deps.Fanout; fan != nil {
-		par = transcript.Parallel{Chunks: fan.Chunks(len(t.Messages)), Run: fan.Run}
+		par = codecParallel(fan, fan.Chunks(len(t.Messages)))
 	}
 	msgs := t.EncodeMessages(par)
 	env.Report.BytesIn = t.InputBytes

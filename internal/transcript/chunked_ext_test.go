@@ -73,7 +73,8 @@ func TestChunkedCodecMatchesSequentialOnGeneratedJobs(t *testing.T) {
 }
 
 // BenchmarkChunkedCodec decodes and encodes sessiongen jobs of 100k and 1M
-// messages sequentially and in GOMAXPROCS parts on a fanout pool (run it
+// messages sequentially, in GOMAXPROCS parts on a fanout pool and in 4
+// times as many (the pipeline's codecPartsPerChunk) (run it
 // with GOMAXPROCS=2 for the 2-core figures); the encode edits every tenth
 // message first, as the rules do. It reports allocations per message.
 func BenchmarkChunkedCodec(b *testing.B) {
@@ -93,7 +94,9 @@ func BenchmarkChunkedCodec(b *testing.B) {
 		for _, way := range []struct {
 			name string
 			par  transcript.Parallel
-		}{{"sequential", transcript.Parallel{}}, {"chunked", transcript.Parallel{Chunks: pool.ChunksForBytes(len(job)), Run: pool.Run}}} {
+		}{{"sequential", transcript.Parallel{}},
+			{"chunked", transcript.Parallel{Chunks: pool.ChunksForBytes(len(job)), Run: pool.Run}},
+			{"chunked-x4", transcript.Parallel{Chunks: 4 * pool.ChunksForBytes(len(job)), Run: pool.Run}}} {
 			b.Run(fmt.Sprintf("decode/%dk/%s", n/1000, way.name), func(b *testing.B) {
 				b.SetBytes(int64(len(job)))
 				b.ReportAllocs()
