@@ -46,8 +46,7 @@ func (p Parallel) splits() bool { return p.Chunks > 1 && p.Run != nil }
 // error the sequential pass gives at the same byte (the offsets are the
 // input's, as each part's scanner reads the whole input). Limits are the
 // sequential ones: the depth is checked by the same pass, the size before
-// it and the
-// message count after it (wrapMessages).
+// it and the message count after it (wrapMessages).
 
 // arrayPart is what one part of a message array parsed: its messages, the
 // index past its last element's separator (the next element's start, or
