@@ -83,7 +83,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	case *target != "" || looksLikeSession(input):
 		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render)
 	case *render != "":
-		out, err = sanitizeJob(ctx, proc, cfg, input, *render)
+		out, err = sanitizeJob(ctx, proc, input, *render)
 	default:
 		out, err = proc.Process(ctx, recordOf(input))
 	}
@@ -131,9 +131,10 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	return proc.Run(ctx, t)
 }
 
-// sanitizeJob runs a job with its render option replaced by --render.
-func sanitizeJob(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, render string) (pipeline.Outcome, error) {
-	t, err := transcript.DecodeJob(input, limitsOf(cfg))
+// sanitizeJob runs a job with its render option replaced by --render; a
+// large job is decoded in chunks, as the worker decodes it.
+func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, render string) (pipeline.Outcome, error) {
+	t, err := proc.DecodeJob(input)
 	if err != nil {
 		return pipeline.Outcome{Code: transcript.ErrorCode(err), Error: err.Error()}, nil
 	}

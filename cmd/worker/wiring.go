@@ -22,7 +22,8 @@ import (
 // newProcessor wires the job processor every command shares: libvips
 // started once, the image pool and cache sized from cfg, and the default
 // rule chain, with the helpers that split large histories
-// (pipeline.fanout_workers, sized on GOMAXPROCS). observe (may be nil) is told each stage's duration. The
+// (pipeline.fanout_workers, sized on GOMAXPROCS), which also decode and
+// encode large jobs in chunks. observe (may be nil) is told each stage's duration. The
 // returned func releases the image pool.
 func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
 	images.Startup()
@@ -34,7 +35,7 @@ func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipe
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)
 	}
-	fan := fanout.New(cfg.Pipeline.FanoutPoolSize(runtime.GOMAXPROCS(0)), cfg.Pipeline.FanoutMinMessages)
+	fan := fanout.New(cfg.Pipeline.FanoutPoolSize(runtime.GOMAXPROCS(0)), cfg.Pipeline.FanoutMinMessages).WithMinBytes(cfg.Pipeline.FanoutMinBytes)
 	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(imgs), Observe: observe, Fanout: fan})
 	return proc, imgs, imgs.Close, nil
 }

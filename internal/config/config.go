@@ -124,6 +124,11 @@ type PipelineConfig struct {
 	// FanoutMinMessages is the history length from which a job's pairing
 	// repair is split into chunks across the helpers; 0 never splits.
 	FanoutMinMessages int `yaml:"fanout_min_messages"`
+	// FanoutMinBytes is the job size (after decompression) from which its
+	// message array is parsed in chunks across the helpers; 0 never
+	// splits. The ready payload's messages are encoded in chunks from
+	// FanoutMinMessages messages.
+	FanoutMinBytes int `yaml:"fanout_min_bytes"`
 }
 
 // LimitsConfig bounds one input record.

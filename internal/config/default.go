@@ -39,6 +39,7 @@ func Default() Config {
 			RetryInitialBackoff: 100 * time.Millisecond,
 			RetryMaxBackoff:     10 * time.Second,
 			FanoutMinMessages:   20_000,
+			FanoutMinBytes:      8 << 20,
 		},
 		Limits: LimitsConfig{
 			MaxJobBytes:        64 << 20,

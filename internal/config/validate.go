@@ -109,6 +109,7 @@ func (c Config) validatePipeline(p *problems) {
 	p.atLeast("pipeline.workers", int64(q.Workers), 0)
 	p.atLeast("pipeline.fanout_workers", int64(q.FanoutWorkers), 0)
 	p.atLeast("pipeline.fanout_min_messages", int64(q.FanoutMinMessages), 0)
+	p.atLeast("pipeline.fanout_min_bytes", int64(q.FanoutMinBytes), 0)
 	p.atLeast("pipeline.max_inflight_bytes", q.MaxInflightBytes, 1)
 	p.atLeast("pipeline.max_inflight_jobs", int64(q.MaxInflightJobs), 1)
 	p.share("pipeline.tenant_max_share", q.TenantMaxShare)

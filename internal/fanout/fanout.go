@@ -1,7 +1,8 @@
 // Package fanout runs the chunks of one large job in parallel on a bounded
 // set of helper goroutines that all jobs of the worker share
 // (pipeline.fanout_workers), above a size threshold
-// (pipeline.fanout_min_messages). It implements stage.Fanout.
+// (pipeline.fanout_min_messages; a job's decode from pipeline.fanout_min_bytes).
+// It implements stage.Fanout.
 //
 // Bounds: a job holds its one job-pool worker as before and never submits
 // to the job pool, so nothing can deadlock on it. Helpers are taken without
@@ -22,6 +23,7 @@ import "sync"
 type Pool struct {
 	tokens      chan struct{}
 	minMessages int
+	minBytes    int
 }
 
 // New returns a pool of at most helpers helper goroutines that splits
@@ -30,10 +32,23 @@ func New(helpers, minMessages int) *Pool {
 	return &Pool{tokens: make(chan struct{}, max(helpers, 0)), minMessages: minMessages}
 }
 
+// WithMinBytes sets the job size from which ChunksForBytes splits (0, the
+// default, never splits) and returns p. Call it before the pool is used.
+func (p *Pool) WithMinBytes(minBytes int) *Pool {
+	p.minBytes = minBytes
+	return p
+}
+
 // Chunks returns one chunk per helper plus one for the job's own goroutine
 // when n reaches the threshold, else 1.
-func (p *Pool) Chunks(n int) int {
-	if p.minMessages <= 0 || n < p.minMessages || cap(p.tokens) == 0 {
+func (p *Pool) Chunks(n int) int { return p.chunks(n, p.minMessages) }
+
+// ChunksForBytes is Chunks for a job of n bytes, against the byte
+// threshold (WithMinBytes).
+func (p *Pool) ChunksForBytes(n int) int { return p.chunks(n, p.minBytes) }
+
+func (p *Pool) chunks(n, threshold int) int {
+	if threshold <= 0 || n < threshold || cap(p.tokens) == 0 {
 		return 1
 	}
 	return cap(p.tokens) + 1

@@ -100,3 +100,20 @@ func TestChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksForBytes checks the byte threshold, which is separate from the
+// message threshold and off until set.
+func TestChunksForBytes(t *testing.T) {
+	if got := New(3, 1).ChunksForBytes(1 << 30); got != 1 {
+		t.Fatalf("no byte threshold set: %d chunks, want 1", got)
+	}
+	p := New(3, 0).WithMinBytes(1000)
+	for _, c := range []struct{ n, want int }{{999, 1}, {1000, 4}, {1 << 30, 4}} {
+		if got := p.ChunksForBytes(c.n); got != c.want {
+			t.Fatalf("ChunksForBytes(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+	if p.Chunks(1<<20) != 1 {
+		t.Fatal("the byte threshold split by messages")
+	}
+}

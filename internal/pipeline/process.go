@@ -118,15 +118,44 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 	if err != nil {
 		return decompressionOutcome(err), nil
 	}
-	t, err := transcript.DecodeJob(value, transcript.Limits{
-		MaxBytes:    int(p.limits.MaxJobBytes),
-		MaxMessages: p.limits.MaxMessages,
-		MaxDepth:    p.limits.MaxDepth,
-	})
+	t, err := p.DecodeJob(value)
 	if err != nil {
 		return Outcome{Code: transcript.ErrorCode(err), Error: err.Error(), Stage: StageDecode}, nil
 	}
 	return p.Run(ctx, t)
+}
+
+// DecodeJob decodes a job under the processor's limits, its message array
+// parsed in chunks across the fanout's helpers when the job is large
+// (pipeline.fanout_min_bytes); the result, or the error, is the sequential
+// decode's (transcript.DecodeJobParallel).
+func (p *Processor) DecodeJob(value []byte) (*transcript.Transcript, error) {
+	lim := transcript.Limits{
+		MaxBytes:    int(p.limits.MaxJobBytes),
+		MaxMessages: p.limits.MaxMessages,
+		MaxDepth:    p.limits.MaxDepth,
+	}
+	var par transcript.Parallel
+	if fan := p.deps.Fanout; fan != nil {
+		par = codecParallel(fan, fan.ChunksForBytes(len(value)))
+	}
+	return transcript.DecodeJobParallel(value, lim, par)
+}
+
+// codecPartsPerChunk is how many parts the decode and the encode cut a job
+// into per goroutine of its fanout: more parts than goroutines, taken as
+// each goroutine comes free, so a goroutine that gets less of a shared core
+// does not hold the job back (the others take its parts), while a part of
+// a job above the thresholds is still a megabyte or more.
+const codecPartsPerChunk = 4
+
+// codecParallel is the split of a decode or encode over chunks goroutines
+// of fan (none for 1).
+func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
+	if chunks <= 1 {
+		return transcript.Parallel{}
+	}
+	return transcript.Parallel{Chunks: chunks * codecPartsPerChunk, Run: fan.Run}
 }
 
 // Run runs the stage chain over a decoded transcript and encodes the ready
@@ -178,15 +207,22 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		}
 	}
 	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
+	// The messages are encoded first (in chunks for a long history), so the
+	// report states their exact size.
+	var par transcript.Parallel
+	if fan := p.deps.Fanout; fan != nil {
+		par = codecParallel(fan, fan.Chunks(len(t.Messages)))
+	}
+	msgs := t.EncodeMessages(par)
 	env.Report.BytesIn = t.InputBytes
-	env.Report.BytesOut = t.MessagesSize()
+	env.Report.BytesOut = msgs.Size()
 	report, err := transcript.Marshal(env.Report)
 	if err != nil {
 		out.Code, out.Error, out.Stage = transcript.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
 		return out, nil
 	}
 	out.Ready, out.Report = true, env.Report
-	out.Payload = t.EncodePayload(make([]byte, 0, env.Report.BytesOut+len(report)+512), report)
+	out.Payload = t.AppendPayload(nil, msgs, report)
 	return out, nil
 }
 

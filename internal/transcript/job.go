@@ -134,11 +134,18 @@ func (l Limits) WithDefaults() Limits {
 // members are an error (the job schema is ours; a misspelt "mesages" must not
 // pass silently), while unknown members inside messages are preserved.
 func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
+	return DecodeJobParallel(data, lim, Parallel{})
+}
+
+// DecodeJobParallel is DecodeJob with the message array parsed in the parts
+// par gives (see messageArrayInParts): the transcript, or the error, is
+// exactly DecodeJob's.
+func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, error) {
 	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
-	top, messages, err := parseObject(data, lim.MaxDepth, "messages")
+	top, messages, err := parseObject(data, lim.MaxDepth, "messages", par)
 	if err != nil {
 		if Valid(data, lim.MaxDepth) == nil {
 			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")
@@ -348,12 +355,20 @@ func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
 // and the report, which the caller has already encoded as a JSON object. The
 // output is a pure function of the transcript and the report.
 func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
-	// The input size is a cheap estimate of the output's (measuring the
-	// output would encode every changed message once more).
-	dst = slices.Grow(dst, t.InputBytes+len(report)+256)
+	return t.AppendPayload(dst, t.EncodeMessages(Parallel{}), report)
+}
+
+// AppendPayload is EncodePayload with the messages msgs encoded from t
+// (EncodeMessages; possibly in parallel parts, with the same bytes).
+func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []byte) []byte {
+	if len(report) == 0 {
+		report = []byte("{}")
+	}
+	// The envelope and the request are estimated; the messages are measured.
+	dst = slices.Grow(dst, msgs.Size()+len(report)+512)
 	dst = t.appendEnvelope(dst)
 	dst = append(dst, `,"messages":`...)
-	dst = t.appendMessages(dst)
+	dst = msgs.appendTo(dst)
 	if t.Request != nil {
 		dst = append(dst, `,"request_format":`...)
 		dst = AppendString(dst, t.Request.Format)
@@ -362,9 +377,6 @@ func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
 	}
 	dst = appendEntries(dst, "append_entries", t.AppendEntries)
 	dst = append(dst, `,"report":`...)
-	if len(report) == 0 {
-		report = []byte("{}")
-	}
 	dst = append(dst, report...)
 	return append(dst, '}')
 }

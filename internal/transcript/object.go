@@ -30,7 +30,7 @@ const unlimitedDepth = 1 << 30
 
 // ParseObject splits a JSON object into its members. The values alias raw.
 func ParseObject(raw []byte) (Object, error) {
-	obj, _, err := parseObject(raw, unlimitedDepth, "")
+	obj, _, err := parseObject(raw, unlimitedDepth, "", Parallel{})
 	return obj, err
 }
 
@@ -38,9 +38,10 @@ func ParseObject(raw []byte) (Object, error) {
 // limit, and rejects anything but space after it. When splitKey names a
 // member whose value is an array, that array's elements are returned too as
 // messages, found and split in the same pass (a job's message list is
-// scanned only once; see tape), each marked when it holds invalid text.
-func parseObject(raw []byte, maxDepth int, splitKey string) (Object, split, error) {
-	s := scanner{data: raw, maxDepth: maxDepth}
+// scanned only once; see tape), each marked when it holds invalid text;
+// par may split that array's parse (messageArrayInParts).
+func parseObject(raw []byte, maxDepth int, splitKey string, par Parallel) (Object, split, error) {
+	s := scanner{data: raw, maxDepth: maxDepth, parallel: par}
 	obj, msgs, err := s.object1(splitKey)
 	return obj, split{msgs: msgs, invalidText: s.invalidText > 0}, err
 }

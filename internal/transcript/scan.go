@@ -19,6 +19,9 @@ type scanner struct {
 	// binary file must not cost the whole session) and repaired by the
 	// text-repair rule; see Message.HasInvalidText.
 	invalidText int
+	// parallel, when it splits, lets messageArray parse a message array
+	// in parts (see messageArrayInParts).
+	parallel Parallel
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.

@@ -49,7 +49,7 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		obj, sp, err := parseObject(line, lim.MaxDepth, "")
+		obj, sp, err := parseObject(line, lim.MaxDepth, "", Parallel{})
 		if err != nil {
 			t.Repair.DroppedLines++
 			continue

@@ -38,6 +38,9 @@ type tape struct {
 // them, with their capacity capped so that an append by a rule copies.
 func (t *tape) keepFields(start int) []Field {
 	n := len(t.fieldStack) - start
+	if n == 0 {
+		return []Field{} // an empty object is still an object, whichever slab is current
+	}
 	if cap(t.fieldSlab)-len(t.fieldSlab) < n {
 		t.fieldSlab = make([]Field, 0, nextSlab(cap(t.fieldSlab), n))
 	}
@@ -75,39 +78,18 @@ func (t *tape) keepBlocks(start int) []*Block {
 // messageArray validates the message array at i (nesting depth depth) and
 // returns its messages, each one split as far as its content blocks' members
 // (see tape), with the index past the array. The messages themselves are
-// allocated a slab at a time (see nextSlab) and never moved: only the list
-// of pointers grows.
+// allocated a slab at a time (see nextSlab) and never moved. With
+// s.parallel set, the array is parsed in parts (messageArrayInParts), with
+// the same result.
 func (s *scanner) messageArray(i, depth int) ([]*Message, int, error) {
 	if depth > s.maxDepth {
 		return nil, i, &depthError{offset: i, limit: s.maxDepth}
 	}
-	raw := s.data
-	var t tape
-	var slab []Message
-	msgs := make([]*Message, 0, 16)
 	i = s.skipSpace(i + 1)
-	if i < len(raw) && raw[i] == ']' {
-		return msgs, i + 1, nil
+	if i < len(s.data) && s.data[i] == ']' {
+		return make([]*Message, 0, 16), i + 1, nil
 	}
-	for {
-		if len(slab) == cap(slab) {
-			slab = make([]Message, 0, nextSlab(cap(slab), 1))
-		}
-		slab = slab[:len(slab)+1]
-		m := &slab[len(slab)-1]
-		before := s.invalidText
-		end, err := s.message(&t, m, i, depth)
-		if err != nil {
-			return nil, end, err
-		}
-		m.members.raw = raw[i:end:end]
-		m.invalidText = s.invalidText != before
-		msgs = append(msgs, m)
-		var closed bool
-		if i, closed, err = s.nextElement(end); err != nil || closed {
-			return msgs, i, err
-		}
-	}
+	return s.messageArrayInParts(i, depth)
 }
 
 // message validates the message at i, an element of an array at depth

@@ -49,6 +49,9 @@ type Fanout interface {
 	// Chunks returns into how many chunks a history of n messages should
 	// be split: 1 (run it sequentially) below the configured threshold.
 	Chunks(n int) int
+	// ChunksForBytes is Chunks for a job of n bytes (its decode, before
+	// the messages are counted).
+	ChunksForBytes(n int) int
 	// Run calls f(0) ... f(k-1), each once, some of them in parallel, and
 	// returns when all have returned. The caller's goroutine runs chunks
 	// itself, so Run never waits for a free helper to make progress. A
