@@ -49,24 +49,47 @@ func StaleMedia() stage.Stage {
 func applyStaleMedia(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	pruneBefore := staleBoundary(t.Messages)
 	images, refs := 0, 0
-	for i := 0; i < pruneBefore; i++ {
-		if i&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	for _, c := range stage.ChunkResults(env, pruneBefore, func(lo, hi int) staleCounts {
+		return scrubStaleRange(ctx, t.Messages, lo, hi)
+	}) {
+		if c.err != nil {
+			return c.err
 		}
-		m := t.Messages[i]
-		if role := m.Role(); role != transcript.RoleUser && role != transcript.RoleToolResult {
-			continue
-		}
-		ni, nr := scrubStaleMedia(m)
-		images += ni
-		refs += nr
+		images += c.images
+		refs += c.refs
 	}
 	env.Report.Add("stale_media", "images", images)
 	env.Report.Add("stale_media", "media_refs", refs)
 	env.Report.Images.Stale += images
 	return nil
+}
+
+// staleCounts is what stale-media cleanup changed in a run of messages, or
+// the context's error that stopped it.
+type staleCounts struct {
+	images, refs int
+	err          error
+}
+
+// scrubStaleRange cleans the user and tool-result messages among
+// msgs[lo:hi], each alone (so chunks of the stale part can run in parallel).
+func scrubStaleRange(ctx context.Context, msgs []*transcript.Message, lo, hi int) staleCounts {
+	var n staleCounts
+	for i := lo; i < hi; i++ {
+		if i&1023 == 0 {
+			if n.err = ctx.Err(); n.err != nil {
+				return n
+			}
+		}
+		m := msgs[i]
+		if role := m.Role(); role != transcript.RoleUser && role != transcript.RoleToolResult {
+			continue
+		}
+		ni, nr := scrubStaleMedia(m)
+		n.images += ni
+		n.refs += nr
+	}
+	return n
 }
 
 // staleBoundary returns the index before which media is stale: the start

@@ -1,10 +1,16 @@
 package media
 
 import (
+	"bytes"
+	"context"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/fanout"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 const (
@@ -143,9 +149,9 @@ func TestScrubMediaRefs(t *testing.T) {
 }
 
 func FuzzStaleMedia(f *testing.F) {
-	f.Add([]byte(msgs(user(`[`+imgBlock+`]`), asst, user(`[{"type":"text","text":"[media attached: /x.png]"}]`), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst, user(`"u5"`), asst)))
-	f.Add([]byte(msgs(user(`[`+imgBlock+`]`), `{"role":"assistant","content":[]}`, `{"role":"toolResult","content":[`+imgBlock+`]}`, asst, user(`"u2"`), asst, user(`"u3"`), asst)))
-	f.Add([]byte(msgs(`{"role":"toolResult","content":"media://inbound/a"}`, asst, asst, user(`"[Image: source: a]"`), asst, user(`1`), asst, user(`null`), asst, `null`)))
+	for _, s := range staleMediaSeeds {
+		f.Add([]byte(s))
+	}
 	c := stagetest.Case{Target: stagetest.Anthropic}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c.CheckProperties(t, in, StaleMedia())
@@ -173,5 +179,59 @@ func TestMayHoldMediaRef(t *testing.T) {
 	res := stagetest.Case{Target: stagetest.Anthropic}.Apply(t, in, StaleMedia())
 	if got := res.Report.Stages["stale_media"]["media_refs"]; got != 2 {
 		t.Errorf("escaped references: %d replaced, want 2", got)
+	}
+}
+
+// staleMediaSeeds are histories with stale images and media references
+// in every shape the rule scrubs.
+var staleMediaSeeds = []string{
+	msgs(user(`[`+imgBlock+`]`), asst, user(`[{"type":"text","text":"[media attached: /x.png]"}]`), asst, user(`"u3"`), asst, user(`[`+imgBlock+`]`), asst, user(`"u5"`), asst),
+	msgs(user(`[`+imgBlock+`]`), `{"role":"assistant","content":[]}`, `{"role":"toolResult","content":[`+imgBlock+`]}`, asst, user(`"u2"`), asst, user(`"u3"`), asst),
+	msgs(`{"role":"toolResult","content":"media://inbound/a"}`, asst, asst, user(`"[Image: source: a]"`), asst, user(`1`), asst, user(`null`), asst, `null`),
+}
+
+// TestStaleMediaChunksMatchSequential runs the rule over long histories
+// (the seeds repeated) sequentially and in 2 to 8 chunks: the same output
+// and report.
+func TestStaleMediaChunksMatchSequential(t *testing.T) {
+	for _, s := range staleMediaSeeds {
+		in := "[" + strings.Repeat(strings.Trim(s, "[]")+",", 40) + strings.Trim(s, "[]") + "]"
+		for helpers := 1; helpers < 8; helpers++ {
+			checkStaleChunks(t, []byte(in), fanout.New(helpers, 1))
+		}
+	}
+}
+
+// FuzzStaleMediaChunks holds the chunked rule to the sequential one.
+func FuzzStaleMediaChunks(f *testing.F) {
+	for _, s := range staleMediaSeeds {
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, helpers uint8) {
+		if transcript.Valid(in, 64) != nil || !bytes.HasPrefix(bytes.TrimSpace(in), []byte("[")) {
+			return
+		}
+		checkStaleChunks(t, in, fanout.New(1+int(helpers)%8, 1))
+	})
+}
+
+// checkStaleChunks compares the sequential and the chunked run over in.
+func checkStaleChunks(t *testing.T, in []byte, fan stage.Fanout) {
+	t.Helper()
+	if _, err := transcript.FromMessages(in, stagetest.Anthropic); err != nil {
+		return // not a message array: nothing to compare
+	}
+	run := func(fan stage.Fanout) ([]byte, *stage.Report) {
+		tr, _ := transcript.FromMessages(in, stagetest.Anthropic)
+		env := &stage.Env{Report: stage.NewReport(), Fanout: fan}
+		if err := StaleMedia().Apply(context.Background(), tr, env); err != nil {
+			t.Fatal(err)
+		}
+		return tr.MessagesJSON(), env.Report
+	}
+	seqOut, seqRep := run(nil)
+	chkOut, chkRep := run(fan)
+	if !bytes.Equal(seqOut, chkOut) || !reflect.DeepEqual(seqRep, chkRep) {
+		t.Fatalf("chunked %s %+v, sequential %s %+v", chkOut, chkRep, seqOut, seqRep)
 	}
 }

@@ -19,10 +19,9 @@ const (
 // sha256(seed:fit:i) for i = 0, 1, …; for an exact length, hex characters
 // only. Every documented pattern accepts alphanumerics, so this finds an id
 // at once in practice; ok is false only for a pattern that rejects them.
-func fitID(seed string, lim contract.IDLimits, used map[string]struct{}) (id string, ok bool) {
+func fitID(seed string, lim contract.IDLimits, used usedIDs) (id string, ok bool) {
 	free := func(c string) bool {
-		_, taken := used[c]
-		return !taken && lim.Valid(c)
+		return !used.taken(c) && lim.Valid(c)
 	}
 	maxLen := lim.MaxLen
 	if maxLen <= 0 {

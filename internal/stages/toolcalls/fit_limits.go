@@ -45,7 +45,7 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 		}
 		forEachID(m, func(raw string, _ func(string)) { see(raw) })
 	}
-	used := make(map[string]struct{}, len(order))
+	used := make(idSet, len(order))
 	anyBad := false
 	for _, k := range order {
 		if bad[k] {
@@ -107,7 +107,7 @@ func accepts(p policy.Policy, id string) bool {
 // not in used: k itself when the target accepts it, else a fitted id. For a
 // Responses "call|item" pair only the call part is fitted and the item part
 // is kept, so the item still pairs with its reasoning.
-func fitGroup(p policy.Policy, k string, used map[string]struct{}) (string, bool) {
+func fitGroup(p policy.Policy, k string, used idSet) (string, bool) {
 	lim := p.IDLimits
 	if _, taken := used[k]; !taken && accepts(p, k) {
 		return k, true

@@ -16,11 +16,19 @@ const (
 	realResult
 )
 
-// occurrence is one tool call of the history and the id it was given.
+// none marks the end of an index list of the resolver's slabs.
+const none int32 = -1
+
+// occurrence is one tool call of the history and the id it was given. The
+// resolver keeps them in one slab in call order and links them by index, so
+// the id pass allocates a few slices, not objects per call.
 type occurrence struct {
 	id    string
 	raw   string // the call's id as written
 	state uint8
+	// nextSame is the next occurrence of the same trimmed id in call order,
+	// nextSyn the next entry of the key's synthetic-result queue.
+	nextSame, nextSyn int32
 	// holder is the real result that claimed it in its frame when that
 	// result's id matched only after trimming: a later result of the frame
 	// whose id is exactly raw takes the call from it.
@@ -34,37 +42,31 @@ type resultRef struct {
 	real bool   // false for a synthetic missing result
 }
 
-// queue is a FIFO of occurrences with lazy removal: entries whose state no
-// longer matches the queue are skipped when they reach the head.
-type queue struct {
-	items []*occurrence
-	head  int
-}
-
-func (q *queue) push(o *occurrence) { q.items = append(q.items, o) }
-
-// first returns the oldest entry in the given state.
-func (q *queue) first(state uint8) *occurrence {
-	for q.head < len(q.items) {
-		if o := q.items[q.head]; o.state == state {
-			return o
-		}
-		q.items[q.head] = nil
-		q.head++
-	}
-	return nil
-}
-
-// keyState is everything the resolver knows about one trimmed call id.
+// keyState is everything the resolver knows about one trimmed call id. Its
+// lists are indexes into the resolver's occurrence slab (none: empty). The
+// occurrences of one key are linked in call order (nextSame), so the
+// occurrences of the current frame are the tail of that list from cur.
 type keyState struct {
-	none, syn       queue // unresolved occurrences: no result / a synthetic one
-	cntNone, cntSyn int
-	frame           int           // the frame cur belongs to
-	cur             []*occurrence // occurrences of that frame, in content order
-	next, synNext   int           // first unclaimed / first synthetic-holding in cur
-	orphans         int           // orphan results seen (spec orphanOcc)
-	occ             int           // calls whose raw id is exactly this key (spec occ)
-	isCall          bool          // some call of the history carries this id
+	noneHead         int32 // first occurrence that may still have no result (lazy FIFO)
+	synHead, synTail int32 // FIFO of occurrences holding a synthetic result (lazy)
+	last             int32 // last occurrence, where the next one is linked
+	cntNone, cntSyn  int32 // unresolved occurrences: no result / a synthetic one
+	frame            int32 // the frame cur belongs to
+	cur              int32 // first occurrence of that frame
+	next, synNext    int32 // first unclaimed / first synthetic-holding occurrence of the frame
+	orphans          int32 // orphan results seen (spec orphanOcc)
+	occ              int32 // calls whose raw id is exactly this key (spec occ)
+	isCall           bool  // some call of the history carries this id
+	used             bool  // this id is given out (or reserved)
+}
+
+// callSite is one tool call as scanCalls found it, in history order: its id
+// as written and the index of its trimmed id's state, so the rewriting pass
+// looks no id up again.
+type callSite struct {
+	raw   string
+	key   int32
+	exact bool // raw needs no trimming
 }
 
 // resolver is the occurrence-aware id resolver of spec §3.6, extended so
@@ -82,51 +84,87 @@ type resolver struct {
 	limits      contract.IDLimits
 	nativeToolu bool
 	openaiDup   bool
-	used        map[string]struct{}
 	rawOcc      map[string]int // occurrences of raw ids with surrounding space
-	keys        map[string]*keyState
-	frame       int
-	err         error // the first id the target accepts that could not be built
+	// keys maps every trimmed id of the history and every id given out to
+	// its state, so a call whose id stays as it is costs one look-up. A
+	// state of an id that no call or result carries is the same as none.
+	keys     map[string]int32
+	states   []keyState
+	occs     []occurrence
+	calls    []callSite // every call of the history, in order (scanCalls)
+	nextCall int        // the next entry of calls the rewriting pass reads
+	// hotID is the id of the call being resolved when it needs no trimming,
+	// hotKey its state: most calls keep their id, so taken answers for it
+	// without a look-up.
+	hotID  string
+	hotKey int32
+	frame  int32
+	err    error // the first id the target accepts that could not be built
 }
 
-// newResolver sizes its maps for a history of about n messages.
-func newResolver(p policy.Policy, n int) *resolver {
+// newResolver returns the resolver of one pass; scanCalls sizes its tables.
+func newResolver(p policy.Policy) *resolver {
 	return &resolver{
 		san:         sanitizer{mode: p.ToolCallIDMode, keepKimi: p.IDLimits.Valid("functions.read:0")},
 		limits:      p.IDLimits,
 		nativeToolu: p.PreserveNativeAnthropicToolUseIDs,
 		openaiDup:   p.DuplicateToolCallIDStyle == "openai",
-		used:        make(map[string]struct{}, n/2),
 		rawOcc:      map[string]int{},
-		keys:        make(map[string]*keyState, n/2),
 	}
 }
 
-// key returns the state of a trimmed id, creating it.
-func (r *resolver) key(k string) *keyState {
-	ks := r.keys[k]
-	if ks == nil {
-		ks = &keyState{frame: -1}
-		r.keys[k] = ks
+// index sizes the tables for the calls scanCalls collected and marks every
+// call's trimmed id as a call id.
+func (r *resolver) index() {
+	r.keys = make(map[string]int32, len(r.calls))
+	r.states = make([]keyState, 0, len(r.calls))
+	r.occs = make([]occurrence, 0, len(r.calls))
+	for i := range r.calls {
+		c := &r.calls[i]
+		k := transcript.TrimID(c.raw)
+		c.key, c.exact = r.key(k), len(k) == len(c.raw)
+		r.states[c.key].isCall = true
 	}
-	return ks
+}
+
+// key returns the index of the state of a trimmed id, creating it.
+func (r *resolver) key(k string) int32 {
+	if ki, ok := r.keys[k]; ok {
+		return ki
+	}
+	ki := int32(len(r.states))
+	r.states = append(r.states, keyState{noneHead: none, synHead: none, synTail: none, last: none, frame: -1, cur: none, next: none, synNext: none})
+	r.keys[k] = ki
+	return ki
 }
 
 // reserve marks an id of a preserved signed turn as taken before the pass.
-func (r *resolver) reserve(id string) { r.used[id] = struct{}{} }
+func (r *resolver) reserve(id string) { r.markUsed(id) }
+
+// markUsed records that id is given out. (The index is taken first: key
+// may grow the slab.)
+func (r *resolver) markUsed(id string) {
+	ki := r.key(id)
+	r.states[ki].used = true
+}
 
 // startFrame begins the frame of an assistant that has tool calls.
 func (r *resolver) startFrame() { r.frame++ }
 
-// call assigns the id of one tool call with raw id raw. A preserved call
-// keeps its raw id (already reserved).
-func (r *resolver) call(raw string, preserved bool) string {
-	k := transcript.TrimID(raw)
-	ks := r.key(k)
+// call assigns the id of the next tool call of the history (the calls
+// scanCalls collected, in order). A preserved call keeps its raw id
+// (already reserved).
+func (r *resolver) call(preserved bool) string {
+	c := r.calls[r.nextCall]
+	r.nextCall++
+	raw := c.raw
+	if c.exact {
+		r.hotID, r.hotKey = raw, c.key
+	}
 	var n int
-	if raw == k {
-		ks.occ++
-		n = ks.occ
+	if c.exact {
+		r.states[c.key].occ++
+		n = int(r.states[c.key].occ)
 	} else {
 		n = r.rawOcc[raw] + 1
 		r.rawOcc[raw] = n
@@ -134,14 +172,31 @@ func (r *resolver) call(raw string, preserved bool) string {
 	id := raw
 	if !preserved {
 		id = r.fresh(raw, n)
-		r.used[id] = struct{}{}
+		if c.exact && id == raw {
+			r.states[c.key].used = true
+		} else {
+			r.markUsed(id)
+		}
 	}
-	o := &occurrence{id: id, raw: raw}
+	oi := int32(len(r.occs))
+	r.occs = append(r.occs, occurrence{id: id, raw: raw, nextSame: none, nextSyn: none})
+	ks := &r.states[c.key]
+	if ks.last != none {
+		r.occs[ks.last].nextSame = oi
+	}
+	ks.last = oi
+	if ks.noneHead == none {
+		ks.noneHead = oi
+	}
 	if ks.frame != r.frame {
-		ks.frame, ks.cur, ks.next, ks.synNext = r.frame, ks.cur[:0], 0, 0
+		ks.frame, ks.cur, ks.next, ks.synNext = r.frame, oi, oi, oi
 	}
-	ks.cur = append(ks.cur, o)
-	ks.none.push(o)
+	if ks.next == none {
+		ks.next = oi
+	}
+	if ks.synNext == none {
+		ks.synNext = oi
+	}
 	ks.cntNone++
 	return id
 }
@@ -157,7 +212,7 @@ func (r *resolver) fresh(raw string, n int) string {
 			prefix := raw + ":" + strconv.Itoa(n) + ":"
 			for attempt := 0; ; attempt++ {
 				c := "call_" + sha256Hex(prefix + strconv.Itoa(attempt))[:24]
-				if _, t := r.used[c]; !t {
+				if !r.taken(c) {
 					return r.fit(prefix+strconv.Itoa(attempt), c)
 				}
 			}
@@ -170,13 +225,16 @@ func (r *resolver) fresh(raw string, n int) string {
 	if n > 1 {
 		seed = raw + ":" + strconv.Itoa(n)
 	}
-	return r.fit(seed, r.san.makeUnique(seed, r.used))
+	return r.fit(seed, r.san.makeUnique(seed, r))
 }
 
 // taken reports whether id is already given out (or reserved).
 func (r *resolver) taken(id string) bool {
-	_, ok := r.used[id]
-	return ok
+	if id == r.hotID {
+		return r.states[r.hotKey].used
+	}
+	ki, ok := r.keys[id]
+	return ok && r.states[ki].used
 }
 
 // fit returns id when the target accepts it, else a fitted id for seed. It
@@ -185,7 +243,7 @@ func (r *resolver) fit(seed, id string) string {
 	if r.limits.Valid(id) {
 		return id
 	}
-	fitted, ok := fitID(seed, r.limits, r.used)
+	fitted, ok := fitID(seed, r.limits, r)
 	if !ok {
 		if r.err == nil {
 			r.err = errNoAcceptedID(seed, r.limits)
@@ -202,16 +260,17 @@ func (r *resolver) result(k string, res resultRef) string {
 	if res.real {
 		state = realResult
 	}
-	ks := r.keys[k]
-	if ks != nil && ks.frame == r.frame && len(ks.cur) > 0 {
-		return r.inFrame(k, ks, res, state)
+	ki, ok := r.keys[k]
+	if !ok {
+		return r.orphan(k, r.key(k))
 	}
-	if ks != nil {
-		if o := r.displaced(ks, state); o != nil {
-			return o.id
-		}
+	if ks := &r.states[ki]; ks.frame == r.frame && ks.cur != none {
+		return r.inFrame(k, ki, res, state)
 	}
-	return r.orphan(k, ks)
+	if o := r.displaced(ki, state); o != none {
+		return r.occs[o].id
+	}
+	return r.orphan(k, ki)
 }
 
 // inFrame claims the earliest unclaimed occurrence of the current frame, or,
@@ -222,81 +281,96 @@ func (r *resolver) result(k string, res resultRef) string {
 // result whose id is a call's id as written takes that call from a real
 // result that matched it only after trimming, and the earlier result gets an
 // orphan id (pairing then drops it as the duplicate it is).
-func (r *resolver) inFrame(k string, ks *keyState, res resultRef, state uint8) string {
-	if ks.next < len(ks.cur) {
-		o := ks.cur[ks.next]
-		ks.next++
+func (r *resolver) inFrame(k string, ki int32, res resultRef, state uint8) string {
+	ks := &r.states[ki]
+	if o := ks.next; o != none {
+		ks.next = r.occs[o].nextSame
 		r.settle(ks, o, state)
 		r.holdIfInexact(o, res, state)
-		return o.id
+		return r.occs[o].id
 	}
 	if state == realResult {
-		for ks.synNext < len(ks.cur) && ks.cur[ks.synNext].state != syntheticResult {
-			ks.synNext++
+		for ks.synNext != none && r.occs[ks.synNext].state != syntheticResult {
+			ks.synNext = r.occs[ks.synNext].nextSame
 		}
-		if ks.synNext < len(ks.cur) {
-			o := ks.cur[ks.synNext]
+		if o := ks.synNext; o != none {
 			r.settle(ks, o, state)
 			r.holdIfInexact(o, res, state)
-			return o.id
+			return r.occs[o].id
 		}
-		for _, o := range ks.cur {
-			if o.holder != nil && o.raw == res.raw {
-				writeResultID(o.holder, r.orphan(k, ks))
-				o.holder = nil
-				return o.id
+		for o := ks.cur; o != none; o = r.occs[o].nextSame {
+			if oc := &r.occs[o]; oc.holder != nil && oc.raw == res.raw {
+				holder := oc.holder
+				oc.holder = nil
+				writeResultID(holder, r.orphan(k, ki))
+				return r.occs[o].id
 			}
 		}
 		// A real duplicate that does not match the first call exactly gets
 		// an orphan id: with the call's id it would match exactly after the
 		// rewrite and could win the call from a result that wins it now.
-		if res.raw != ks.cur[0].raw {
-			return r.orphan(k, ks)
+		if res.raw != r.occs[ks.cur].raw {
+			return r.orphan(k, ki)
 		}
 	}
-	return ks.cur[0].id
+	return r.occs[ks.cur].id
 }
 
-// holdIfInexact remembers a real result that claimed o without matching
-// its id as written.
-func (r *resolver) holdIfInexact(o *occurrence, res resultRef, state uint8) {
-	o.holder = nil
-	if state == realResult && res.raw != o.raw {
-		o.holder = res.msg
+// holdIfInexact remembers a real result that claimed occurrence o without
+// matching its id as written.
+func (r *resolver) holdIfInexact(o int32, res resultRef, state uint8) {
+	oc := &r.occs[o]
+	oc.holder = nil
+	if state == realResult && res.raw != oc.raw {
+		oc.holder = res.msg
 	}
 }
 
 // displaced returns the single unresolved candidate of an earlier frame for
-// a result that matches no occurrence of its own frame, or nil when there is
-// none or more than one (pairing drops such a result).
-func (r *resolver) displaced(ks *keyState, state uint8) *occurrence {
+// a result that matches no occurrence of its own frame, or none when there
+// is none or more than one (pairing drops such a result).
+func (r *resolver) displaced(ki int32, state uint8) int32 {
+	ks := &r.states[ki]
 	candidates := ks.cntNone
 	if state == realResult {
 		candidates += ks.cntSyn
 	}
 	if candidates != 1 {
-		return nil
+		return none
 	}
-	o := ks.none.first(noResult)
-	if o == nil {
-		o = ks.syn.first(syntheticResult)
+	for ks.noneHead != none && r.occs[ks.noneHead].state != noResult {
+		ks.noneHead = r.occs[ks.noneHead].nextSame
+	}
+	o := ks.noneHead
+	if o == none {
+		for ks.synHead != none && r.occs[ks.synHead].state != syntheticResult {
+			ks.synHead = r.occs[ks.synHead].nextSyn
+		}
+		o = ks.synHead
 	}
 	r.settle(ks, o, state)
 	return o
 }
 
-// settle records that occurrence o now holds a result in the given state.
-func (r *resolver) settle(ks *keyState, o *occurrence, state uint8) {
-	switch o.state {
+// settle records that occurrence o of ks now holds a result in the given
+// state.
+func (r *resolver) settle(ks *keyState, o int32, state uint8) {
+	oc := &r.occs[o]
+	switch oc.state {
 	case noResult:
 		ks.cntNone--
 	case syntheticResult:
 		ks.cntSyn--
 	}
-	o.state = state
+	oc.state = state
 	if state == syntheticResult {
 		ks.cntSyn++
-		ks.syn.push(o)
+		if ks.synHead == none {
+			ks.synHead = o
+		} else {
+			r.occs[ks.synTail].nextSyn = o
+		}
+		ks.synTail = o
 	}
 }
 
@@ -304,20 +378,18 @@ func (r *resolver) settle(ks *keyState, o *occurrence, state uint8) {
 // toolu_ id or an id that is already what the mode produces is kept when it
 // is free and no call of the history carries it (so a second run keeps it,
 // and the call keeps its own id); otherwise makeUnique(k:tool_result:n).
-func (r *resolver) orphan(k string, ks *keyState) string {
-	if ks == nil {
-		ks = r.key(k)
-	}
+func (r *resolver) orphan(k string, ki int32) string {
+	ks := &r.states[ki]
 	ks.orphans++
 	var id string
 	switch {
 	case !ks.isCall && !r.taken(k) && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
 		id = k
 	default:
-		seed := k + ":tool_result:" + strconv.Itoa(ks.orphans)
-		id = r.fit(seed, r.san.makeUnique(seed, r.used))
+		seed := k + ":tool_result:" + strconv.Itoa(int(ks.orphans))
+		id = r.fit(seed, r.san.makeUnique(seed, r))
 	}
-	r.used[id] = struct{}{}
+	r.markUsed(id)
 	return id
 }
 

@@ -77,6 +77,15 @@ func isKimiNativeID(id string) bool {
 	return true
 }
 
+// usedIDs is a set of ids already given out, which makeUnique and fitID
+// keep new ids apart from.
+type usedIDs interface{ taken(id string) bool }
+
+// idSet is the plain usedIDs of a map.
+type idSet map[string]struct{}
+
+func (s idSet) taken(id string) bool { _, ok := s[id]; return ok }
+
 // sanitizer computes the base id of spec §3.6 for one policy. keepKimi is set
 // when native Kimi ids are kept in strict mode, which this package allows only
 // when the target accepts them (IDLimits).
@@ -118,40 +127,40 @@ func (s sanitizer) sanitize(id string) string {
 // timestamp; a rule here has no clock, so the hashed variants simply go on
 // (attempt 1000, 1001, …) until one is free, which terminates because the
 // set of used ids is finite.
-func (s sanitizer) makeUnique(seed string, used map[string]struct{}) string {
+func (s sanitizer) makeUnique(seed string, used usedIDs) string {
 	if s.mode == policy.IDModeStrict9 {
 		base := s.sanitize(seed)
-		if _, taken := used[base]; len(base) == strict9Len && !taken {
+		if len(base) == strict9Len && !used.taken(base) {
 			return base
 		}
 		for i := 0; ; i++ {
 			c := sha256Hex(seed + ":" + strconv.Itoa(i))[:strict9Len]
-			if _, taken := used[c]; !taken {
+			if !used.taken(c) {
 				return c
 			}
 		}
 	}
 	base := truncate(s.sanitize(seed), strictMaxLen)
-	if _, taken := used[base]; !taken {
+	if !used.taken(base) {
 		return base
 	}
 	// A kept Kimi id that is taken continues as an ordinary strict id, so
 	// the hashed variant is alphanumeric and a second run keeps it.
 	base = truncate((sanitizer{mode: s.mode}).sanitize(seed), strictMaxLen)
 	candidate := truncate(truncate(base, strictHashPrefixLen)+sha256Hex(seed)[:strictHashLen], strictMaxLen)
-	if _, taken := used[candidate]; !taken {
+	if !used.taken(candidate) {
 		return candidate
 	}
 	for n := 2; n <= maxSuffixAttempt; n++ {
 		sfx := "x" + strconv.Itoa(n)
 		c := truncate(candidate, strictMaxLen-len(sfx)) + sfx
-		if _, taken := used[c]; !taken {
+		if !used.taken(c) {
 			return c
 		}
 	}
 	for n := maxSuffixAttempt + 1; ; n++ {
 		c := truncate(base, strictHashPrefixLen) + sha256Hex(seed + ":" + strconv.Itoa(n))[:strictHashLen]
-		if _, taken := used[c]; !taken {
+		if !used.taken(c) {
 			return c
 		}
 	}

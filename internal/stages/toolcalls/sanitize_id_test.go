@@ -71,7 +71,7 @@ func TestMakeUnique(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := sanitizer{mode: tt.mode}
-			used := map[string]struct{}{}
+			used := idSet{}
 			for i, seed := range tt.seeds {
 				got := s.makeUnique(seed, used)
 				if got != tt.want[i] {
@@ -88,7 +88,7 @@ func TestMakeUnique(t *testing.T) {
 func TestMakeUniqueSuffixes(t *testing.T) {
 	s := sanitizer{mode: policy.IDModeStrict}
 	seed := "edit:1"
-	used := map[string]struct{}{"edit1": {}}
+	used := idSet{"edit1": {}}
 	hashed := "edit1" + sha256Hex(seed)[:8]
 	used[hashed] = struct{}{}
 	if got := s.makeUnique(seed, used); got != hashed+"x2" {
@@ -116,7 +116,7 @@ func TestFitID(t *testing.T) {
 	}
 	seeds := []string{"call_" + strings.Repeat("y", 80) + "|fc_1", "functions.read:0", "|||", "a"}
 	for _, lim := range limits {
-		used := map[string]struct{}{}
+		used := idSet{}
 		for _, seed := range append(seeds, seeds...) {
 			id, ok := fitID(seed, lim, used)
 			if !ok || !lim.Valid(id) {
@@ -128,7 +128,7 @@ func TestFitID(t *testing.T) {
 			used[id] = struct{}{}
 		}
 	}
-	if _, ok := fitID("x", contract.IDLimits{Pattern: `^_+$`}, nil); ok {
+	if _, ok := fitID("x", contract.IDLimits{Pattern: `^_+$`}, idSet(nil)); ok {
 		t.Fatal("fitID succeeded for a pattern that rejects alphanumerics")
 	}
 }

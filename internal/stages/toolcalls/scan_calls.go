@@ -28,6 +28,24 @@ func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay boo
 	if replay && allow != nil {
 		lastReal = lastRealResults(t.Messages, env.Settings.MissingToolResultText)
 	}
+	for _, m := range t.Messages {
+		if !m.IsObject() || m.Role() != transcript.RoleAssistant {
+			continue
+		}
+		blocks, _ := m.Blocks()
+		for _, b := range blocks {
+			if !b.IsToolCall() {
+				continue
+			}
+			if id, ok := b.CallID(); ok {
+				r.calls = append(r.calls, callSite{raw: id})
+			}
+		}
+	}
+	r.index()
+	if !replay {
+		return nil
+	}
 	var preserved map[int]bool
 	for i, m := range t.Messages {
 		if !m.IsObject() || m.Role() != transcript.RoleAssistant {
@@ -44,12 +62,9 @@ func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay boo
 				thinking = true
 			case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
 				call = true
-				if id, ok := b.CallID(); ok {
-					r.key(transcript.TrimID(id)).isCall = true
-				}
 			}
 		}
-		if !replay || !thinking || !call {
+		if !thinking || !call {
 			continue
 		}
 		ids, safe := replaySafeIDs(i, blocks, allow, lastReal, r)
@@ -80,7 +95,7 @@ func replaySafeIDs(i int, blocks []*transcript.Block, allow allowList, lastReal 
 		if !hasInput(b) || key == "" || !r.limits.Valid(raw) {
 			return nil, false
 		}
-		if _, taken := r.used[raw]; taken {
+		if r.taken(raw) {
 			return nil, false
 		}
 		if _, dup := seen[raw]; dup {

@@ -43,7 +43,7 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 		}
 		spawn = spawn || spawnWithAttachments(b)
 	}
-	results, displaced, end := r.span(i)
+	results, displaced, end := r.span(i, spawn)
 	if spawn {
 		for id := range ids {
 			if _, ok := results[id]; !ok {
@@ -65,12 +65,17 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 }
 
 // span walks the messages after the assistant at i up to the next assistant
-// and returns the trimmed ids of the tool results there, whether one of
-// them is displaced, and the assistant that ends the span (nil at the end). Spans of different assistants do not overlap, so the
-// walks stay linear over the history. Non-object entries are skipped (this
-// rule removes them).
-func (r *inputsRun) span(i int) (map[string]struct{}, bool, *transcript.Message) {
-	results := map[string]struct{}{}
+// and returns the trimmed ids of the tool results there (only withResults:
+// only a turn that spawns with attachments needs them, so most walks build
+// no set), whether one of them is displaced, and the assistant that ends
+// the span (nil at the end). Spans of different assistants do not overlap,
+// so the walks stay linear over the history. Non-object entries are skipped
+// (this rule removes them).
+func (r *inputsRun) span(i int, withResults bool) (map[string]struct{}, bool, *transcript.Message) {
+	var results map[string]struct{}
+	if withResults {
+		results = map[string]struct{}{}
+	}
 	displaced, other := false, false
 	for _, m := range r.msgs[i+1:] {
 		if !m.IsObject() {
@@ -80,7 +85,7 @@ func (r *inputsRun) span(i int) (map[string]struct{}, bool, *transcript.Message)
 		case transcript.RoleAssistant:
 			return results, displaced, m
 		case transcript.RoleToolResult:
-			if id, ok := m.ResultID(); ok {
+			if id, ok := m.ResultID(); ok && withResults {
 				results[id] = struct{}{}
 			}
 			displaced = displaced || other

@@ -17,17 +17,33 @@ const detailsStage = "strip_details"
 func StripDetails() stage.Stage {
 	return stage.Stage{Name: detailsStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
-		for i, m := range t.Messages {
-			if i%ctxCheckEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) detailsCount {
+			var c detailsCount
+			for i := lo; i < hi; i++ {
+				if i%ctxCheckEvery == 0 {
+					if c.err = ctx.Err(); c.err != nil {
+						return c
+					}
+				}
+				if m := t.Messages[i]; m.IsObject() && m.Role() == transcript.RoleToolResult && m.Delete("details") {
+					c.removed++
 				}
 			}
-			if m.IsObject() && m.Role() == transcript.RoleToolResult && m.Delete("details") {
-				n++
+			return c
+		}) {
+			if c.err != nil {
+				return c.err
 			}
+			n += c.removed
 		}
 		env.Report.Add(detailsStage, "removed", n)
 		return nil
 	}}
+}
+
+// detailsCount is what the details strip removed in a run of messages, or
+// the context's error that stopped it.
+type detailsCount struct {
+	removed int
+	err     error
 }

@@ -80,7 +80,7 @@ func ToolCallIDsInImagePass() stage.Stage {
 
 // sanitizeIDs is the sanitising pass shared by both runs.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
-	r := newResolver(env.Policy, len(t.Messages))
+	r := newResolver(env.Policy)
 	preserved := scanCalls(t, env, r, env.Policy.AllowProviderOwnedThinkingReplay())
 	calls, results := 0, 0
 	for i, m := range t.Messages {
@@ -130,7 +130,7 @@ func rewriteCalls(r *resolver, m *transcript.Message, preserved bool) int {
 			r.startFrame()
 			framed = true
 		}
-		if id := r.call(raw, preserved); id != raw {
+		if id := r.call(preserved); id != raw {
 			b.SetString("id", id)
 			changed++
 		}

@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -44,13 +45,55 @@ func AnthropicTurns() stage.Stage {
 	}}
 }
 
-// spanResults are the tool results that follow one assistant.
+// spanResults are the tool results that follow one assistant: each result
+// message's trimmed id with its toolName ("" when absent), and the ids of
+// result blocks inside content. Spans are short, so they are searched in
+// order, and stripDangling reuses one value from span to span (no
+// allocation per assistant); a span longer than spanIndexMin is also
+// indexed by id, so a long span with many calls stays linear.
 type spanResults struct {
-	names  map[string][]string // result message id -> its toolNames ("" when absent)
-	blocks map[string]bool     // ids of result blocks inside content
+	names    []spanName
+	blocks   []string
+	byID     map[string][]string // names by id, for a long span
+	blockIDs map[string]bool     // blocks, for a long span
 }
 
-func (s spanResults) answered(id string) bool { return len(s.names[id]) > 0 || s.blocks[id] }
+// spanName is one result message of a span.
+type spanName struct{ id, name string }
+
+// spanIndexMin is the span length above which spanResults is indexed.
+const spanIndexMin = 32
+
+func (s *spanResults) answered(id string) bool {
+	if s.byID != nil {
+		return len(s.byID[id]) > 0 || s.blockIDs[id]
+	}
+	for _, n := range s.names {
+		if n.id == id {
+			return true
+		}
+	}
+	return slices.Contains(s.blocks, id)
+}
+
+// hasName reports whether a result message of the span with the given id
+// has the tool name name or none.
+func (s *spanResults) hasName(id, name string) bool {
+	if s.byID != nil {
+		for _, n := range s.byID[id] {
+			if n == "" || n == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range s.names {
+		if n.id == id && (n.name == "" || n.name == name) {
+			return true
+		}
+	}
+	return false
+}
 
 // stripDangling is step 1 over the whole list. It returns the new list,
 // how many assistants it changed and how many results it removed: when the
@@ -62,13 +105,15 @@ func stripDangling(msgs []*transcript.Message) ([]*transcript.Message, int, int)
 	changed, removed := 0, 0
 	var out []*transcript.Message // nil until the first removal
 	var omitted map[string]bool   // call ids omitted by the current span's assistant
+	var span spanResults
 	for i, m := range msgs {
 		role := m.Role()
 		if role == transcript.RoleAssistant {
 			omitted = nil
 			if len(m.ToolCalls()) > 0 {
 				var did bool
-				did, omitted = stripAssistantDangling(m, collectSpan(msgs[i+1:]))
+				collectSpan(msgs[i+1:], &span)
+				did, omitted = stripAssistantDangling(m, &span)
 				if did {
 					changed++
 				}
@@ -125,10 +170,10 @@ func dropResultBlocks(m *transcript.Message, omitted map[string]bool) int {
 	return n
 }
 
-// collectSpan gathers the result ids of the messages before the next
-// assistant.
-func collectSpan(after []*transcript.Message) spanResults {
-	s := spanResults{names: map[string][]string{}, blocks: map[string]bool{}}
+// collectSpan gathers into s the result ids of the messages before the
+// next assistant.
+func collectSpan(after []*transcript.Message, s *spanResults) {
+	s.names, s.blocks, s.byID, s.blockIDs = s.names[:0], s.blocks[:0], nil, nil
 	for _, m := range after {
 		role := m.Role()
 		if role == transcript.RoleAssistant {
@@ -137,19 +182,27 @@ func collectSpan(after []*transcript.Message) spanResults {
 		if role == transcript.RoleToolResult || role == transcript.RoleTool {
 			if id, ok := m.ResultID(); ok {
 				name, _ := m.String("toolName")
-				s.names[id] = append(s.names[id], strings.TrimSpace(name))
+				s.names = append(s.names, spanName{id, strings.TrimSpace(name)})
 			}
 		}
 		blocks, _ := m.Blocks()
 		for _, b := range blocks {
 			if t := b.Type(); t == transcript.RoleToolResult || t == transcript.RoleTool {
 				if id, ok := blockResultID(b); ok {
-					s.blocks[id] = true
+					s.blocks = append(s.blocks, id)
 				}
 			}
 		}
 	}
-	return s
+	if len(s.names)+len(s.blocks) > spanIndexMin {
+		s.byID, s.blockIDs = make(map[string][]string, len(s.names)), make(map[string]bool, len(s.blocks))
+		for _, n := range s.names {
+			s.byID[n.id] = append(s.byID[n.id], n.name)
+		}
+		for _, id := range s.blocks {
+			s.blockIDs[id] = true
+		}
+	}
 }
 
 // blockResultID is a result block's trimmed id (the same members as a
@@ -167,7 +220,7 @@ func blockResultID(b *transcript.Block) (string, bool) {
 
 // stripAssistantDangling applies step 1 to one assistant. omitted holds the
 // trimmed ids of the calls the thinking path replaced, whose results must go.
-func stripAssistantDangling(m *transcript.Message, s spanResults) (changed bool, omitted map[string]bool) {
+func stripAssistantDangling(m *transcript.Message, s *spanResults) (changed bool, omitted map[string]bool) {
 	blocks, _ := m.Blocks()
 	thinking := false
 	for _, b := range blocks {
@@ -211,18 +264,13 @@ func stripAssistantDangling(m *transcript.Message, s spanResults) (changed bool,
 
 // answeredByMessage is the thinking path's test: the call has an id and a
 // name, and a result message with that id whose name is unknown or equal.
-func answeredByMessage(b *transcript.Block, s spanResults) bool {
+func answeredByMessage(b *transcript.Block, s *spanResults) bool {
 	id, ok := b.CallID()
 	name, _ := b.String("name")
 	if !ok || transcript.TrimID(id) == "" || strings.TrimSpace(name) == "" {
 		return false
 	}
-	for _, n := range s.names[transcript.TrimID(id)] {
-		if n == "" || n == strings.TrimSpace(name) {
-			return true
-		}
-	}
-	return false
+	return s.hasName(transcript.TrimID(id), strings.TrimSpace(name))
 }
 
 // omitToolCalls replaces the content with "[tool calls omitted]", or with

@@ -1,9 +1,12 @@
 package turns
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 func TestAnthropicTurns(t *testing.T) {
@@ -80,4 +83,56 @@ func FuzzAnthropicTurns(f *testing.F) {
 		`[{"role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"toolCall","id":"c1","name":"read","arguments":{}}],"stopReason":"aborted"},{"role":"user","content":"next"}]`,
 		`[{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read"}]},{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[]}]`,
 	}, AnthropicTurns())
+}
+
+// TestSpanResultsIndexed checks a span's answers against a plain map of the
+// results, both when it is searched in order (short) and when it is
+// indexed (longer than spanIndexMin).
+func TestSpanResultsIndexed(t *testing.T) {
+	for _, n := range []int{3, spanIndexMin + 8} {
+		var parts []string
+		names := map[string][]string{} // the reference: id -> tool names
+		for i := range n {
+			id, name, member := fmt.Sprintf("id%d", i%5), "", ""
+			if i%3 != 0 {
+				name = fmt.Sprintf("t%d", i%4)
+				member = `,"toolName":" ` + name + ` "`
+			}
+			names[id] = append(names[id], name)
+			parts = append(parts, fmt.Sprintf(`{"role":"toolResult","toolCallId":"%s"%s,"content":[{"type":"toolResult","toolUseId":"b%d"}]}`, id, member, i))
+		}
+		parts = append(parts, `{"role":"assistant","content":[]}`, `{"role":"toolResult","toolCallId":"after"}`)
+		tr, err := transcript.FromMessages([]byte("["+strings.Join(parts, ",")+"]"), anthropicTarget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s spanResults
+		collectSpan(tr.Messages, &s)
+		if indexed := s.byID != nil; indexed != (n > spanIndexMin) {
+			t.Fatalf("%d results: indexed %v", n, indexed)
+		}
+		for i := range 7 {
+			id := fmt.Sprintf("id%d", i)
+			if got, want := s.answered(id), len(names[id]) > 0; got != want {
+				t.Errorf("%d results: answered(%s) = %v, want %v", n, id, got, want)
+			}
+			for _, tool := range []string{"t1", "t2", "t9"} {
+				want := false
+				for _, have := range names[id] {
+					want = want || have == "" || have == tool
+				}
+				if got := s.hasName(id, tool); got != want {
+					t.Errorf("%d results: hasName(%s, %s) = %v, want %v", n, id, tool, got, want)
+				}
+			}
+		}
+		for i := range n + 2 {
+			if block := fmt.Sprintf("b%d", i); s.answered(block) != (i < n) {
+				t.Errorf("%d results: answered(%s) = %v", n, block, !(i < n))
+			}
+		}
+		if s.answered("after") {
+			t.Errorf("%d results: a result after the next assistant counts", n)
+		}
+	}
 }

@@ -25,41 +25,21 @@ import (
 func BlankBlocks() stage.Stage {
 	const name = "blank_blocks"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		var out []*transcript.Message
+		n := len(t.Messages)
+		drop := make([]bool, n) // written per chunk, read after all chunks
 		removed, placeholders, dropped, videos := 0, 0, 0, 0
-		for i, m := range t.Messages {
-			keep := true
-			switch m.Role() {
-			case transcript.RoleUser, transcript.RoleToolResult:
-				if blocks, ok := m.Blocks(); ok {
-					blocks, v := fixVideos(blocks)
-					videos += v
-					kept, n := withoutBlankText(blocks)
-					removed += n
-					if len(kept) == 0 {
-						kept = []*transcript.Block{transcript.TextBlock(emptyContentOmitted)}
-						placeholders++
-					}
-					m.SetBlocks(kept)
+		for _, c := range stage.ChunkResults(env, n, func(lo, hi int) blankCounts {
+			return blankBlocksOf(t.Messages, lo, hi, drop)
+		}) {
+			removed, placeholders, dropped, videos = removed+c.removed, placeholders+c.placeholders, dropped+c.dropped, videos+c.videos
+		}
+		var out []*transcript.Message
+		if dropped > 0 {
+			out = make([]*transcript.Message, 0, n-dropped)
+			for i, m := range t.Messages {
+				if !drop[i] {
+					out = append(out, m)
 				}
-			case transcript.RoleAssistant:
-				if blocks, ok := m.Blocks(); ok {
-					blocks, v := fixVideos(blocks)
-					videos += v
-					kept, n := withoutBlankText(blocks)
-					removed += n
-					if len(kept) == 0 && !m.Has("providerReplay") {
-						keep = false
-						dropped++
-					} else {
-						m.SetBlocks(kept)
-					}
-				}
-			}
-			if !keep && out == nil {
-				out = append(make([]*transcript.Message, 0, len(t.Messages)), t.Messages[:i]...)
-			} else if keep && out != nil {
-				out = append(out, m)
 			}
 		}
 		trimmed := 0
@@ -74,6 +54,47 @@ func BlankBlocks() stage.Stage {
 		env.Report.Add(name, "video_fixed", videos)
 		return nil
 	}}
+}
+
+// blankCounts is what the blank-block rule changed in a run of messages.
+type blankCounts struct{ removed, placeholders, dropped, videos int }
+
+// blankBlocksOf applies the blank-block rule to msgs[lo:hi], each message
+// alone, and sets drop[i] for every assistant that is left with nothing to
+// say (the caller removes them), so chunks of a history can run in parallel.
+func blankBlocksOf(msgs []*transcript.Message, lo, hi int, drop []bool) blankCounts {
+	var n blankCounts
+	for i := lo; i < hi; i++ {
+		m := msgs[i]
+		switch m.Role() {
+		case transcript.RoleUser, transcript.RoleToolResult:
+			if blocks, ok := m.Blocks(); ok {
+				blocks, v := fixVideos(blocks)
+				n.videos += v
+				kept, r := withoutBlankText(blocks)
+				n.removed += r
+				if len(kept) == 0 {
+					kept = []*transcript.Block{transcript.TextBlock(emptyContentOmitted)}
+					n.placeholders++
+				}
+				m.SetBlocks(kept)
+			}
+		case transcript.RoleAssistant:
+			if blocks, ok := m.Blocks(); ok {
+				blocks, v := fixVideos(blocks)
+				n.videos += v
+				kept, r := withoutBlankText(blocks)
+				n.removed += r
+				if len(kept) == 0 && !m.Has("providerReplay") {
+					drop[i] = true
+					n.dropped++
+				} else {
+					m.SetBlocks(kept)
+				}
+			}
+		}
+	}
+	return n
 }
 
 // fixVideos canonicalises legacy video blocks (a corrupt one is replaced by

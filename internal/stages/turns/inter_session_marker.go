@@ -23,17 +23,19 @@ func InterSessionMarker() stage.Stage {
 	const name = "inter_session_marker"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
-		for _, m := range t.Messages {
-			if m.Role() != transcript.RoleUser {
-				continue
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) int {
+			annotated := 0
+			for _, m := range t.Messages[lo:hi] {
+				if m.Role() != transcript.RoleUser {
+					continue
+				}
+				if prefix, ok := interSessionPrefix(m); ok && annotateMessage(m, prefix) {
+					annotated++
+				}
 			}
-			prefix, ok := interSessionPrefix(m)
-			if !ok {
-				continue
-			}
-			if annotateMessage(m, prefix) {
-				n++
-			}
+			return annotated
+		}) {
+			n += c
 		}
 		env.Report.Add(name, "annotated", n)
 		return nil

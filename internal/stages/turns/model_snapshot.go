@@ -91,12 +91,31 @@ func snapshotTime(t *transcript.Transcript, env *stage.Env) (int64, bool) {
 	if env.Settings.HasNow {
 		return env.Settings.NowMs, true
 	}
-	var latest int64
-	found := false
-	for _, m := range t.Messages {
-		if ts, ok := m.Timestamp(); ok && (!found || ts > latest) {
-			latest, found = ts, true
+	var latest latestTime
+	for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) latestTime {
+		var l latestTime
+		for _, m := range t.Messages[lo:hi] {
+			if ts, ok := m.Timestamp(); ok {
+				l.see(ts)
+			}
+		}
+		return l
+	}) {
+		if c.found {
+			latest.see(c.ts)
 		}
 	}
-	return latest, found
+	return latest.ts, latest.found
+}
+
+// latestTime is the newest timestamp seen, if any.
+type latestTime struct {
+	ts    int64
+	found bool
+}
+
+func (l *latestTime) see(ts int64) {
+	if !l.found || ts > l.ts {
+		l.ts, l.found = ts, true
+	}
 }

@@ -1,8 +1,11 @@
 package turns
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/fanout"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
@@ -74,4 +77,38 @@ func TestModelSnapshot(t *testing.T) {
 
 func FuzzModelSnapshot(f *testing.F) {
 	fuzzStage(f, []string{`[{"role":"user","content":"q","timestamp":100}]`}, ModelSnapshot())
+}
+
+// TestSnapshotTimeChunked checks that the newest message timestamp is the
+// same whether the history is read in one run or in 2 to 8 chunks, with the
+// newest message at the start, in the middle, at the end, or absent.
+func TestSnapshotTimeChunked(t *testing.T) {
+	for _, newest := range []int{0, 37, 99, -1} {
+		var parts []string
+		for i := range 100 {
+			switch {
+			case i == newest:
+				parts = append(parts, `{"role":"user","content":"n","timestamp":1776000999000}`)
+			case i%7 == 3:
+				parts = append(parts, `{"role":"user","content":"no time"}`)
+			case newest >= 0:
+				parts = append(parts, fmt.Sprintf(`{"role":"user","content":"u","timestamp":%d}`, 1776000000000+(i*7919)%1000))
+			default:
+				parts = append(parts, `{"role":"user","content":"no time"}`)
+			}
+		}
+		tr, err := transcript.FromMessages([]byte("["+strings.Join(parts, ",")+"]"), anthropicTarget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTS, wantOK := snapshotTime(tr, &stage.Env{})
+		if newest >= 0 && (!wantOK || wantTS != 1776000999000) || newest < 0 && wantOK {
+			t.Fatalf("newest %d: sequential %d %v", newest, wantTS, wantOK)
+		}
+		for helpers := 1; helpers < 8; helpers++ {
+			if ts, ok := snapshotTime(tr, &stage.Env{Fanout: fanout.New(helpers, 1)}); ts != wantTS || ok != wantOK {
+				t.Fatalf("newest %d, %d helpers: %d %v, sequential %d %v", newest, helpers, ts, ok, wantTS, wantOK)
+			}
+		}
+	}
 }

@@ -29,14 +29,20 @@ func ThoughtSignatures() stage.Stage {
 		}
 		opts := env.Policy.SanitizeThoughtSignatures
 		n := 0
-		for _, m := range t.Messages {
-			if m.Role() != transcript.RoleAssistant || m.StopReason() == transcript.StopError {
-				continue
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) int {
+			stripped := 0
+			for _, m := range t.Messages[lo:hi] {
+				if m.Role() != transcript.RoleAssistant || m.StopReason() == transcript.StopError {
+					continue
+				}
+				blocks, _ := m.Blocks()
+				for _, b := range blocks {
+					stripped += stripThoughtSignature(b, opts)
+				}
 			}
-			blocks, _ := m.Blocks()
-			for _, b := range blocks {
-				n += stripThoughtSignature(b, opts)
-			}
+			return stripped
+		}) {
+			n += c
 		}
 		env.Report.Add(name, "stripped", n)
 		return nil

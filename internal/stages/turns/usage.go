@@ -28,34 +28,52 @@ func Usage() stage.Stage {
 	const name = "usage"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		comp := compactionOf(t.Messages)
-		zeroed, normalised := 0, 0
-		for i, m := range t.Messages {
-			if m.Role() != transcript.RoleAssistant {
-				continue
-			}
-			raw, has := m.Get("usage")
-			usage, err := transcript.ParseObject(raw)
-			if !has || err != nil {
-				m.Set("usage", []byte(zeroUsage))
-				normalised++
-				continue
-			}
-			if comp.stale(m, i) {
-				if string(raw) != zeroUsage {
-					m.Set("usage", []byte(zeroUsage))
-					zeroed++
-				}
-				continue
-			}
-			if normaliseUsage(&usage) {
-				m.Set("usage", usage.AppendJSON(nil))
-				normalised++
-			}
+		var sum usageCounts
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) usageCounts {
+			return usageOf(t.Messages, lo, hi, comp)
+		}) {
+			sum.zeroed += c.zeroed
+			sum.normalised += c.normalised
 		}
-		env.Report.Add(name, "zeroed", zeroed)
-		env.Report.Add(name, "normalised", normalised)
+		env.Report.Add(name, "zeroed", sum.zeroed)
+		env.Report.Add(name, "normalised", sum.normalised)
 		return nil
 	}}
+}
+
+// usageCounts is what the usage rule changed in a run of messages.
+type usageCounts struct{ zeroed, normalised int }
+
+// usageOf applies the usage rule to the assistants among msgs[lo:hi]: each
+// message alone, given the history's compaction (so chunks of a history
+// can run in parallel).
+func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCounts {
+	var n usageCounts
+	for i := lo; i < hi; i++ {
+		m := msgs[i]
+		if m.Role() != transcript.RoleAssistant {
+			continue
+		}
+		raw, has := m.Get("usage")
+		usage, err := transcript.ParseObject(raw)
+		if !has || err != nil {
+			m.Set("usage", []byte(zeroUsage))
+			n.normalised++
+			continue
+		}
+		if comp.stale(m, i) {
+			if string(raw) != zeroUsage {
+				m.Set("usage", []byte(zeroUsage))
+				n.zeroed++
+			}
+			continue
+		}
+		if normaliseUsage(&usage) {
+			m.Set("usage", usage.AppendJSON(nil))
+			n.normalised++
+		}
+	}
+	return n
 }
 
 // compaction locates the latest compaction of a history (spec §3.14).
