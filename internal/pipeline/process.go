@@ -177,7 +177,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	}
 	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
 	if wire.ToolsAsText(env.Policy, t.Options) {
-		env.Settings.NoToolsOffered = true
+		env.Settings.Request.ToolsOffered = new(false)
 	}
 	if t.Repair != nil {
 		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}

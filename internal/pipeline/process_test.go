@@ -141,10 +141,10 @@ func TestResolverLayers(t *testing.T) {
 	if s.Pruning.Mode != "cache-ttl" || s.Pruning.LastCacheTouchMs != 2 || s.Pruning.KeepLastAssistants != 1 || s.Pruning.TTL.Milliseconds() != 300000 || s.Pruning.SoftTrim.HeadChars != 1500 {
 		t.Fatalf("pruning %+v", s.Pruning)
 	}
-	if !s.HasNow || s.NowMs != 5 || s.ContextWindowTokens != 1000 {
+	if now, ok := s.Request.Now(); !ok || now != 5 || s.Request.ContextWindow() != 1000 {
 		t.Fatalf("settings %+v", s)
 	}
-	if other := mustResolve(t, cfg, &transcript.Transcript{Tenant: "other"}); other.Images.MaxDimensionPx != 1200 || other.HasNow {
+	if other := mustResolve(t, cfg, &transcript.Transcript{Tenant: "other"}); other.Images.MaxDimensionPx != 1200 || other.Request.NowMs != nil {
 		t.Fatalf("other tenant %+v", other.Images)
 	}
 }

@@ -17,7 +17,7 @@ func TestRuleOptionsReachSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mustResolve(t, config.Default(), tr)
+	s := mustResolve(t, config.Default(), tr).Request
 	if !slices.Equal(s.AllowedToolNames, []string{"read"}) || !s.ReplayInvalid ||
 		s.PreserveLatestAssistantThinking == nil || *s.PreserveLatestAssistantThinking {
 		t.Fatalf("settings %+v", s)
@@ -26,7 +26,7 @@ func TestRuleOptionsReachSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := mustResolve(t, config.Default(), plain); s.AllowedToolNames != nil || s.ReplayInvalid || s.PreserveLatestAssistantThinking != nil {
+	if s := mustResolve(t, config.Default(), plain).Request; s.AllowedToolNames != nil || s.ReplayInvalid || s.PreserveLatestAssistantThinking != nil {
 		t.Fatalf("defaults %+v", s)
 	}
 }

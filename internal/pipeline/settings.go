@@ -45,18 +45,11 @@ func ResolverFor(cfg config.Config) Resolver {
 		}
 		o := t.Options
 		s := stage.Settings{
-			MissingToolResultText:           missing,
-			Images:                          settings.Resolve(below.images, settings.Overlay[settings.Images]{}, o.Images),
-			Pruning:                         settings.Resolve(below.pruning, settings.Overlay[settings.Pruning]{}, o.Pruning),
-			ContextWindowTokens:             pick(o.ContextWindowTokens, 0),
-			ContractMode:                    contract,
-			NoToolsOffered:                  !pick(o.ToolsOffered, true),
-			AllowedToolNames:                o.AllowedToolNames,
-			ReplayInvalid:                   o.ReplayInvalid,
-			PreserveLatestAssistantThinking: o.PreserveLatestAssistantThinking,
-		}
-		if o.NowMs != nil {
-			s.NowMs, s.HasNow = *o.NowMs, true
+			MissingToolResultText: missing,
+			Images:                settings.Resolve(below.images, settings.Overlay[settings.Images]{}, o.Images),
+			Pruning:               settings.Resolve(below.pruning, settings.Overlay[settings.Pruning]{}, o.Pruning),
+			ContractMode:          contract,
+			Request:               o.Request,
 		}
 		bad := append(settings.Validate(s.Images, settings.FromJob(o.Images)), settings.Validate(s.Pruning, settings.FromJob(o.Pruning))...)
 		if len(bad) > 0 {
@@ -64,11 +57,4 @@ func ResolverFor(cfg config.Config) Resolver {
 		}
 		return s, nil
 	}
-}
-
-func pick[T any](v *T, def T) T {
-	if v != nil {
-		return *v
-	}
-	return def
 }

@@ -17,7 +17,7 @@ func TestToolsOfferedOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := mustResolve(t, config.Default(), tr).NoToolsOffered; got != tc.noTools {
+		if got := mustResolve(t, config.Default(), tr).Request.NoToolsOffered(); got != tc.noTools {
 			t.Errorf("options %q: NoToolsOffered %v, want %v", tc.option, got, tc.noTools)
 		}
 	}

@@ -256,3 +256,26 @@ func FuzzDecodeOption(f *testing.F) {
 		}
 	})
 }
+
+// TestRequestAccessors: an option the job did not send reads as its
+// documented default.
+func TestRequestAccessors(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		r       Request
+		window  int
+		now     int64
+		hasNow  bool
+		noTools bool
+	}{
+		{name: "nothing sent", r: Request{}},
+		{name: "all sent", r: Request{ContextWindowTokens: new(1000), NowMs: new(int64(5)), ToolsOffered: new(false)}, window: 1000, now: 5, hasNow: true, noTools: true},
+		{name: "clock zero is a clock", r: Request{NowMs: new(int64(0))}, hasNow: true},
+		{name: "tools offered", r: Request{ToolsOffered: new(true)}},
+	} {
+		now, ok := c.r.Now()
+		if got := c.r.ContextWindow(); got != c.window || now != c.now || ok != c.hasNow || c.r.NoToolsOffered() != c.noTools {
+			t.Errorf("%s: window %d, now %d %v, no tools %v; want %d, %d %v, %v", c.name, got, now, ok, c.r.NoToolsOffered(), c.window, c.now, c.hasNow, c.noTools)
+		}
+	}
+}

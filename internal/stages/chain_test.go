@@ -83,7 +83,7 @@ func run(t testing.TB, tg transcript.Target, messages []byte, entries []transcri
 }
 
 // runWith is run with extra settings: the fields of extra that are set
-// (today NoToolsOffered) override the test defaults. A stage's Reject
+// (today Request.ToolsOffered) override the test defaults. A stage's Reject
 // fails the test.
 func runWith(t testing.TB, tg transcript.Target, messages []byte, entries []transcript.CustomEntry, extra stage.Settings) (*transcript.Transcript, *stage.Env) {
 	t.Helper()
@@ -113,7 +113,7 @@ func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries
 	tr.CustomEntries = entries
 	env := chainEnv(tr)
 	env.Policy = policy.Resolve(tg)
-	env.Settings.NoToolsOffered = extra.NoToolsOffered
+	env.Settings.Request.ToolsOffered = extra.Request.ToolsOffered
 	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
 	env.Fanout = fan
 	for _, s := range Default(imgs) {
@@ -131,13 +131,13 @@ func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries
 // chainEnv is the environment of the chain tests for tr (its clock fixed),
 // without a policy.
 func chainEnv(tr *transcript.Transcript) *stage.Env {
-	now := int64(1776000999000)
-	tr.Options.NowMs = &now
+	now := new(int64(1776000999000))
+	tr.Options.NowMs = now
 	return &stage.Env{
 		Settings: stage.Settings{
 			Images: settings.Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
 				MaxFrames: 64, ManyImagesThreshold: 20, ManyImagesMaxDimensionPx: 2000, MaxImagesPerRequest: 100},
-			NowMs: now, HasNow: true,
+			Request: settings.Request{NowMs: now},
 		},
 		Report:        stage.NewReport(),
 		InputMessages: len(tr.Messages),

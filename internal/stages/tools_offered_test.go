@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -15,7 +16,7 @@ import (
 // call or a tool result, every real result's text is still there, and one
 // pass reaches the fixed point.
 func TestNoToolsOffered(t *testing.T) {
-	noTools := stage.Settings{NoToolsOffered: true}
+	noTools := stage.Settings{Request: settings.Request{ToolsOffered: new(false)}}
 	forGenerated(t, 1700, sessiongen.Issue16(), func(t *testing.T, tg transcript.Target, input []byte) {
 		first, env := runWith(t, tg, input, nil, noTools)
 		out := first.MessagesJSON()

@@ -29,13 +29,11 @@ type Target struct {
 // §2 puts at the top of options, image_max_dimension_px and
 // image_max_bytes, are read onto Images (settings.ImageAliases).
 type Options struct {
-	Images                          settings.Overlay[settings.Images]  `json:"-"` // options.images
-	Pruning                         settings.Overlay[settings.Pruning] `json:"-"` // options.pruning
-	ContextWindowTokens             *int                               `json:"context_window_tokens,omitempty"`
-	NowMs                           *int64                             `json:"now_ms,omitempty"`
-	AllowedToolNames                []string                           `json:"allowed_tool_names,omitempty"`
-	ReplayInvalid                   bool                               `json:"replay_invalid,omitempty"`
-	PreserveLatestAssistantThinking *bool                              `json:"preserve_latest_assistant_thinking,omitempty"`
+	Images  settings.Overlay[settings.Images]  `json:"-"` // options.images
+	Pruning settings.Overlay[settings.Pruning] `json:"-"` // options.pruning
+	// Request is what only the job says (now_ms, context_window_tokens,
+	// tools_offered, ...), its keys at the top of options.
+	settings.Request
 	// Render is "messages" (the default) or "request": the ready payload
 	// then also carries the provider request body (package wire).
 	Render string `json:"render,omitempty"`
@@ -44,9 +42,6 @@ type Options struct {
 	System json.RawMessage `json:"system,omitempty"`
 	// Tools are the tools the runner offers the model, for the request body.
 	Tools []Tool `json:"tools,omitempty"`
-	// ToolsOffered false says the next request declares no tools, so tool
-	// calls and results must go as plain text (default true).
-	ToolsOffered *bool `json:"tools_offered,omitempty"`
 }
 
 // Tool is one entry of the job option `tools`: a tool the runner offers the

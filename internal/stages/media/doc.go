@@ -26,7 +26,7 @@
 //     report also counts canonicalized (data only re-encoded) and mime_fixed.
 //     A payload repeated in several blocks of one job is processed once.
 //   - pruning: the TTL gate stays shut when the job carries no clock
-//     (HasNow false), since the worker never reads its own. String content
+//     (no now_ms), since the worker never reads its own. String content
 //     of a user, assistant or toolResult message counts as weighted text,
 //     and a toolResult's string content is one soft-trim part. The
 //     thinkingSignature of a redacted_thinking block counts like that of a

@@ -77,7 +77,7 @@ func applyImages(ctx context.Context, p *images.Processor, t *transcript.Transcr
 	if len(refs) == 0 {
 		return nil
 	}
-	staleBeyondCaps(refs, env.Settings.Images, env.Policy.Contract.Images, env.Settings.ContextWindowTokens)
+	staleBeyondCaps(refs, env.Settings.Images, env.Policy.Contract.Images, env.Settings.Request.ContextWindow())
 	var live []imageRef
 	var at []int // live[k] is refs[at[k]]
 	for i := range refs {

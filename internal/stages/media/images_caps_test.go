@@ -94,7 +94,7 @@ func TestImagesRequestCapByContextWindow(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := imageSettings()
-			s.ContextWindowTokens = tc.contextTokens
+			s.Request.ContextWindowTokens = new(tc.contextTokens)
 			s.Images.MaxImagesPerRequest = tc.setting
 			res := stagetest.Case{Target: stagetest.Anthropic, Settings: s}.Apply(t, in, Images(testProcessor(t)))
 			imgs, stale := countBlocks(t, res.Transcript)

@@ -19,12 +19,12 @@ const (
 
 // Pruning returns the stage "pruning": spec §3.18's context pruning. It is
 // stateless: the runner keeps the TTL clock, sends it as
-// Settings.Pruning.LastCacheTouchMs with Settings.NowMs, and resets it when
+// Settings.Pruning.LastCacheTouchMs with Settings.Request.NowMs, and resets it when
 // Report.Pruning.Ran says the prune changed something.
 //
 // It runs only in mode "cache-ttl", with a context window, and when the TTL
 // gate is open: a last cache touch is known (> 0), the TTL is > 0, the job
-// carries the runner's clock (HasNow; the worker never reads its own), and
+// carries the runner's clock (now_ms; the worker never reads its own), and
 // now - last touch >= TTL. Then, among the tool results from the first user
 // message up to the keepLastAssistants-th assistant from the end, results
 // of prunable tools are soft-trimmed when the estimate is at least
@@ -81,8 +81,9 @@ func clampRatio(r, def float64) float64 {
 func ttlGateOpen(s stage.Settings) bool {
 	p := s.Pruning
 	ttlMs := p.TTL.Milliseconds()
-	return p.Mode == settings.PruningCacheTTL && s.HasNow && p.LastCacheTouchMs > 0 && ttlMs > 0 &&
-		s.NowMs-p.LastCacheTouchMs >= ttlMs
+	now, hasNow := s.Request.Now()
+	return p.Mode == settings.PruningCacheTTL && hasNow && p.LastCacheTouchMs > 0 && ttlMs > 0 &&
+		now-p.LastCacheTouchMs >= ttlMs
 }
 
 // prunable is one tool result pruning may change, with its estimate and
@@ -96,11 +97,11 @@ type prunable struct {
 }
 
 func applyPruning(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if !ttlGateOpen(env.Settings) || env.Settings.ContextWindowTokens <= 0 {
+	if !ttlGateOpen(env.Settings) || env.Settings.Request.ContextWindow() <= 0 {
 		return nil
 	}
 	cfg := newPruningConfig(env.Settings.Pruning)
-	window := float64(int64(env.Settings.ContextWindowTokens) * charsPerToken)
+	window := float64(int64(env.Settings.Request.ContextWindow()) * charsPerToken)
 	msgs := t.Messages
 	cutoff, ok := assistantCutoff(msgs, cfg.keepLastAssistants)
 	if !ok {

@@ -16,9 +16,7 @@ import (
 // cache touch was exactly one TTL ago) and the given window.
 func pruneSettings(windowTokens int) stage.Settings {
 	return stage.Settings{
-		ContextWindowTokens: windowTokens,
-		NowMs:               1_776_000_300_000,
-		HasNow:              true,
+		Request: settings.Request{ContextWindowTokens: new(windowTokens), NowMs: new(int64(1_776_000_300_000))},
 		Pruning: settings.Pruning{
 			Mode:                 "cache-ttl",
 			TTL:                  settings.Duration(300_000 * time.Millisecond),
@@ -191,12 +189,12 @@ func TestPruningGate(t *testing.T) {
 	}
 	runPruneCases(t, []pruneCase{
 		{name: "TTL just passed", settings: pruneSettings(1000), in: in, want: want, soft: 1},
-		{name: "TTL not yet passed", settings: with(func(s *stage.Settings) { s.NowMs-- }), in: in},
+		{name: "TTL not yet passed", settings: with(func(s *stage.Settings) { s.Request.NowMs = new(*s.Request.NowMs - 1) }), in: in},
 		{name: "cache never touched", settings: with(func(s *stage.Settings) { s.Pruning.LastCacheTouchMs = 0 }), in: in},
 		{name: "no TTL", settings: with(func(s *stage.Settings) { s.Pruning.TTL = 0 }), in: in},
-		{name: "no clock in the job", settings: with(func(s *stage.Settings) { s.HasNow = false }), in: in},
+		{name: "no clock in the job", settings: with(func(s *stage.Settings) { s.Request.NowMs = nil }), in: in},
 		{name: "mode off", settings: with(func(s *stage.Settings) { s.Pruning.Mode = "off" }), in: in},
-		{name: "no context window", settings: with(func(s *stage.Settings) { s.ContextWindowTokens = 0 }), in: in},
+		{name: "no context window", settings: with(func(s *stage.Settings) { s.Request.ContextWindowTokens = nil }), in: in},
 	})
 }
 

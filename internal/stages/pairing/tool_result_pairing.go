@@ -25,7 +25,7 @@ const ToolResultPairingName = "tool_result_pairing"
 // Missing results get a synthetic error result whose text is
 // Settings.MissingToolResultText, or DefaultMissingToolResultText when that
 // is blank (a blank text block is rejected by Anthropic and Bedrock). Its
-// timestamp is Settings.NowMs when the job sent a clock, else the owning
+// timestamp is Settings.Request.NowMs when the job sent a clock, else the owning
 // assistant's timestamp, else it has none.
 //
 // Choices: ids are matched trimmed, and a matched result is emitted as it
@@ -58,7 +58,8 @@ func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *
 // text and reports under name: split across env.Fanout when the history is
 // large enough (repairChunked), with the same output and counts.
 func runRepair(t *transcript.Transcript, env *stage.Env, name, text string) {
-	opts := repairOptions{text: text, failed: dropFailed, nowMs: env.Settings.NowMs, hasNow: env.Settings.HasNow}
+	nowMs, hasNow := env.Settings.Request.Now()
+	opts := repairOptions{text: text, failed: dropFailed, nowMs: nowMs, hasNow: hasNow}
 	var out []*transcript.Message
 	var c repairCounts
 	if k := chunksFor(env, len(t.Messages)); k > 1 {

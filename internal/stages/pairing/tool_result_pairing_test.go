@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -178,7 +179,7 @@ func TestToolResultPairingEdges(t *testing.T) {
 			name:     "configured text and the job clock",
 			in:       arr(user("go"), a, user("next")),
 			want:     arr(user("go"), a, syn("c1", "read", "no result", "5000"), user("next")),
-			settings: stage.Settings{MissingToolResultText: "no result", NowMs: 5000, HasNow: true},
+			settings: stage.Settings{MissingToolResultText: "no result", Request: settings.Request{NowMs: new(int64(5000))}},
 			report:   map[string]int{"synthetic": 1},
 		},
 		{

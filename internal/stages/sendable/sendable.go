@@ -81,7 +81,7 @@ func changesOf(r *stage.Report) string {
 func Contract() stage.Stage {
 	return stage.Stage{Name: "contract", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		c := env.Policy.Contract
-		res := contract.Check(t.Messages, c, env.Settings.ContextWindowTokens)
+		res := contract.Check(t.Messages, c, env.Settings.Request.ContextWindow())
 		if res.OK() {
 			return nil
 		}

@@ -80,32 +80,13 @@ type Settings struct {
 	// settings: the configuration's, the tenant's overlay, the job's).
 	Images  settings.Images
 	Pruning settings.Pruning
-	// ContextWindowTokens sizes pruning's character window (0: no pruning).
-	ContextWindowTokens int
-	// NowMs is the runner's clock (options.now_ms); HasNow is false when the
-	// job did not send one (then rules use the owning message's timestamp).
-	NowMs  int64
-	HasNow bool
+	// Request is what the job's options say of its next request (its
+	// clock, context window, tools, retry): the options' own declaration.
+	Request settings.Request
 	// ContractMode is what the contract stage does with a violation:
 	// ContractModeReject (a dead letter) or ContractModeReport (listed in
 	// the report); "" means ContractModeReject.
 	ContractMode string
-	// NoToolsOffered is set when the job's tools_offered option is false:
-	// the next request declares no tools, so tool calls and results become
-	// text (toolcalls.ToolsAsText). The zero value, tools offered, is the
-	// default.
-	NoToolsOffered bool
-	// AllowedToolNames is the job's allowed_tool_names: the tools of the
-	// current run, which tool-call validation keeps (§3.5); nil allows every
-	// valid name.
-	AllowedToolNames []string
-	// ReplayInvalid is the job's replay_invalid: the retry after the
-	// provider refused a signature strips every signature (§3.4.1).
-	ReplayInvalid bool
-	// PreserveLatestAssistantThinking is the job's
-	// preserve_latest_assistant_thinking (§3.4.3); nil lets the history
-	// decide.
-	PreserveLatestAssistantThinking *bool
 }
 
 // The values of Settings.ContractMode (config contract.mode).

@@ -1,11 +1,12 @@
 package toolcalls
 
 import (
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 )
 
 // fuzzSettings gives the fuzz targets an allow-list, so its paths are reached.
-var fuzzSettings = stage.Settings{AllowedToolNames: []string{"read", "edit", "exec"}}
+var fuzzSettings = stage.Settings{Request: settings.Request{AllowedToolNames: []string{"read", "edit", "exec"}}}
 
 // idSeeds seed FuzzToolCallIDs: the §5 id vectors and the shapes the
 // resolver distinguishes.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -56,7 +57,7 @@ func (c idCase) run(t *testing.T, stages ...stage.Stage) stagetest.Result {
 	if target == (transcript.Target{}) {
 		target = anthropic
 	}
-	sc := stagetest.Case{Target: target, Settings: stage.Settings{AllowedToolNames: c.allowed}}
+	sc := stagetest.Case{Target: target, Settings: stage.Settings{Request: settings.Request{AllowedToolNames: c.allowed}}}
 	res := sc.Apply(t, c.in, stages...)
 	if c.want == "" {
 		if string(res.JSON) != c.in {

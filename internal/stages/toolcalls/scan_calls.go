@@ -23,7 +23,7 @@ import (
 // every id must also be one the target accepts (IDLimits): a turn whose ids
 // the provider would reject is not replay-safe, and its ids are rewritten.
 func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay bool) map[int]bool {
-	allow := newAllowList(env.Settings.AllowedToolNames)
+	allow := newAllowList(env.Settings.Request.AllowedToolNames)
 	var lastReal map[string]int
 	if replay && allow != nil {
 		lastReal = lastRealResults(t.Messages, env.Settings.MissingToolResultText)

@@ -54,7 +54,7 @@ func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *sta
 	for {
 		r := &inputsRun{
 			msgs:      t.Messages,
-			allow:     newAllowList(env.Settings.AllowedToolNames),
+			allow:     newAllowList(env.Settings.Request.AllowedToolNames),
 			immutable: env.Policy.AllowProviderOwnedThinkingReplay(),
 			preserved: map[string]struct{}{},
 			earlier:   map[string]struct{}{},

@@ -41,7 +41,7 @@ const toolsAsTextStage = "tools_as_text"
 // stopReason is left as it is: providers do not read it.
 func ToolsAsText() stage.Stage {
 	return stage.Stage{Name: toolsAsTextStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Settings.NoToolsOffered {
+		if !env.Settings.Request.NoToolsOffered() {
 			return nil
 		}
 		calls, results := 0, 0

@@ -3,12 +3,13 @@ package toolcalls
 import (
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 )
 
 func TestToolsAsText(t *testing.T) {
-	noTools := stagetest.Case{Target: stagetest.Anthropic, Settings: stage.Settings{NoToolsOffered: true}}
+	noTools := stagetest.Case{Target: stagetest.Anthropic, Settings: stage.Settings{Request: settings.Request{ToolsOffered: new(false)}}}
 	for _, tc := range []struct {
 		name, in, want string
 	}{

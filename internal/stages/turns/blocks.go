@@ -119,8 +119,8 @@ func dropThinking(m *transcript.Message, drop func(*transcript.Block) bool) int 
 // clock when the job sent one, else the owning message's timestamp. ok is
 // false when neither is known; the rule then leaves the timestamp out.
 func stampMs(env *stage.Env, owner *transcript.Message) (int64, bool) {
-	if env.Settings.HasNow {
-		return env.Settings.NowMs, true
+	if now, ok := env.Settings.Request.Now(); ok {
+		return now, true
 	}
 	if owner != nil {
 		return owner.Timestamp()

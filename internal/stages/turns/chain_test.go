@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -205,9 +206,9 @@ func TestChainProperties(t *testing.T) {
 			g := &gen{r: rand.New(rand.NewPCG(uint64(ri), 42))}
 			for i := range perRow {
 				in := g.history()
-				c := stagetest.Case{Target: target, Settings: stage.Settings{ReplayInvalid: i%7 == 0}}
+				c := stagetest.Case{Target: target, Settings: stage.Settings{Request: settings.Request{ReplayInvalid: i%7 == 0}}}
 				if i%2 == 0 {
-					c.Settings = stage.Settings{NowMs: 1_776_000_999_000, HasNow: true}
+					c.Settings = stage.Settings{Request: settings.Request{NowMs: new(int64(1_776_000_999_000))}}
 				}
 				first := c.Apply(t, in, chain()...)
 				again := c.Apply(t, in, chain()...)

@@ -3,6 +3,7 @@ package turns
 import (
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -11,7 +12,7 @@ import (
 func TestGoogleBootstrap(t *testing.T) {
 	v29 := `[{"role":"assistant","content":[{"type":"text","text":"hello"}],"timestamp":500},{"role":"user","content":"hi"}]`
 	withBootstrap := `[{"role":"user","content":"(session bootstrap)","timestamp":500},{"role":"assistant","content":[{"type":"text","text":"hello"}],"timestamp":500},{"role":"user","content":"hi"}]`
-	now := stage.Settings{NowMs: 9000, HasNow: true}
+	now := stage.Settings{Request: settings.Request{NowMs: new(int64(9000))}}
 	for _, tc := range []struct {
 		name    string
 		c       stagetest.Case

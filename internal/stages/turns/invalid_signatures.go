@@ -28,7 +28,7 @@ func InvalidSignatures() stage.Stage {
 		}
 		latest := latestArrayAssistant(t.Messages)
 		preserve := false
-		if o := env.Settings.PreserveLatestAssistantThinking; o != nil {
+		if o := env.Settings.Request.PreserveLatestAssistantThinking; o != nil {
 			preserve = *o
 		} else if latest >= 0 {
 			preserve = latest == lastWithRole(t.Messages) || latest == currentTurnToolCall(t.Messages)

@@ -88,8 +88,8 @@ func priorSnapshot(entries []transcript.CustomEntry) (snapshot, bool) {
 
 // snapshotTime is now_ms, else the newest parseable message timestamp.
 func snapshotTime(t *transcript.Transcript, env *stage.Env) (int64, bool) {
-	if env.Settings.HasNow {
-		return env.Settings.NowMs, true
+	if now, ok := env.Settings.Request.Now(); ok {
+		return now, true
 	}
 	var latest latestTime
 	for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) latestTime {

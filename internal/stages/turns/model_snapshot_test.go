@@ -7,6 +7,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/fanout"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -48,7 +49,7 @@ func TestModelSnapshot(t *testing.T) {
 		want    string // the appended entry's data; "" for none
 		appends int
 	}{
-		{"first snapshot, stamped with now_ms", stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{NowMs: 42, HasNow: true}}, msgs,
+		{"first snapshot, stamped with now_ms", stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{Request: settings.Request{NowMs: new(int64(42))}}}, msgs,
 			`{"timestamp":42,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`, 1},
 		{"without now_ms, the newest message timestamp", stagetest.Case{Target: anthropicTarget}, msgs,
 			`{"timestamp":300,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-opus-4-6"}`, 1},

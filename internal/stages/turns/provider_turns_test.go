@@ -3,13 +3,14 @@ package turns
 import (
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 )
 
 func TestProviderTurns(t *testing.T) {
 	bedrock := stagetest.Case{Target: bedrockTarget}
-	google := stagetest.Case{Target: googleTarget, Settings: stage.Settings{NowMs: 7, HasNow: true}}
+	google := stagetest.Case{Target: googleTarget, Settings: stage.Settings{Request: settings.Request{NowMs: new(int64(7))}}}
 	cases := []ruleCase{
 		{
 			name:   "Bedrock: blank and text-less text blocks removed, empty contents filled",

@@ -16,7 +16,7 @@ import (
 func ReplayInvalidSignatures() stage.Stage {
 	const name = "replay_invalid_signatures"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Settings.ReplayInvalid || env.Policy.DropThinkingBlocks {
+		if !env.Settings.Request.ReplayInvalid || env.Policy.DropThinkingBlocks {
 			return nil
 		}
 		n := 0

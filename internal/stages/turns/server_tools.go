@@ -53,7 +53,7 @@ const (
 func ServerTools() stage.Stage {
 	const name = "server_tools"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		keep := env.Policy.API == "anthropic-messages" && !env.Settings.NoToolsOffered
+		keep := env.Policy.API == "anthropic-messages" && !env.Settings.Request.NoToolsOffered()
 		var c serverToolCounts
 		for _, m := range t.Messages {
 			if !mayHoldServerTools(m) || !m.IsObject() {

@@ -3,6 +3,7 @@ package turns
 import (
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 )
@@ -18,7 +19,7 @@ const (
 
 func TestServerTools(t *testing.T) {
 	openai := stagetest.Case{Target: copilotTarget}
-	noTools := stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{NoToolsOffered: true}}
+	noTools := stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{Request: settings.Request{ToolsOffered: new(false)}}}
 	runCases(t, []ruleCase{
 		{
 			name: "a paired use and result stay as they are",

@@ -3,6 +3,7 @@ package turns
 import (
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 )
@@ -10,8 +11,8 @@ import (
 const omitted = `[{"type":"text","text":"[assistant reasoning omitted]"}]`
 
 func TestReplayInvalidSignatures(t *testing.T) {
-	retry := stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{ReplayInvalid: true}}
-	retryDrop := stagetest.Case{Target: copilotTarget, Settings: stage.Settings{ReplayInvalid: true}}
+	retry := stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{Request: settings.Request{ReplayInvalid: true}}}
+	retryDrop := stagetest.Case{Target: copilotTarget, Settings: stage.Settings{Request: settings.Request{ReplayInvalid: true}}}
 	in := `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"a","thinkingSignature":"Eq1","signature":"s","thought_signature":"t"},{"type":"redacted_thinking","data":"enc"},{"type":"text","text":"x","thinkingSignature":"keep"}]}]`
 	cases := []ruleCase{
 		{
@@ -80,13 +81,13 @@ func TestInvalidSignatures(t *testing.T) {
 		},
 		{
 			name: "caller override keeps the latest",
-			c:    stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{PreserveLatestAssistantThinking: &yes}},
+			c:    stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{Request: settings.Request{PreserveLatestAssistantThinking: &yes}}},
 			in:   unsignedLatest,
 			want: unsignedLatest,
 		},
 		{
 			name: "caller override false exempts nothing",
-			c:    stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{PreserveLatestAssistantThinking: &no}},
+			c:    stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{Request: settings.Request{PreserveLatestAssistantThinking: &no}}},
 			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"thinking","thinking":"b"}]}]`,
 			want: `[{"role":"user","content":"q"},{"role":"assistant","content":` + omitted + `}]`,
 		},
@@ -113,7 +114,7 @@ func FuzzReplayInvalidSignatures(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{ReplayInvalid: true}}.CheckProperties(t, in, ReplayInvalidSignatures())
+		stagetest.Case{Target: anthropicTarget, Settings: stage.Settings{Request: settings.Request{ReplayInvalid: true}}}.CheckProperties(t, in, ReplayInvalidSignatures())
 	})
 }
 
