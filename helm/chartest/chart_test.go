@@ -12,8 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
-	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/memlimit"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 // scenario is one set of values the chart must lint, render and decode.
