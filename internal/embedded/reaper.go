@@ -30,7 +30,8 @@ const reapInterval = time.Second
 // member id), which starts the rebalance that gives its partitions to the
 // live members.
 type reaper struct {
-	client *kafkago.Client
+	client    *kafkago.Client
+	transport *kafkago.Transport // the client's connections, closed by close
 
 	mu      sync.Mutex
 	seen    map[member]time.Time     // the last request naming the member
@@ -46,17 +47,23 @@ type member struct{ group, id string }
 // startReaper observes cluster's group requests and expires dead members
 // of the groups it serves at addr until close.
 func startReaper(cluster *kfake.Cluster, addr string) *reaper {
+	transport := &kafkago.Transport{}
 	r := &reaper{
-		client:  &kafkago.Client{Addr: kafkago.TCP(addr), Timeout: 5 * time.Second, Transport: &kafkago.Transport{}},
-		seen:    map[member]time.Time{},
-		session: map[string]time.Duration{},
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		client:    &kafkago.Client{Addr: kafkago.TCP(addr), Timeout: 5 * time.Second, Transport: transport},
+		transport: transport,
+		seen:      map[member]time.Time{},
+		session:   map[string]time.Duration{},
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
 	}
-	cluster.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
-		r.observe(req, time.Now())
-		return nil, nil, false // observe only: kfake handles the request
-	})
+	// Only the group requests that name a member are observed: produce and
+	// fetch, the broker's hot path, pass no control function.
+	for _, k := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.Heartbeat, kmsg.OffsetCommit, kmsg.LeaveGroup} {
+		cluster.ControlKey(int16(k), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			r.observe(req, time.Now())
+			return nil, nil, false // observe only: kfake handles the request
+		})
+	}
 	go r.loop()
 	return r
 }
@@ -166,7 +173,5 @@ func (r *reaper) silent(g kafkago.DescribeGroupsResponseGroup, now time.Time) []
 func (r *reaper) close() {
 	close(r.stop)
 	<-r.done
-	if t, ok := r.client.Transport.(*kafkago.Transport); ok {
-		t.CloseIdleConnections()
-	}
+	r.transport.CloseIdleConnections()
 }

@@ -51,7 +51,15 @@ func ResolverFor(cfg config.Config) Resolver {
 			ContractMode:          contract,
 			Request:               o.Request,
 		}
-		bad := append(settings.Validate(s.Images, settings.FromJob(o.Images)), settings.Validate(s.Pruning, settings.FromJob(o.Pruning))...)
+		// The values below the job's were checked when the configuration
+		// loaded; only a section the job sets can be out of range.
+		var bad []string
+		if o.Images.Set() {
+			bad = settings.Validate(s.Images, settings.FromJob(o.Images))
+		}
+		if o.Pruning.Set() {
+			bad = append(bad, settings.Validate(s.Pruning, settings.FromJob(o.Pruning))...)
+		}
 		if len(bad) > 0 {
 			return s, fmt.Errorf("%s", strings.Join(bad, "; "))
 		}

@@ -104,12 +104,8 @@ func (p Pruning) check(c *checks) {
 	c.atLeast("soft_trim.head_chars", int64(p.SoftTrim.HeadChars), 0)
 	c.atLeast("soft_trim.tail_chars", int64(p.SoftTrim.TailChars), 0)
 	c.notBlank("hard_clear.placeholder", p.HardClear.Placeholder)
-	for i, pat := range p.Tools.Allow {
-		c.notBlank(fmt.Sprintf("tools.allow[%d]", i), pat)
-	}
-	for i, pat := range p.Tools.Deny {
-		c.notBlank(fmt.Sprintf("tools.deny[%d]", i), pat)
-	}
+	c.noneBlank("tools.allow", p.Tools.Allow)
+	c.noneBlank("tools.deny", p.Tools.Deny)
 }
 
 // checks collects the bad values of a section, by YAML path.
@@ -136,5 +132,15 @@ func (c *checks) ratio(path string, x float64) {
 func (c *checks) notBlank(path, v string) {
 	if strings.TrimSpace(v) == "" {
 		c.add(path, "must not be empty")
+	}
+}
+
+// noneBlank checks every item of the list at path, naming a blank one by
+// its index ("tools.allow[2]").
+func (c *checks) noneBlank(path string, list []string) {
+	for i, v := range list {
+		if strings.TrimSpace(v) == "" {
+			c.add(fmt.Sprintf("%s[%d]", path, i), "must not be empty")
+		}
 	}
 }
