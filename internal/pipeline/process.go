@@ -84,21 +84,27 @@ func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Proc
 
 // instrumented wraps a stage in what every stage gets, as a middleware: a
 // tracing span (a child of the job's span when ctx carries a recording one;
-// a no-op otherwise), its duration told to observe (when set), and a panic
-// turned into an error that names the stage.
+// none otherwise: even a no-op span would cost a context per stage of every
+// job), its duration told to observe (when set), and a panic turned into an
+// error that names the stage.
 func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stage {
 	apply := s.Apply
 	return stage.Stage{Name: s.Name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) (err error) {
 		start := time.Now()
-		ctx, span := trace.SpanFromContext(ctx).TracerProvider().Tracer(TracerName).Start(ctx, s.Name)
+		var span trace.Span
+		if job := trace.SpanFromContext(ctx); job.IsRecording() {
+			ctx, span = job.TracerProvider().Tracer(TracerName).Start(ctx, s.Name)
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
 			}
-			if err != nil {
-				span.SetStatus(codes.Error, err.Error())
+			if span != nil {
+				if err != nil {
+					span.SetStatus(codes.Error, err.Error())
+				}
+				span.End()
 			}
-			span.End()
 			if observe != nil {
 				observe(s.Name, time.Since(start))
 			}
