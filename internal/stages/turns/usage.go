@@ -55,8 +55,8 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			continue
 		}
 		raw, has := m.Get("usage")
-		usage, err := transcript.ParseObject(raw)
-		if !has || err != nil {
+		usage, ok := objectMember(raw, has)
+		if !ok {
 			m.Set("usage", []byte(zeroUsage))
 			n.normalised++
 			continue
@@ -106,9 +106,8 @@ func (c compaction) stale(m *transcript.Message, i int) bool {
 // normaliseUsage completes u in place and reports whether it changed.
 func normaliseUsage(u *transcript.Object) bool {
 	changed := completeCounts(u, []string{"input", "output", "cacheRead", "cacheWrite"}, "totalTokens")
-	raw, has := u.Get("cost")
-	cost, err := transcript.ParseObject(raw)
-	if !has || err != nil {
+	cost, ok := objectMember(u.Get("cost"))
+	if !ok {
 		return changed
 	}
 	finite := false
@@ -154,4 +153,16 @@ func formatNumber(f float64) []byte {
 		return strconv.AppendInt(nil, int64(f), 10)
 	}
 	return strconv.AppendFloat(nil, f, 'g', -1, 64)
+}
+
+// objectMember parses a member (raw, has as Get returns them) that should
+// hold an object; ok is false when it is absent or not an object. An absent
+// member is not parsed at all: most assistant turns of a history have no
+// usage, and parsing nothing would build an error for each.
+func objectMember(raw []byte, has bool) (transcript.Object, bool) {
+	if !has {
+		return transcript.Object{}, false
+	}
+	o, err := transcript.ParseObject(raw)
+	return o, err == nil
 }
