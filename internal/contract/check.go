@@ -166,8 +166,8 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		isResult := role == transcript.RoleToolResult || role == transcript.RoleTool
 		if isResult {
 			id, ok := m.ResultID()
-			if ok && !c.ToolCallIDs.Valid(id) {
-				r.add(RuleToolCallID, path(i), "tool-result id %q %s", id, describe(c.ToolCallIDs))
+			if ok {
+				checkID(&r, c, path(i), "tool-result", id)
 			}
 			if c.ToolPairing {
 				if k := slices.IndexFunc(pending, func(p pendingCall) bool { return p.id == id }); ok && k >= 0 {
@@ -204,9 +204,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 				if c.ToolPairing && role == transcript.RoleAssistant {
 					pending = append(pending, pendingCall{id: id, msg: i, block: bi})
 				}
-				if !c.ToolCallIDs.Valid(id) {
-					r.add(RuleToolCallID, blockPath(i, bi), "tool-call id %q %s", id, describe(c.ToolCallIDs))
-				}
+				checkID(&r, c, blockPath(i, bi), "tool-call", id)
 				if name, _ := b.String("name"); !c.ToolNames.Valid(name) {
 					r.add(RuleToolName, blockPath(i, bi), "tool name %q %s", name, describe(c.ToolNames))
 				}
@@ -228,6 +226,23 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		r.add(RuleRequestSize, "messages", "%d bytes > %d per request", size, c.MaxRequestBytes)
 	}
 	return r
+}
+
+// checkID checks one stored tool-call id of a call or a result as the
+// target's wire carries it (Contract.WireIDs): the call_id against
+// ToolCallIDs and, on a wire that splits ids, the item id against ItemIDs.
+func checkID(r *Result, c Contract, at, what, stored string) {
+	call, item := c.WireIDs(stored)
+	if !c.ToolCallIDs.Valid(call) {
+		if call != stored {
+			r.add(RuleToolCallID, at, "%s id %q: its call_id %q %s", what, stored, call, describe(c.ToolCallIDs))
+		} else {
+			r.add(RuleToolCallID, at, "%s id %q %s", what, stored, describe(c.ToolCallIDs))
+		}
+	}
+	if item != "" && !c.ItemIDs.Valid(item) {
+		r.add(RuleToolCallID, at, "%s id %q: its item id %q %s", what, stored, item, describe(c.ItemIDs))
+	}
 }
 
 // checkImages checks the images of a request against l.

@@ -54,8 +54,15 @@ type Contract struct {
 	// other.
 	NoConsecutiveAssistants bool
 
-	// ToolCallIDs are the ids a tool call and its result may carry.
+	// ToolCallIDs are the ids a tool call and its result may carry, as
+	// the wire carries them (see SplitIDs).
 	ToolCallIDs IDLimits
+	// SplitIDs: the wire sends a stored "call|fc_item" id as two values
+	// (SplitCallItem): ToolCallIDs then bounds the call_id and ItemIDs the
+	// item id, each on its own; the stored form is never measured.
+	SplitIDs bool
+	// ItemIDs are the function_call item ids a split id may carry.
+	ItemIDs IDLimits
 	// ToolNames are the names a tool call may carry.
 	ToolNames IDLimits
 
@@ -238,6 +245,7 @@ var table = map[Family]Contract{
 		ToolPairing: true,
 		Family:      OpenAIResponses,
 		ToolCallIDs: responsesLimits, ToolNames: openAINames,
+		SplitIDs: true, ItemIDs: responsesItemLimits,
 		ValidText: true,
 	},
 	Gemini: {

@@ -45,6 +45,37 @@ var (
 	googleLimits = IDLimits{Pattern: `^[a-zA-Z0-9]+$`}
 )
 
+// responsesItemLimits: the OpenAI Responses API documents no limit for a
+// function_call item's id (the API reference types it as a string); pi-ai
+// stores the fc_ ids it was given, about 53 bytes. Any non-empty string.
+var responsesItemLimits = IDLimits{}
+
+// SplitCallItem splits a tool-call id as stored by OpenClaw and pi-ai for
+// the OpenAI Responses API, "call_X|fc_Y", into the two values its wire
+// carries: the call_id ("call_X") and the function_call item's id ("fc_Y")
+// (spec §3.8.3). The split is at the first "|", and only when both sides
+// are non-empty and the item side starts with "fc_"; any other id is the
+// call_id alone (ok false, item ""). The renderer (internal/wire) and the
+// contract check both use it, so what is checked is what is sent.
+func SplitCallItem(stored string) (call, item string, ok bool) {
+	i := strings.IndexByte(stored, '|')
+	if i <= 0 || i+1 >= len(stored) || !strings.HasPrefix(stored[i+1:], "fc_") {
+		return stored, "", false
+	}
+	return stored[:i], stored[i+1:], true
+}
+
+// WireIDs returns the values the target's wire carries for a stored
+// tool-call id: on a wire that splits ids (SplitIDs) the call_id and the
+// item id of SplitCallItem, else the id itself and "".
+func (c Contract) WireIDs(stored string) (call, item string) {
+	if !c.SplitIDs {
+		return stored, ""
+	}
+	call, item, _ = SplitCallItem(stored)
+	return call, item
+}
+
 // geminiNamePattern is Gemini's function-name rule (see the Gemini row of
 // the table for its source).
 const geminiNamePattern = `^[a-zA-Z_][a-zA-Z0-9_.:-]*$`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -158,18 +159,19 @@ func responsesAssistantItem(dst []byte, p part, first *bool) []byte {
 }
 
 // splitCallID splits an OpenClaw Responses call id "call_X|fc_Y" into its
-// call_id and item id (spec §3.8.3); an id without an fc_ item half is the
+// call_id and item id as contract.SplitCallItem does (spec §3.8.3), so the
+// contract checks what is sent; an id without an fc_ item half is the
 // call_id alone (itemID nil).
 func splitCallID(raw []byte) (callID, itemID []byte) {
 	s, ok := transcript.UnquoteBytes(raw)
 	if !ok {
 		return raw, nil
 	}
-	i := strings.IndexByte(string(s), '|')
-	if i <= 0 || i+1 >= len(s) || !strings.HasPrefix(string(s[i+1:]), "fc_") {
+	call, item, split := contract.SplitCallItem(string(s))
+	if !split {
 		return raw, nil
 	}
-	return transcript.JSONString(string(s[:i])), transcript.JSONString(string(s[i+1:]))
+	return transcript.JSONString(call), transcript.JSONString(item)
 }
 
 // storedReasoning is the reasoning item OpenClaw keeps in thinkingSignature

@@ -3,8 +3,8 @@ package toolcalls
 import (
 	"context"
 	"strconv"
-	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -89,18 +89,15 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 	return nil
 }
 
-// accepts reports whether the target accepts a tool-call id as it stands.
-// An OpenAI Responses id is a "call_id|item_id" pair that the transport
-// splits; the documented limit (64 characters) is the call_id's, so only
-// the part before the first "|" is checked. Item ids are the provider's own
-// and are left as they are.
+// accepts reports whether the target accepts a tool-call id as it stands,
+// judged as the contract judges it: on the values the wire carries. An
+// OpenAI Responses id "call_id|fc_item" is sent as two values
+// (contract.SplitCallItem); the documented limit (64 characters) is the
+// call_id's, and the item id has its own (Contract.ItemIDs). Item ids are
+// the provider's own and are left as they are.
 func accepts(p policy.Policy, id string) bool {
-	if p.IsResponsesAPI() {
-		if call, _, ok := strings.Cut(id, "|"); ok {
-			return p.IDLimits.Valid(call)
-		}
-	}
-	return p.IDLimits.Valid(id)
+	call, item := p.Contract.WireIDs(id)
+	return p.IDLimits.Valid(call) && (item == "" || p.Contract.ItemIDs.Valid(item))
 }
 
 // fitGroup returns the new id of a rejected group with trimmed id k that is
@@ -112,8 +109,8 @@ func fitGroup(p policy.Policy, k string, used idSet) (string, bool) {
 	if _, taken := used[k]; !taken && accepts(p, k) {
 		return k, true
 	}
-	call, item, pair := strings.Cut(k, "|")
-	if !p.IsResponsesAPI() || !pair {
+	call, item, pair := contract.SplitCallItem(k)
+	if !p.Contract.SplitIDs || !pair {
 		return fitID(k, lim, used)
 	}
 	maxLen := lim.MaxLen
