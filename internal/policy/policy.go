@@ -77,6 +77,29 @@ func (p Policy) AllowProviderOwnedThinkingReplay() bool {
 		!p.DropThinkingBlocks
 }
 
+// VerifiesThinkingOf reports whether the target verifies the thinking
+// signatures of an assistant turn written by provider over api (the turn's
+// own "provider" and "api" members): only then is the turn immutable. It
+// holds when the policy replays provider-owned thinking
+// (AllowProviderOwnedThinkingReplay) and the turn came from a wire whose
+// signatures that target checks: an api of the Anthropic Messages or
+// Bedrock Converse wire, or, without an api, a signed-thinking provider.
+// Thinking of another provider (OpenAI reasoning, Gemini thoughts) is
+// foreign and does not freeze its turn (issue 20). Choice: a turn that
+// names neither is taken as the target's own, as before.
+func (p Policy) VerifiesThinkingOf(provider, api string) bool {
+	if !p.AllowProviderOwnedThinkingReplay() {
+		return false
+	}
+	switch {
+	case strings.TrimSpace(api) != "":
+		return isAnthropicWireAPI(strings.TrimSpace(api))
+	case strings.TrimSpace(provider) != "":
+		return isSignedThinkingProvider(NormalizeProvider(provider))
+	}
+	return true
+}
+
 // SignedThinkingProvider reports whether the provider is anthropic, amazon-bedrock
 // or anthropic-vertex (spec §2.1).
 func (p Policy) SignedThinkingProvider() bool {

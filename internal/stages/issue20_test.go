@@ -70,3 +70,35 @@ func TestFaithfulResponsesReplayIsReady(t *testing.T) {
 		})
 	}
 }
+
+// TestCompleteCallsSurviveEveryTarget: the calls of a GPT-5 turn have
+// complete arguments and keep pi-ai's leftover partialJson; replayed to any
+// target, both calls and both results survive (ids may be rewritten). Issue
+// 20: tool_call_inputs kept such a call only while its id still read
+// "call|item", which tool_call_ids_early had already rewritten for Chat,
+// Gemini and Mistral; for Anthropic and Bedrock the turn was frozen as a
+// signed turn and dropped whole for the partialJson.
+func TestCompleteCallsSurviveEveryTarget(t *testing.T) {
+	input := piResponsesSession("openai", "openai-responses", "gpt-5")
+	for _, tc := range targets {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, env := run(t, tc.t, []byte(input), nil)
+			calls, results := 0, 0
+			for _, m := range tr.Messages {
+				if m.Role() == transcript.RoleToolResult {
+					results++
+				}
+				blocks, _ := m.Blocks()
+				for _, b := range blocks {
+					if b.IsToolCall() {
+						calls++
+					}
+				}
+			}
+			out := string(tr.MessagesJSON())
+			if calls != 2 || results != 2 || !strings.Contains(out, "total 8") || !strings.Contains(out, "# hygiene") {
+				t.Fatalf("%d calls and %d results survive, want 2 and 2 with their texts (report %v)\n%s", calls, results, env.Report.Stages, out)
+			}
+		})
+	}
+}

@@ -46,31 +46,39 @@ func hasPartialJSON(b *transcript.Block) bool {
 	return ok
 }
 
-// finalisedResponsesCall reports whether a call with partialJson is a
-// finalised OpenAI Responses call (spec §3.5): the assistant stopped for tool
-// use, the block has no input, its arguments are an object, its id is
-// "call|item" with text on both sides, and partialJson is a JSON object or is
-// blank while the arguments are {}.
-func finalisedResponsesCall(m *transcript.Message, b *transcript.Block) bool {
-	if m.StopReason() != transcript.StopToolUse || !b.IsNull("input") {
+// completeArguments reports whether a tool call's arguments are complete,
+// so that a partialJson left beside them is informational: pi-ai keeps the
+// streaming buffer on every finished OpenAI Responses call, whatever its id
+// later became (issue 20). Complete means all of:
+//   - "arguments" or "input" is a JSON object;
+//   - the turn did not stop with "error" or "aborted": a stream cut
+//     mid-call leaves the partial parse of a prefix in "arguments";
+//   - partialJson, when present, is blank or parses as a JSON object: the
+//     whole streamed text (a cut stream leaves a prefix that does not parse).
+//
+// This generalises spec §3.5's "finalised OpenAI Responses call", which
+// also asked for stopReason "toolUse", no input and a "call|item" id: the
+// id rules rewrite that id before this rule runs for Chat, Gemini and
+// Mistral targets, and a call's arguments do not depend on its id.
+func completeArguments(m *transcript.Message, b *transcript.Block) bool {
+	if !isObject(b, "arguments") && !isObject(b, "input") {
 		return false
 	}
-	args, ok := b.Get("arguments")
-	if !ok || len(args) == 0 || args[0] != '{' {
+	if sr := m.StopReason(); sr == transcript.StopError || sr == transcript.StopAborted {
 		return false
 	}
-	id, _ := b.String("id")
-	call, item, found := strings.Cut(id, "|")
-	if !found || transcript.TrimID(call) == "" || transcript.TrimID(item) == "" {
-		return false
-	}
-	pj, _ := b.String("partialJson")
-	if transcript.IsBlank(pj) {
-		obj, err := transcript.ParseObject(args)
-		return err == nil && len(obj.Fields) == 0
+	pj, ok := b.String("partialJson")
+	if !ok || transcript.IsBlank(pj) {
+		return true
 	}
 	_, err := transcript.ParseObject([]byte(pj))
 	return err == nil
+}
+
+// isObject reports whether member k of b is a JSON object.
+func isObject(b *transcript.Block, k string) bool {
+	raw, ok := b.Get(k)
+	return ok && len(raw) > 0 && raw[0] == '{'
 }
 
 // spawnWithAttachments reports whether a call is sessions_spawn with a

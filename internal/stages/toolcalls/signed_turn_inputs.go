@@ -8,7 +8,9 @@ import (
 
 // signedTurnSafe decides whether an immutable signed-thinking turn at index
 // i may be replayed byte-identical (spec §3.5, newer build). Every tool call
-// must have input, no partialJson, a non-blank "id" unique within the turn
+// must have input, no partialJson unless its arguments are complete (see
+// completeArguments: the turn is not edited, so the informational buffer
+// stays), a non-blank "id" unique within the turn
 // and not used by an earlier preserved signed turn, and a valid allowed name
 // that needs no trimming. The "id" member is required (not one of the other
 // id members): replay keeps the turn as it is, and the wire needs "id".
@@ -23,7 +25,7 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 		if !b.IsAnyToolCall() {
 			continue
 		}
-		if !hasInput(b) || hasPartialJSON(b) {
+		if !hasInput(b) || (hasPartialJSON(b) && !completeArguments(r.msgs[i], b)) {
 			return false
 		}
 		id := trimmedID(b)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -21,14 +22,17 @@ const ctxCheckEvery = 4096
 // snake-case aliases) is dropped when it has neither input nor arguments,
 // has no non-blank id in any of the id members, has an invalid name, has a
 // name outside the job's allowed_tool_names (case-insensitive; an empty list
-// means no list), or still carries a partialJson scratch buffer. A finalised
-// OpenAI Responses call only loses its partialJson. A name with surrounding
+// means no list), or still carries a partialJson scratch buffer beside
+// arguments that are not complete (see completeArguments); a call whose
+// arguments are complete only loses its partialJson. A name with surrounding
 // white space is trimmed. An assistant left with no blocks by these drops is
 // removed, and so are null and other non-object entries.
 //
-// When the policy replays provider-owned signed thinking, an assistant with
-// thinking and tool calls is never edited: it is kept byte-identical when it
-// is replay-safe (see signedTurnSafe) and dropped whole otherwise.
+// When the target verifies the turn's thinking signatures (see frozenTurn),
+// an assistant with thinking and tool calls is never edited: it is kept
+// byte-identical when it is replay-safe (see signedTurnSafe) and dropped
+// whole otherwise. A turn whose thinking another provider wrote is checked
+// call by call, as any other.
 //
 // The rule only drops calls. It never creates a tool result: pairing repair
 // later removes the results of dropped calls as orphans.
@@ -38,9 +42,9 @@ func ToolCallInputs() stage.Stage {
 
 // inputsRun is the state of one pass of ToolCallInputs.
 type inputsRun struct {
-	msgs      []*transcript.Message
-	allow     allowList
-	immutable bool
+	msgs   []*transcript.Message
+	allow  allowList
+	policy policy.Policy
 	// preserved holds the call ids of the signed turns kept so far.
 	preserved map[string]struct{}
 	// earlier holds the trimmed call ids of every assistant seen so far.
@@ -55,7 +59,7 @@ func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *sta
 		r := &inputsRun{
 			msgs:      t.Messages,
 			allow:     newAllowList(env.Settings.Request.AllowedToolNames),
-			immutable: env.Policy.AllowProviderOwnedThinkingReplay(),
+			policy:    env.Policy,
 			preserved: map[string]struct{}{},
 			earlier:   map[string]struct{}{},
 			report:    env.Report,
@@ -128,7 +132,7 @@ func (r *inputsRun) message(i int, m *transcript.Message) bool {
 		return true
 	}
 	defer r.remember(blocks)
-	if r.immutable && isSignedToolTurn(blocks) {
+	if frozenTurn(r.policy, m, blocks) {
 		if r.signedTurnSafe(i, blocks) {
 			for _, b := range blocks {
 				if b.IsAnyToolCall() {
@@ -191,7 +195,7 @@ func (r *inputsRun) fixCall(m *transcript.Message, b *transcript.Block) bool {
 		return false
 	}
 	if hasPartialJSON(b) {
-		if !finalisedResponsesCall(m, b) {
+		if !completeArguments(m, b) {
 			return false
 		}
 		b.Delete("partialJson")
@@ -227,13 +231,24 @@ func countCalls(blocks []*transcript.Block) int {
 	return n
 }
 
-// isSignedToolTurn reports whether an assistant has at least one thinking or
-// redacted_thinking block and at least one tool call.
-func isSignedToolTurn(blocks []*transcript.Block) bool {
+// frozenTurn reports whether an assistant is an immutable signed-thinking
+// turn (spec §3.5): it has at least one thinking or redacted_thinking block
+// and at least one tool call, and its thinking will be replayed to a
+// provider that verifies its signatures (policy.VerifiesThinkingOf, read
+// from the turn's own provider and api).
+func frozenTurn(p policy.Policy, m *transcript.Message, blocks []*transcript.Block) bool {
 	thinking, call := false, false
 	for _, b := range blocks {
 		thinking = thinking || b.IsThinking()
 		call = call || b.IsAnyToolCall()
 	}
-	return thinking && call
+	return thinking && call && verifiesTurn(p, m)
+}
+
+// verifiesTurn reports whether the target verifies the thinking signatures
+// of assistant m, from its own provider and api members.
+func verifiesTurn(p policy.Policy, m *transcript.Message) bool {
+	provider, _ := m.String("provider")
+	api, _ := m.String("api")
+	return p.VerifiesThinkingOf(provider, api)
 }
