@@ -186,7 +186,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		env.Settings.Request.ToolsOffered = new(false)
 	}
 	if t.Repair != nil {
-		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines}
+		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines, KeepPointsMissing: t.Repair.KeepPointsMissing}
 	}
 	in := t.Messages
 	for _, s := range p.chain {

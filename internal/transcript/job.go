@@ -70,6 +70,9 @@ type CustomEntry struct {
 // reading a JSONL session. The input file itself is never modified.
 type RepairReport struct {
 	DroppedLines int // lines that were not valid JSON objects
+	// KeepPointsMissing counts compactions whose first kept entry is
+	// missing or out of range (nothing before them is kept).
+	KeepPointsMissing int
 }
 
 // Transcript is one provider request context: the job envelope and its

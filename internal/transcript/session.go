@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"strconv"
 	"time"
 )
 
@@ -19,8 +20,11 @@ import (
 //   - "message" entries contribute their message object, byte for byte;
 //   - the latest "compaction" entry on the branch becomes a
 //     {"role":"compactionSummary","summary":…,"timestamp":ms} message placed
-//     first, followed by the messages from its firstKeptEntryId (when present
-//     on the branch) and then those after it; earlier messages are dropped;
+//     first, followed by the messages from its first kept entry (see
+//     keepPoint: firstKeptEntryId, or a v1 file's firstKeptEntryIndex) and
+//     then those after it; earlier messages are dropped. A keep-point that
+//     is missing or out of range keeps nothing before the compaction and is
+//     counted in Repair.KeepPointsMissing;
 //   - "branch_summary" entries become {"role":"branchSummary",…} messages;
 //   - "custom" entries become CustomEntries (replay markers);
 //   - other entry types carry no replayable content and are skipped.
@@ -68,28 +72,24 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		return nil, errorf(CodeInvalidJob, "line 1", "invalid session header")
 	}
 	t.JobID, t.SessionID = id, id
-	branch := activeBranch(entries[1:])
+	branch := activeBranch(entries)
 	start := -1
 	for i := len(branch) - 1; i >= 0; i-- {
-		if isType(branch[i], "compaction") {
+		if isType(entries[branch[i]], "compaction") {
 			start = i
 			break
 		}
 	}
 	if start >= 0 {
-		t.Messages = append(t.Messages, compactionMessage(branch[start]))
-		kept, _ := branch[start].String("firstKeptEntryId")
-		from := start + 1
-		for i := 0; i < start; i++ {
-			if eid, _ := branch[i].String("id"); kept != "" && eid == kept {
-				from = i
-				break
-			}
+		t.Messages = append(t.Messages, compactionMessage(entries[branch[start]]))
+		from, ok := keepPoint(entries, branch, start, sessionVersion(header) < 2)
+		if !ok {
+			t.Repair.KeepPointsMissing++
 		}
-		t.appendEntries(branch[from:start], invalid)
-		t.appendEntries(branch[start+1:], invalid)
+		t.appendEntries(entries, branch[from:start], invalid)
+		t.appendEntries(entries, branch[start+1:], invalid)
 	} else {
-		t.appendEntries(branch, invalid)
+		t.appendEntries(entries, branch, invalid)
 	}
 	if len(t.Messages) > lim.MaxMessages {
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
@@ -99,22 +99,27 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 
 func isType(o Object, typ string) bool { s, _ := o.String("type"); return s == typ }
 
-// activeBranch returns the entries on the path from the root to the last
-// entry when the entries form a tree (all have ids), else all of them.
-func activeBranch(entries []Object) []Object {
-	if len(entries) == 0 {
-		return entries
+// activeBranch returns the indexes in entries (entries[0] is the header,
+// never returned) of the entries on the path from the root to the last
+// entry when the entries form a tree (all have ids), else of all of them.
+func activeBranch(entries []Object) []int {
+	all := make([]int, 0, len(entries))
+	for i := 1; i < len(entries); i++ {
+		all = append(all, i)
 	}
 	byID := make(map[string]int, len(entries))
-	for i, e := range entries {
-		id, ok := e.String("id")
+	for _, i := range all {
+		id, ok := entries[i].String("id")
 		if !ok || id == "" {
-			return entries
+			return all
 		}
 		byID[id] = i
 	}
+	if len(all) == 0 {
+		return all
+	}
 	onPath := make([]bool, len(entries))
-	for i, steps := len(entries)-1, 0; i >= 0 && !onPath[i] && steps <= len(entries); steps++ {
+	for i, steps := len(entries)-1, 0; i >= 1 && !onPath[i] && steps <= len(entries); steps++ {
 		onPath[i] = true
 		parent, ok := entries[i].String("parentId")
 		if !ok {
@@ -126,17 +131,71 @@ func activeBranch(entries []Object) []Object {
 		}
 		i = next
 	}
-	branch := make([]Object, 0, len(entries))
-	for i, e := range entries {
+	branch := all[:0]
+	for _, i := range all {
 		if onPath[i] {
-			branch = append(branch, e)
+			branch = append(branch, i)
 		}
 	}
 	return branch
 }
 
-func (t *Transcript) appendEntries(entries []Object, invalid map[*byte]bool) {
-	for _, e := range entries {
+// sessionVersion is the header's version; a header without one is a
+// version 1 file, as the runtime reads it.
+func sessionVersion(header Object) int {
+	raw, ok := header.Get("version")
+	if !ok {
+		return 1
+	}
+	v, err := strconv.Atoi(string(raw))
+	if err != nil {
+		return 1
+	}
+	return v
+}
+
+// keepPoint returns the position on the branch from which the compaction
+// at branch[start] keeps the entries before it, and whether it found one.
+// The first kept entry is named by firstKeptEntryId. A version 1 file named
+// it by firstKeptEntryIndex, the index of the entry among the file's
+// entries (the header is 0); the runtime's v1→v2 migration turns that into
+// the id of that entry when it is not the header and comes before the
+// compaction (the migration gives ids in file order, so a later entry has
+// none yet), and this reads it the same way.
+//
+// A keep-point that is missing, names no entry before the compaction on the
+// branch, or is out of range keeps nothing before the compaction, as the
+// runtime's context builder does (it keeps entries only from the one it
+// finds): then start is returned with ok false, and the caller counts it.
+func keepPoint(entries []Object, branch []int, start int, v1 bool) (int, bool) {
+	comp := entries[branch[start]]
+	kept, _ := comp.String("firstKeptEntryId")
+	index := -1
+	if v1 && kept == "" {
+		if raw, ok := comp.Get("firstKeptEntryIndex"); ok {
+			if n, err := strconv.Atoi(string(raw)); err == nil && n >= 1 {
+				index = n
+			}
+		}
+	}
+	if kept == "" && index < 0 {
+		return start, false
+	}
+	for p := range start {
+		if index >= 0 && branch[p] == index {
+			return p, true
+		}
+		if eid, _ := entries[branch[p]].String("id"); kept != "" && eid == kept {
+			return p, true
+		}
+	}
+	return start, false
+}
+
+// appendEntries adds the messages of the entries at the given indexes.
+func (t *Transcript) appendEntries(entries []Object, at []int, invalid map[*byte]bool) {
+	for _, i := range at {
+		e := entries[i]
 		typ, _ := e.String("type")
 		switch typ {
 		case "message":

@@ -126,9 +126,12 @@ type PruningReport struct {
 }
 
 // SessionRepairReport counts the malformed lines dropped from a JSONL
-// session (spec §3.17); the file itself is never modified.
+// session (spec §3.17), and the compactions whose first kept entry is
+// missing or out of range (nothing before them kept; absent when none);
+// the file itself is never modified.
 type SessionRepairReport struct {
-	DroppedLines int `json:"dropped_lines"`
+	DroppedLines      int `json:"dropped_lines"`
+	KeepPointsMissing int `json:"compaction_keep_points_missing,omitempty"`
 }
 
 // ContractReport lists what the contract stage found: the target family,
