@@ -280,11 +280,14 @@ func readSession(path string, maxBytes int64) ([]byte, error) {
 }
 
 // LastAssistantTarget takes the target from the session's last assistant
-// turn that names a provider or an api.
+// turn that names a provider or an api, skipping OpenClaw's stand-in turns
+// (transcript.IsStandIn: a delivery mirror or a gateway-injected row names
+// no model the session talked to). `worker replay` and `worker sanitize`
+// use it when --target is absent.
 func LastAssistantTarget(t *transcript.Transcript) (transcript.Target, bool) {
 	for i := len(t.Messages) - 1; i >= 0; i-- {
 		m := t.Messages[i]
-		if m.Role() != transcript.RoleAssistant {
+		if m.Role() != transcript.RoleAssistant || transcript.IsStandIn(m) {
 			continue
 		}
 		provider, _ := m.String("provider")

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -95,6 +96,25 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
 	}
 	return t, nil
+}
+
+// IsStandIn reports whether an assistant message is a stand-in that OpenClaw
+// writes only for the transcript, not a model's turn: provider "openclaw"
+// with model "delivery-mirror" (a reply mirrored to a channel) or
+// "gateway-injected" (a row the gateway added), both trimmed, OpenClaw's own
+// predicate (spec §3.2). Such a turn is never replayed (the assistant-replay
+// rule drops it) and never names a session's target.
+func IsStandIn(m *Message) bool {
+	provider, _ := m.String("provider")
+	if strings.TrimSpace(provider) != "openclaw" {
+		return false
+	}
+	model, _ := m.String("model")
+	switch strings.TrimSpace(model) {
+	case "delivery-mirror", "gateway-injected":
+		return true
+	}
+	return false
 }
 
 func isType(o Object, typ string) bool { s, _ := o.String("type"); return s == typ }

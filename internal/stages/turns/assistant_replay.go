@@ -133,7 +133,7 @@ func replayUser(m *transcript.Message) (keep, changed, sentinel bool) {
 }
 
 func replayAssistant(m *transcript.Message, stale bool) (keep, changed, sentinel bool) {
-	if isTranscriptOnly(m) {
+	if transcript.IsStandIn(m) {
 		return false, false, false
 	}
 	if s, ok := m.ContentString(); ok {
@@ -167,21 +167,6 @@ func replayAssistant(m *transcript.Message, stale bool) (keep, changed, sentinel
 		return true, true, true
 	}
 	return true, changed, false
-}
-
-// isTranscriptOnly reports whether m is an OpenClaw delivery mirror or a
-// gateway-injected row, which exist only for the transcript.
-func isTranscriptOnly(m *transcript.Message) bool {
-	provider, _ := m.String("provider")
-	if strings.TrimSpace(provider) != "openclaw" {
-		return false
-	}
-	model, _ := m.String("model")
-	switch strings.TrimSpace(model) {
-	case "delivery-mirror", "gateway-injected":
-		return true
-	}
-	return false
 }
 
 func isSilentOrBlank(s string) bool {
