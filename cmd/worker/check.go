@@ -31,7 +31,7 @@ file's options.context_window_tokens, else unknown (the smaller cap).
 Exit status: 0 when the messages meet the contract (one line "ok: FAMILY"
 on standard output); 2 when they do not (the violations on standard output,
 a summary on stderr) or the input is not a job or payload; 1 on a runtime
-failure.
+failure or a bug (internal_error: a panic, never bad input).
 
 Flags:
 `

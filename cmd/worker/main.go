@@ -9,8 +9,9 @@
 //	worker config   print [--config FILE] | validate FILE
 //	worker version
 //
-// Exit codes: 0 done, 1 runtime failure, 2 bad input or usage, each failure
-// with a one-line reason on stderr. main is the only place that exits.
+// Exit codes: 0 done, 1 runtime failure or a bug (internal_error: a panic,
+// never bad input), 2 bad input or usage, each failure with a one-line
+// reason on stderr. main is the only place that exits.
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"runtime/debug"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/pipeline"
 )
 
 // Exit codes shared by every subcommand.
@@ -47,7 +49,21 @@ func main() {
 	os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// dispatch runs one command and returns its exit status. A panic in a
+// command is a bug, never bad input: it is reported as internal_error with
+// exit 1 (Go's own exit status for a panic, 2, would read as bad input).
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			name := "worker"
+			if len(args) > 0 {
+				name += " " + args[0]
+			}
+			out := pipeline.Recovered(pipeline.StageRunner, r)
+			fmt.Fprintf(stderr, "%s: %s: %s\n", name, out.Code, firstLine(out.Error))
+			code = exitRuntime
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage

@@ -45,7 +45,9 @@ a summary at the end: sessions, repaired lines, failures by code. A checkpoint
 records every finished session; after an interruption (Ctrl-C is safe) run
 again with --resume to skip them. A file that cannot be read, decompressed or
 parsed is named in the summary and makes the exit status 2; the other
-sessions are still processed. Exit 1 on a runtime failure (a write failed).
+sessions are still processed. A bug met on a file (a panic: internal_error)
+is that file's failure too, the others are still processed, and the exit
+status is 1. Exit 1 on a runtime failure (a write failed).
 
 With --batch the sessions become JSONL batch request files under --out for
 the Anthropic Message Batches API or the OpenAI Batch API (chat completions
@@ -193,6 +195,9 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	case sum.Interrupted:
 		fmt.Fprintf(stderr, "worker replay: interrupted with %d sessions left; run again with --resume to continue\n", sum.Remaining)
 		return exitRuntime
+	case sum.DeadLetters[string(transcript.CodeInternalError)] > 0:
+		return fail(exitRuntime, "%d of %d sessions failed (listed above), %d of them for a bug (internal_error)",
+			len(sum.Failures), sum.Found-sum.Skipped, sum.DeadLetters[string(transcript.CodeInternalError)])
 	case len(sum.Failures) > 0:
 		return fail(exitUsage, "%d of %d sessions failed (listed above)", len(sum.Failures), sum.Found-sum.Skipped)
 	}

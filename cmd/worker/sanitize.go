@@ -24,12 +24,14 @@ and writes its ready payload to standard output: the sanitized messages (every
 message no rule touched byte-identical to the input) and a report of what each
 rule changed. A zstd-compressed file is accepted.
 
+--target PROVIDER/API/MODEL (e.g. anthropic/anthropic-messages/claude-opus-4-6)
+sanitizes the job for that target instead of its own.
+
 The input may also be an OpenClaw session file (JSONL, recognised by its
 session header line): it is repaired in memory as the runtime does (malformed
 lines dropped and counted in the report; the file is never modified) and
-sanitized for --target PROVIDER/API/MODEL (e.g.
-anthropic/anthropic-messages/claude-opus-4-6), or, without --target, for the
-target of its last assistant turn.
+sanitized for --target, or, without it, for the target of its last assistant
+turn that is not an OpenClaw stand-in (a delivery mirror).
 
 With --render request the payload also carries the provider request body for
 the target (request_format and request: messages, contents or input, with the
@@ -37,7 +39,8 @@ job's system prompt and tools), as the job option "render" does.
 
 Exit status: 0 on success; 2 with a one-line reason on stderr when the input
 is not a valid job or session (the reason is the dead-letter code and
-sentence the worker would give it); 1 on a runtime failure.
+sentence the worker would give it); 1 on a runtime failure or a bug
+(internal_error: a panic anywhere, never bad input).
 
 Flags:
 `
@@ -45,7 +48,7 @@ Flags:
 func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sanitize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	target := fs.String("target", "", "read an OpenClaw session file (JSONL) and sanitize it for `PROVIDER/API/MODEL`")
+	target := fs.String("target", "", "sanitize the job or session file for `PROVIDER/API/MODEL` instead of its own target")
 	render := fs.String("render", "", "`messages|request`: override the job option render (request adds the provider request body)")
 	configPath := fs.String("config", "", "worker configuration `FILE` (default: built-in defaults and HYGIENE_* variables)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), sanitizeHelp); fs.PrintDefaults() }
@@ -80,10 +83,10 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 
 	var out pipeline.Outcome
 	switch {
-	case *target != "" || looksLikeSession(input):
+	case looksLikeSession(input):
 		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render)
-	case *render != "":
-		out, err = sanitizeJob(ctx, proc, input, *render)
+	case *target != "" || *render != "":
+		out, err = sanitizeJob(ctx, proc, input, *target, *render)
 	default:
 		out, err = proc.Process(ctx, recordOf(input))
 	}
@@ -93,7 +96,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	}
 	if !out.Ready {
 		fmt.Fprintf(stderr, "worker sanitize: %s: %s\n", out.Code, firstLine(out.Error))
-		return exitUsage
+		return failureStatus(out.Code)
 	}
 	if _, err := stdout.Write(append(out.Payload, '\n')); err != nil {
 		fmt.Fprintf(stderr, "worker sanitize: writing the payload: %v\n", err)
@@ -131,29 +134,61 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	return proc.Run(ctx, t)
 }
 
-// sanitizeJob runs a job with its render option replaced by --render; a
-// large job is decoded in chunks, as the worker decodes it.
-func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, render string) (pipeline.Outcome, error) {
+// sanitizeJob runs a job with its target replaced by --target and its
+// render option by --render (each when given); a large job is decoded in
+// chunks, as the worker decodes it. Choice: the job must still be valid as
+// it stands (its own target included), as the worker would receive it.
+func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, targetFlag, render string) (pipeline.Outcome, error) {
+	var tg transcript.Target
+	if targetFlag != "" {
+		parsed, err := policy.ParseTarget(targetFlag)
+		if err != nil {
+			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
+		}
+		tg = transcript.Target(parsed)
+	}
 	t, err := proc.DecodeJob(input)
 	if err != nil {
 		return pipeline.Outcome{Code: transcript.ErrorCode(err), Error: err.Error()}, nil
 	}
-	t.Options.Render = render
+	if targetFlag != "" {
+		t.SetTarget(tg)
+	}
+	if render != "" {
+		t.Options.Render = render
+	}
 	return proc.Run(ctx, t)
 }
 
-// looksLikeSession reports whether input starts with a session-file header
-// line ({"type":"session",...}), so a session given without --target is not
-// mistaken for a broken job.
+// failureStatus is the exit status of a job that did not come back ready:
+// 1 for a bug (internal_error), 2 for what the input is (every other code).
+func failureStatus(code transcript.Code) int {
+	if code == transcript.CodeInternalError {
+		return exitRuntime
+	}
+	return exitUsage
+}
+
+// looksLikeSession reports whether input's first non-blank line is a
+// session-file header ({"type":"session",...}), as DecodeSession reads it:
+// such an input is a session file, any other a job.
 func looksLikeSession(input []byte) bool {
-	line := input
-	if i := bytes.IndexByte(input, '\n'); i >= 0 {
-		line = input[:i]
+	for len(input) > 0 {
+		line := input
+		if i := bytes.IndexByte(input, '\n'); i >= 0 {
+			line, input = input[:i], input[i+1:]
+		} else {
+			input = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		obj, err := transcript.ParseObject(line)
+		if err != nil {
+			return false
+		}
+		typ, _ := obj.String("type")
+		return typ == "session"
 	}
-	obj, err := transcript.ParseObject(bytes.TrimSpace(line))
-	if err != nil {
-		return false
-	}
-	typ, _ := obj.String("type")
-	return typ == "session"
+	return false
 }

@@ -150,8 +150,7 @@ func (r *Runner) outcomeOf(rec transport.Record) (out Outcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("the processor panicked", "source", rec.SourceRef(), "panic", p, "stack", string(debug.Stack()))
-			out, err = Outcome{Code: transcript.CodeInternalError, Stage: StageRunner,
-				Error: fmt.Sprintf("the job processor panicked: %v", p)}, nil
+			out, err = Recovered(StageRunner, p), nil
 		}
 	}()
 	return r.deps.Processor.Process(r.work, rec)

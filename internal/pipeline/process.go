@@ -113,9 +113,26 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 	}}
 }
 
+// Recovered is the outcome of a bug: a value recovered from a panic in
+// stage (a decode, a rule, the render, the encode, or the runner). It is an
+// internal_error dead letter naming the stage, never the code of bad input:
+// the worker dead-letters it, and the commands exit 1 on it. The error
+// holds the panic and the first frames of the stack, so call Recovered in
+// the deferred function that recovered.
+func Recovered(stage string, r any) Outcome {
+	return Outcome{Code: transcript.CodeInternalError, Stage: stage,
+		Error: fmt.Sprintf("%s panicked: %v\n%s", stage, r, firstFrames(debug.Stack(), 12))}
+}
+
 // Process runs one job. Its error is only ever the context's: bad input and
-// bugs in a stage (panics included) become dead-letter outcomes.
-func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
+// bugs (panics included, wherever they happen: decode, the stages, render,
+// encode) become dead-letter outcomes.
+func (p *Processor) Process(ctx context.Context, rec transport.Record) (out Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = Recovered(StageDecode, r), nil
+		}
+	}()
 	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
 		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
@@ -166,9 +183,19 @@ func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
 
 // Run runs the stage chain over a decoded transcript and encodes the ready
 // payload. It is the part of Process shared with `worker sanitize` and
-// `worker replay`, which decode their input themselves.
-func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
-	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
+// `worker replay`, which decode their input themselves. A panic in it is
+// an internal_error outcome naming where it happened (Recovered): the
+// stage (see instrumented), the render, or the encode; one before the
+// stages (the job's settings) names the decode.
+func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outcome, err error) {
+	phase := StageDecode
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = Recovered(phase, r), nil
+			out.Tenant, out.JobID = t.Tenant, t.JobID
+		}
+	}()
+	out = Outcome{Tenant: t.Tenant, JobID: t.JobID}
 	resolved, err := p.resolve(t)
 	if err = errors.Join(err, wire.CheckOptions(t.Options)); err != nil {
 		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
@@ -206,6 +233,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		}
 	}
 	if t.Options.Render == wire.RenderRequest {
+		phase = StageRender
 		start := time.Now()
 		renderRequest(t, env.Policy)
 		if p.deps.Observe != nil {
@@ -215,6 +243,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
 	// The messages are encoded first (in chunks for a long history), so the
 	// report states their exact size.
+	phase = StageEncode
 	var par transcript.Parallel
 	if fan := p.deps.Fanout; fan != nil {
 		par = codecParallel(fan, fan.Chunks(len(t.Messages)))

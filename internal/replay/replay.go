@@ -206,8 +206,17 @@ func (s *Summary) add(f SessionFile, r result) {
 
 // replayOne reads, decodes, processes and delivers one session. Bad input
 // is a result; an error means the output could not be made durable (or the
-// run was interrupted) and the session is not recorded as finished.
-func replayOne(ctx context.Context, opts Options, f SessionFile) (result, error) {
+// run was interrupted) and the session is not recorded as finished. A panic
+// (a bug, wherever it happens) is this session's internal_error failure:
+// the run goes on with the other files, and a resumed run tries it again.
+func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, err error) {
+	phase := pipeline.StageDecode // then the runner's, past the pipeline
+	defer func() {
+		if r := recover(); r != nil {
+			out := pipeline.Recovered(phase, r)
+			res, err = result{code: string(out.Code), reason: firstLine(out.Error), droppedLines: res.droppedLines}, nil
+		}
+	}()
 	data, err := readSession(f.Path, int64(opts.Limits.MaxBytes))
 	if err != nil {
 		code := "read_failed"
@@ -224,7 +233,7 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (result, error)
 	if err != nil {
 		return result{code: string(transcript.ErrorCode(err)), reason: err.Error()}, nil
 	}
-	res := result{droppedLines: t.Repair.DroppedLines}
+	res = result{droppedLines: t.Repair.DroppedLines}
 	if opts.Target == nil {
 		tg, ok := LastAssistantTarget(t)
 		if !ok {
@@ -245,6 +254,7 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (result, error)
 		}
 		res.changed = out.Report != nil && out.Report.Changed
 	}
+	phase = pipeline.StageRunner
 	if err := opts.Output.Deliver(ctx, f, t, out); err != nil {
 		return res, fmt.Errorf("delivering %s: %w", f.Path, err)
 	}
