@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -83,7 +82,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 
 	var out pipeline.Outcome
 	switch {
-	case looksLikeSession(input):
+	case transcript.LooksLikeSession(input):
 		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render)
 	case *target != "" || *render != "":
 		out, err = sanitizeJob(ctx, proc, input, *target, *render)
@@ -167,28 +166,4 @@ func failureStatus(code transcript.Code) int {
 		return exitRuntime
 	}
 	return exitUsage
-}
-
-// looksLikeSession reports whether input's first non-blank line is a
-// session-file header ({"type":"session",...}), as DecodeSession reads it:
-// such an input is a session file, any other a job.
-func looksLikeSession(input []byte) bool {
-	for len(input) > 0 {
-		line := input
-		if i := bytes.IndexByte(input, '\n'); i >= 0 {
-			line, input = input[:i], input[i+1:]
-		} else {
-			input = nil
-		}
-		if line = bytes.TrimSpace(line); len(line) == 0 {
-			continue
-		}
-		obj, err := transcript.ParseObject(line)
-		if err != nil {
-			return false
-		}
-		typ, _ := obj.String("type")
-		return typ == "session"
-	}
-	return false
 }

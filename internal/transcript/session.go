@@ -44,14 +44,8 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 	var entries []Object
 	invalid := map[*byte]bool{} // the message entries that hold invalid text, by their first byte
 	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
-		if len(bytes.TrimSpace(line)) == 0 {
+		var line []byte
+		if line, data = nextLine(data); len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		obj, sp, err := parseObject(line, lim.MaxDepth, "", Parallel{})
@@ -113,6 +107,30 @@ func IsStandIn(m *Message) bool {
 	switch strings.TrimSpace(model) {
 	case "delivery-mirror", "gateway-injected":
 		return true
+	}
+	return false
+}
+
+// nextLine splits the first line off data (its CR LF or LF end removed).
+func nextLine(data []byte) (line, rest []byte) {
+	line = data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		line, rest = data[:i], data[i+1:]
+	}
+	return bytes.TrimSuffix(line, []byte{'\r'}), rest
+}
+
+// LooksLikeSession reports whether data's first non-blank line is a
+// session-file header ({"type":"session",...}), as DecodeSession reads it:
+// such an input is a session file, any other a job.
+func LooksLikeSession(data []byte) bool {
+	for len(data) > 0 {
+		var line []byte
+		if line, data = nextLine(data); len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		obj, err := ParseObject(bytes.TrimSpace(line))
+		return err == nil && isType(obj, "session")
 	}
 	return false
 }
