@@ -17,7 +17,8 @@ var (
 )
 
 // TestIDTrimIsJavaScriptTrim: U+0085 is not white space to JavaScript's
-// trim(), U+FEFF is; and an exact id match wins over a trimmed one.
+// trim(), U+FEFF is; and a result that matched after trimming keeps its
+// first claim over a later exact one (issue 20).
 func TestIDTrimIsJavaScriptTrim(t *testing.T) {
 	call := `{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"read","arguments":{}}],"stopReason":"toolUse"}`
 	for _, tc := range []struct {
@@ -47,14 +48,16 @@ func TestIDTrimIsJavaScriptTrim(t *testing.T) {
 			wantNot: []string{"missing tool result"},
 		},
 		{
-			name:   "exact match wins over a space-padded one that came first",
+			// issue 20: the first claim is kept, as OpenClaw keeps it; an
+			// exact id wins only over an id-less adoption
+			name:   "a space-padded result that came first keeps its claim",
 			target: anthropicOpus,
 			messages: `[{"role":"user","content":"go"},` + call + `,
 				{"role":"toolResult","toolCallId":" toolu_1 ","toolName":"read","content":[{"type":"text","text":"PADDED one"}]},
 				{"role":"toolResult","toolCallId":"toolu_1","toolName":"read","content":[{"type":"text","text":"REAL one"}]},
 				{"role":"user","content":"next"}]`,
-			want:    []string{"REAL one"},
-			wantNot: []string{"PADDED one"},
+			want:    []string{"PADDED one", `"toolCallId":"toolu_1"`},
+			wantNot: []string{"REAL one"},
 		},
 		{
 			name:   "responses: c9 is not paired with c9 NEL",

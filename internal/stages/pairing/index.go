@@ -94,15 +94,15 @@ func (x *frameIndex) syntheticHolder(key string, occs []occurrence, results []re
 	return -1
 }
 
-// inexactHolder returns the earliest occurrence of key whose call id is
-// rawID as written and whose real result matched it only after trimming or
-// by adoption, or -1. Only a result that matches exactly asks, and such a
-// duplicate is rare, so the scan over the id's claimed occurrences stays
-// cheap.
-func (x *frameIndex) inexactHolder(key, rawID string, occs []occurrence, results []resultRef) int32 {
+// adoptedHolder returns the earliest occurrence of key whose call id is
+// rawID as written and whose real result is an id-less one that adopted
+// it (legacy adoption), or -1. Only a result that matches exactly asks, and
+// such a duplicate is rare, so the scan over the id's claimed occurrences
+// stays cheap.
+func (x *frameIndex) adoptedHolder(key, rawID string, occs []occurrence, results []resultRef) int32 {
 	holds := func(o int32) bool {
 		oc := &occs[o]
-		return oc.key == key && oc.rawID == rawID && oc.result >= 0 && !results[oc.result].exact && !results[oc.result].synthetic
+		return oc.key == key && oc.rawID == rawID && oc.result >= 0 && results[oc.result].adopt && !results[oc.result].synthetic
 	}
 	if x.groups == nil {
 		for o := x.occ0; o < x.occ1; o++ {

@@ -89,7 +89,6 @@ type resultRef struct {
 	synthetic bool
 	adopt     bool   // legacy id-less adoption: write toolCallId and isError
 	rawID     string // its id as written ("" when id-less)
-	exact     bool   // rawID is its call's id as written, untrimmed
 	plainName bool   // its toolName needs no normalisation (see plainName)
 	moved     bool   // a remainder message preceded it, or it came from a later frame
 }
@@ -226,10 +225,14 @@ func (s *repairState) claim(i int32, m *transcript.Message) {
 			s.c.replaced++
 			return
 		}
-		// An exact id match wins over a match after trimming or by legacy
-		// adoption: the result that came first and matched only so is the
-		// duplicate, not this one (issue 16: a real result was lost).
-		if o := s.idx.inexactHolder(ref.key, ref.rawID, s.occs, s.results); o >= 0 {
+		// An exact id match wins over a legacy id-less adoption: the
+		// id-less result that came first and adopted the call's id is the
+		// duplicate, not this one, which carries the id (issue 16: a real
+		// result was lost). Only adoption yields: a result that matched
+		// after trimming (" X ", "\uFEFFX") made the first claim, and the
+		// first claim is kept, as OpenClaw keeps it (spec §3.7 step 2,
+		// FIFO per id; issue 20).
+		if o := s.idx.adoptedHolder(ref.key, ref.rawID, s.occs, s.results); o >= 0 {
 			s.hold(o, ref)
 		}
 	}
@@ -257,7 +260,6 @@ func (s *repairState) syncPools(end int32) {
 
 // hold makes ref the result of occurrence o.
 func (s *repairState) hold(o int32, ref resultRef) {
-	ref.exact = !ref.adopt && ref.rawID == s.occs[o].rawID
 	s.occs[o].result = int32(len(s.results))
 	s.results = append(s.results, ref)
 }

@@ -11,8 +11,6 @@ type callRef struct{ msg, block int }
 type refOcc struct {
 	ref    callRef
 	key    string
-	raw    string // the call's id as written
-	exact  bool   // its real result's id is raw as written
 	frame  int
 	result int // message index of its result, -1 when none
 	synth  bool
@@ -21,12 +19,11 @@ type refOcc struct {
 // refPairing pairs results with calls by id the way spec §3.7 describes
 // (frames, in-frame FIFO claims, duplicates replacing synthetic results,
 // single-candidate cross-frame moves), on decoded JSON, independently of the
-// code under test. It returns result message index → call. With exactWins,
-// a real result whose id is a call's id as written takes that call from a
-// real result of the frame that matched it only after trimming (pairing
-// repair does so; the id rule keeps it only where it sanitises ids: the
-// fit-to-limits rewrite gives a whole trimmed group one id).
-func refPairing(msgs []any, exactWins bool) map[int]callRef {
+// code under test. It returns result message index → call. The first claim
+// is kept: a result that matched after trimming keeps its call over a later
+// exact one (issue 20); results here all carry ids, so no id-less adoption,
+// the one case where an exact id wins, arises.
+func refPairing(msgs []any) map[int]callRef {
 	var frames [][]*refOcc
 	frameOf := make([]int, len(msgs)) // frame index of each message, -1 before the first
 	cur := -1
@@ -43,7 +40,7 @@ func refPairing(msgs []any, exactWins bool) map[int]callRef {
 					continue
 				}
 				if id, ok := blk["id"].(string); ok && id != "" {
-					occs = append(occs, &refOcc{ref: callRef{i, j}, key: transcript.TrimID(id), raw: id, frame: len(frames), result: -1})
+					occs = append(occs, &refOcc{ref: callRef{i, j}, key: transcript.TrimID(id), frame: len(frames), result: -1})
 				}
 			}
 			if len(occs) > 0 {
@@ -61,10 +58,9 @@ func refPairing(msgs []any, exactWins bool) map[int]callRef {
 			continue
 		}
 		id, ok := refResultID(obj)
-		raw := refRawResultID(obj)
 		synth := refSynthetic(obj)
 		inFrame := false
-		var claim, replace, inexact *refOcc
+		var claim, replace *refOcc
 		for _, o := range frames[f] {
 			if !ok || o.key != id {
 				continue
@@ -76,17 +72,12 @@ func refPairing(msgs []any, exactWins bool) map[int]callRef {
 			if o.result >= 0 && o.synth && replace == nil {
 				replace = o
 			}
-			if o.result >= 0 && !o.synth && !o.exact && o.raw == raw && inexact == nil {
-				inexact = o
-			}
 		}
 		switch {
 		case claim != nil:
-			claim.result, claim.synth, claim.exact = i, synth, !synth && raw == claim.raw
+			claim.result, claim.synth = i, synth
 		case inFrame && !synth && replace != nil:
-			replace.result, replace.synth, replace.exact = i, false, raw == replace.raw
-		case exactWins && inFrame && !synth && inexact != nil: // an exact match wins
-			inexact.result, inexact.exact = i, true
+			replace.result, replace.synth = i, false
 		case !inFrame && ok:
 			unclaimed[f] = append(unclaimed[f], i)
 		}

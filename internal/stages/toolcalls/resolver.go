@@ -29,15 +29,10 @@ type occurrence struct {
 	// nextSame is the next occurrence of the same trimmed id in call order,
 	// nextSyn the next entry of the key's synthetic-result queue.
 	nextSame, nextSyn int32
-	// holder is the real result that claimed it in its frame when that
-	// result's id matched only after trimming: a later result of the frame
-	// whose id is exactly raw takes the call from it.
-	holder *transcript.Message
 }
 
 // resultRef is one tool result as the resolver sees it.
 type resultRef struct {
-	msg  *transcript.Message
 	raw  string // its id as written, as pairing reads it (RawResultID)
 	real bool   // false for a synthetic missing result
 }
@@ -277,16 +272,15 @@ func (r *resolver) result(k string, res resultRef) string {
 // when all are claimed, returns the id of the occurrence the duplicate would
 // replace (a synthetic one, for a real result) or duplicate (the first).
 //
-// An exact match wins over a trimmed one, as in pairing repair: a real
-// result whose id is a call's id as written takes that call from a real
-// result that matched it only after trimming, and the earlier result gets an
-// orphan id (pairing then drops it as the duplicate it is).
+// The first claim is kept, as in pairing repair: a result that matched a
+// call only after trimming keeps it over a later result whose id is the
+// call's as written (issue 20; an exact id wins only over an id-less
+// adoption, which pairing does after this rule).
 func (r *resolver) inFrame(k string, ki int32, res resultRef, state uint8) string {
 	ks := &r.states[ki]
 	if o := ks.next; o != none {
 		ks.next = r.occs[o].nextSame
 		r.settle(ks, o, state)
-		r.holdIfInexact(o, res, state)
 		return r.occs[o].id
 	}
 	if state == realResult {
@@ -295,16 +289,7 @@ func (r *resolver) inFrame(k string, ki int32, res resultRef, state uint8) strin
 		}
 		if o := ks.synNext; o != none {
 			r.settle(ks, o, state)
-			r.holdIfInexact(o, res, state)
 			return r.occs[o].id
-		}
-		for o := ks.cur; o != none; o = r.occs[o].nextSame {
-			if oc := &r.occs[o]; oc.holder != nil && oc.raw == res.raw {
-				holder := oc.holder
-				oc.holder = nil
-				writeResultID(holder, r.orphan(k, ki))
-				return r.occs[o].id
-			}
 		}
 		// A real duplicate that does not match the first call exactly gets
 		// an orphan id: with the call's id it would match exactly after the
@@ -314,16 +299,6 @@ func (r *resolver) inFrame(k string, ki int32, res resultRef, state uint8) strin
 		}
 	}
 	return r.occs[ks.cur].id
-}
-
-// holdIfInexact remembers a real result that claimed occurrence o without
-// matching its id as written.
-func (r *resolver) holdIfInexact(o int32, res resultRef, state uint8) {
-	oc := &r.occs[o]
-	oc.holder = nil
-	if state == realResult && res.raw != oc.raw {
-		oc.holder = res.msg
-	}
 }
 
 // displaced returns the single unresolved candidate of an earlier frame for

@@ -100,7 +100,7 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 			if !ok {
 				continue
 			}
-			if writeResultID(m, r.result(k, resultRef{msg: m, raw: m.RawResultID(), real: !isSynthetic(m, env.Settings.MissingToolResultText)})) {
+			if writeResultID(m, r.result(k, resultRef{raw: m.RawResultID(), real: !isSynthetic(m, env.Settings.MissingToolResultText)})) {
 				results++
 			}
 		}

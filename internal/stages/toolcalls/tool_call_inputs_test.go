@@ -162,7 +162,7 @@ func TestDroppedCallResultStaysOrphan(t *testing.T) {
 	if err := json.Unmarshal(res.JSON, &msgs); err != nil {
 		t.Fatal(err)
 	}
-	paired := refPairing(msgs, true)
+	paired := refPairing(msgs)
 	if _, ok := paired[1]; ok {
 		t.Errorf("the dropped call's result is paired: %v", paired)
 	}
