@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // SanitizeMode selects how much the image pass may clean up (spec §2.1 sanitizeMode).
@@ -98,6 +99,14 @@ func (p Policy) VerifiesThinkingOf(provider, api string) bool {
 		return isSignedThinkingProvider(NormalizeProvider(provider))
 	}
 	return true
+}
+
+// VerifiesTurn is VerifiesThinkingOf for assistant m's own provider and
+// api members.
+func (p Policy) VerifiesTurn(m *transcript.Message) bool {
+	provider, _ := m.String("provider")
+	api, _ := m.String("api")
+	return p.VerifiesThinkingOf(provider, api)
 }
 
 // SignedThinkingProvider reports whether the provider is anthropic, amazon-bedrock

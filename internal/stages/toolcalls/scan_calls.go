@@ -16,7 +16,7 @@ import (
 //
 // A turn qualifies when it has a thinking block and tool calls
 // (toolCall/toolUse/functionCall), the target verifies its thinking
-// (verifiesTurn: thinking another provider wrote does not bind its ids),
+// (policy.VerifiesTurn: thinking another provider wrote does not bind its ids),
 // and every call has input, a "id" that is
 // non-blank, unique within the turn and not reserved by an earlier preserved
 // turn, and a valid name that needs no trimming and is allowed; a call that
@@ -66,7 +66,7 @@ func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay boo
 				call = true
 			}
 		}
-		if !thinking || !call || !verifiesTurn(env.Policy, m) {
+		if !thinking || !call || !env.Policy.VerifiesTurn(m) {
 			continue
 		}
 		ids, safe := replaySafeIDs(i, blocks, allow, lastReal, r)

@@ -234,21 +234,13 @@ func countCalls(blocks []*transcript.Block) int {
 // frozenTurn reports whether an assistant is an immutable signed-thinking
 // turn (spec §3.5): it has at least one thinking or redacted_thinking block
 // and at least one tool call, and its thinking will be replayed to a
-// provider that verifies its signatures (policy.VerifiesThinkingOf, read
-// from the turn's own provider and api).
+// provider that verifies its signatures (policy.VerifiesTurn, from the
+// turn's own provider and api).
 func frozenTurn(p policy.Policy, m *transcript.Message, blocks []*transcript.Block) bool {
 	thinking, call := false, false
 	for _, b := range blocks {
 		thinking = thinking || b.IsThinking()
 		call = call || b.IsAnyToolCall()
 	}
-	return thinking && call && verifiesTurn(p, m)
-}
-
-// verifiesTurn reports whether the target verifies the thinking signatures
-// of assistant m, from its own provider and api members.
-func verifiesTurn(p policy.Policy, m *transcript.Message) bool {
-	provider, _ := m.String("provider")
-	api, _ := m.String("api")
-	return p.VerifiesThinkingOf(provider, api)
+	return thinking && call && p.VerifiesTurn(m)
 }

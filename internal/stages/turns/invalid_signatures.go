@@ -14,6 +14,11 @@ import (
 // also counts on redacted_thinking). A content this empties becomes the
 // exact text "[assistant reasoning omitted]".
 //
+// When the target verifies signatures (policy.AllowProviderOwnedThinkingReplay),
+// a turn whose thinking another provider wrote (policy.VerifiesTurn: OpenAI
+// reasoning, Gemini thoughts) loses every thinking block, the latest turn's
+// too: its signatures would be refused, whatever they hold (issue 20).
+//
 // The latest assistant with array content is preserved when the job's
 // preserve_latest_assistant_thinking option says so, or, without the
 // option, when it is the last message (entries without a role, which no
@@ -34,14 +39,24 @@ func InvalidSignatures() stage.Stage {
 			preserve = latest == lastWithRole(t.Messages) || latest == currentTurnToolCall(t.Messages)
 		}
 		unsigned := func(b *transcript.Block) bool { return !hasReplayableSignature(b) }
-		n := 0
+		all := func(*transcript.Block) bool { return true }
+		verifies := env.Policy.AllowProviderOwnedThinkingReplay()
+		n, foreign := 0, 0
 		for i, m := range t.Messages {
-			if m.Role() != transcript.RoleAssistant || (preserve && i == latest) {
+			if m.Role() != transcript.RoleAssistant {
+				continue
+			}
+			if verifies && !env.Policy.VerifiesTurn(m) {
+				foreign += dropThinking(m, all)
+				continue
+			}
+			if preserve && i == latest {
 				continue
 			}
 			n += dropThinking(m, unsigned)
 		}
 		env.Report.Add(name, "dropped", n)
+		env.Report.Add(name, "foreign_dropped", foreign)
 		return nil
 	}}
 }
