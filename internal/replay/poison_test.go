@@ -43,8 +43,7 @@ func TestReplayGoesPastAPoisonedFile(t *testing.T) {
 	o := opts(in, out)
 	o.Process = func(ctx context.Context, t *transcript.Transcript) (pipeline.Outcome, error) {
 		if t.SessionID == "poisoned" {
-			var m map[string]int
-			m["a bug"]++ // assignment to entry in nil map
+			_ = t.Messages[len(t.Messages)] // a bug: index out of range
 		}
 		return proc.Run(ctx, t)
 	}
@@ -55,7 +54,7 @@ func TestReplayGoesPastAPoisonedFile(t *testing.T) {
 	if sum.Found != 4 || sum.Delivered != 3 || len(sum.Failures) != 1 || sum.Interrupted {
 		t.Fatalf("summary %+v", sum)
 	}
-	if f := sum.Failures[0]; !strings.HasSuffix(f.Path, "poisoned.jsonl") || f.Code != string(transcript.CodeInternalError) || !strings.Contains(f.Reason, "nil map") {
+	if f := sum.Failures[0]; !strings.HasSuffix(f.Path, "poisoned.jsonl") || f.Code != string(transcript.CodeInternalError) || !strings.Contains(f.Reason, "index out of range") {
 		t.Fatalf("failure %+v", f)
 	}
 	for _, name := range []string{"a.ready.json", "compacted.ready.json", "mirrored.ready.json"} {
