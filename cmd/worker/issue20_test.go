@@ -108,3 +108,22 @@ func TestReplayCommandGoesPastAPoisonedFile(t *testing.T) {
 		}
 	}
 }
+
+// panickyReader stands for a bug met while a command runs: its Read panics.
+type panickyReader struct{}
+
+func (panickyReader) Read([]byte) (int, error) { panic("runtime error: index out of range [7] with length 7") }
+
+// TestCommandPanicIsInternalError: a panic in a command is a bug, reported
+// as internal_error with exit 1, never Go's exit 2 for a panic, which reads
+// as bad input (issue 20).
+func TestCommandPanicIsInternalError(t *testing.T) {
+	for _, cmd := range []string{"sanitize", "check"} {
+		var out, errOut strings.Builder
+		code := dispatch([]string{cmd, "-"}, panickyReader{}, &out, &errOut)
+		if code != exitRuntime || !strings.HasPrefix(errOut.String(), "worker "+cmd+": internal_error: ") ||
+			!strings.Contains(errOut.String(), "index out of range") || strings.Count(strings.TrimSpace(errOut.String()), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want %d and one internal_error line", cmd, code, errOut.String(), exitRuntime)
+		}
+	}
+}
