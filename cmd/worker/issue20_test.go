@@ -112,7 +112,9 @@ func TestReplayCommandGoesPastAPoisonedFile(t *testing.T) {
 // panickyReader stands for a bug met while a command runs: its Read panics.
 type panickyReader struct{}
 
-func (panickyReader) Read([]byte) (int, error) { panic("runtime error: index out of range [7] with length 7") }
+func (panickyReader) Read([]byte) (int, error) {
+	panic("runtime error: index out of range [7] with length 7")
+}
 
 // TestCommandPanicIsInternalError: a panic in a command is a bug, reported
 // as internal_error with exit 1, never Go's exit 2 for a panic, which reads
