@@ -8,8 +8,9 @@
 // A checkpoint file records every session whose output is durable, so an
 // interrupted run resumes where it stopped (Options.Resume) and Ctrl-C never
 // leaves a half-written payload or a checkpoint that claims unfinished work.
-// A file that cannot be read, decompressed or parsed is named in the Summary
-// and the other sessions are still processed.
+// A file that cannot be read, decompressed or parsed, or that meets a bug (a
+// panic: internal_error), is named in the Summary and the other sessions
+// are still processed.
 package replay
 
 import (
