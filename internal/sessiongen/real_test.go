@@ -237,3 +237,37 @@ func TestSessionFileVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestRealLengthIDsOnlyChangeIDs: with RealLengthIDs a seed gives the same
+// history but for its ids, and the well-formed ids have real lengths.
+func TestRealLengthIDsOnlyChangeIDs(t *testing.T) {
+	ids := regexp.MustCompile(`"(id|toolCallId|tool_use_id)":"[^"]*"`)
+	real := regexp.MustCompile(`^(toolu_01[A-Za-z0-9]{22}|call_[A-Za-z0-9]{24}|call_[A-Za-z0-9]{24}\|fc_[0-9a-f]{50}|srvtoolu_01[A-Za-z0-9]{22})$`)
+	for seed := range uint64(8) {
+		for _, d := range []Damage{Heavy(), Issue16(), Realistic()} {
+			cfg := Config{Seed: seed, Messages: 40, ToolCallDensity: 0.8, Damage: d, TextChars: 20, ToolResultChars: 20}
+			if seed%2 == 1 {
+				cfg.Target = transcript.Target{Provider: "openai", API: "openai-responses", Model: "gpt-5"}
+			}
+			short := New(cfg).History()
+			cfg.RealLengthIDs = true
+			long := New(cfg).History()
+			if a, b := ids.ReplaceAll(short, []byte(`"$1":"ID"`)), ids.ReplaceAll(long, []byte(`"$1":"ID"`)); !bytes.Equal(a, b) {
+				t.Fatalf("seed %d: RealLengthIDs changed more than ids", seed)
+			}
+			n := 0
+			for _, m := range ids.FindAllSubmatch(long, -1) {
+				v := string(m[0][len(m[1])+4 : len(m[0])-1])
+				if strings.HasPrefix(v, "toolu_01") || strings.HasPrefix(v, "srvtoolu_01") || strings.HasPrefix(v, "call_") && !strings.Contains(v, "xxx") {
+					if !real.MatchString(v) {
+						t.Fatalf("seed %d: id %q has not a real length", seed, v)
+					}
+					n++
+				}
+			}
+			if n == 0 {
+				t.Fatalf("seed %d: no id checked", seed)
+			}
+		}
+	}
+}
