@@ -179,18 +179,7 @@ func goldenChain(t *testing.T, dir string, input []byte) {
 			tr, env := run(t, tc.t, input, nil)
 			report, _ := json.Marshal(env.Report)
 			got := indent(t, []byte(fmt.Sprintf(`{"messages":%s,"append_entries":%d,"report":%s}`, tr.MessagesJSON(), len(tr.AppendEntries), report)))
-			path := filepath.Join("testdata", "golden", dir, tc.name+".json")
-			if *update {
-				writeGolden(t, filepath.Join(dir, tc.name+".json"), got)
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("output differs from %s (inspect, then go test -update ./internal/stages)\n%s", path, firstDiff(got, want))
-			}
+			checkGolden(t, filepath.Join(dir, tc.name+".json"), got)
 		})
 	}
 }

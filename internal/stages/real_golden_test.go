@@ -35,21 +35,27 @@ func TestGoldenRealSessions(t *testing.T) {
 				got = indent(t, fmt.Appendf(nil, `{"messages":%s,"append_entries":%d,"report":%s}`, tr.MessagesJSON(), len(tr.AppendEntries), report))
 			}
 			name := strings.ReplaceAll(tg.API, "/", "_")
-			for file, data := range map[string][]byte{name + ".input.json": indent(t, input), name + ".json": got} {
-				path := filepath.Join("testdata", "golden", "real", file)
-				if *update {
-					writeGolden(t, filepath.Join("real", file), data)
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if !bytes.Equal(data, want) {
-					t.Fatalf("%s differs (inspect, then go test -update ./internal/stages)\n%s", path, firstDiff(data, want))
-				}
-			}
+			checkGolden(t, filepath.Join("real", name+".input.json"), indent(t, input))
+			checkGolden(t, filepath.Join("real", name+".json"), got)
 		})
+	}
+}
+
+// checkGolden compares got with testdata/golden/<name>, or rewrites it
+// under go test -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	if *update {
+		writeGolden(t, name, got)
+		return
+	}
+	path := filepath.Join("testdata", "golden", name)
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (inspect, then go test -update ./internal/stages)\n%s", path, firstDiff(got, want))
 	}
 }
 
