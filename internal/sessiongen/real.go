@@ -33,6 +33,10 @@ type RealConfig struct {
 	StandIns bool
 	// ExtraRoles adds bashExecution and custom messages between turns.
 	ExtraRoles bool
+	// MirrorLast ends the history with OpenClaw's delivery mirror of the
+	// final answer (a cron run that delivered its answer to a channel), so
+	// the last assistant entry is a stand-in, not the model's.
+	MirrorLast bool
 }
 
 // RealShapes returns a generator of realistic histories (see RealConfig).
@@ -348,7 +352,8 @@ func (r *Real) standIn(model, text string) map[string]any {
 }
 
 // messages returns the history as message objects, oldest first. It ends
-// with the assistant's final answer.
+// with the assistant's final answer (and its delivery mirror with
+// MirrorLast).
 func (r *Real) messages() []map[string]any {
 	r.n, r.seq = 0, 0
 	r.ts = 1775000000000 + int64(r.rng.IntN(1e9))
@@ -401,6 +406,11 @@ func (r *Real) messages() []map[string]any {
 			out = append(out, r.user("Read HEARTBEAT.md if it exists. If nothing needs attention, reply HEARTBEAT_OK."))
 			out = append(out, r.assistant(s, []any{map[string]any{"type": "text", "text": "NO_REPLY"}}, "stop", false, r.pick(hexChars, 16), r.tick()))
 		}
+	}
+	if r.cfg.MirrorLast {
+		blocks, _ := out[len(out)-1]["content"].([]any)
+		text, _ := blocks[len(blocks)-1].(map[string]any)["text"].(string)
+		out = append(out, r.standIn("delivery-mirror", text))
 	}
 	return out
 }

@@ -166,6 +166,11 @@ func TestRealShapesStandInsAndRoles(t *testing.T) {
 			t.Errorf("history with stand-ins and extra roles lacks %s", want)
 		}
 	}
+	ms := parseReal(t, RealShapes(RealConfig{Seed: 4, MirrorLast: true}).History())
+	last, answer := ms[len(ms)-1], ms[len(ms)-2]
+	if !strings.Contains(string(last.Raw), `"model":"delivery-mirror"`) || answer.Role != "assistant" || answer.Provider != "anthropic" {
+		t.Errorf("MirrorLast: the history ends with %s after %s", last.Raw, answer.Raw)
+	}
 	plain := string(RealShapes(RealConfig{Seed: 4}).History())
 	for _, no := range []string{`"provider":"openclaw"`, `"stopReason":"error"`, `NO_REPLY`, `"role":"bashExecution"`, `"role":"custom"`} {
 		if strings.Contains(plain, no) {

@@ -133,12 +133,13 @@ func (r *Real) uuid() string {
 // RealCorpus returns n realistic session files, keyed by file name
 // (<uuid>.jsonl), for replay and audit runs over a generated directory. They
 // cycle through RealAPIs and the header versions 3, 2 and 1, with foreign
-// turns, stand-ins and the extra roles on; the same seed gives the same files.
+// turns, stand-ins and the extra roles on; every fourth ends with a
+// delivery mirror (MirrorLast). The same seed gives the same files.
 func RealCorpus(seed uint64, n int) map[string][]byte {
 	files := make(map[string][]byte, n)
 	for i := range n {
 		r := RealShapes(RealConfig{Seed: seed + uint64(i), Target: RealAPIs[i%len(RealAPIs)], Turns: 5 + i%4,
-			Foreign: true, StandIns: true, ExtraRoles: true})
+			Foreign: true, StandIns: true, ExtraRoles: true, MirrorLast: i%4 == 3})
 		data := r.SessionFile([]int{3, 2, 1}[i%3])
 		id := data[strings.Index(string(data), `"id":"`)+6:]
 		files[string(id[:36])+".jsonl"] = data

@@ -107,6 +107,9 @@ func TestRealNoValidCallDropped(t *testing.T) {
 			for seed := range realSeeds() {
 				input := sessiongen.RealShapes(sessiongen.RealConfig{Seed: uint64(2100 + seed), Target: transcript.Target(tc.t), Turns: 7,
 					Foreign: true, StandIns: seed%2 == 0, ExtraRoles: seed%3 == 0}).History()
+				if len(lostPairs(t, input, []byte("[]"))) == 0 {
+					t.Fatalf("seed %d: the history has no call/result pair to follow", seed)
+				}
 				tr, env, rej := runChain(t, tc.t, input, nil, stage.Settings{})
 				if rej != nil {
 					t.Errorf("seed %d: refused: %v", seed, rej)
