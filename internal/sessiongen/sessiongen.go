@@ -115,6 +115,13 @@ type Config struct {
 	Tenants         int     // distinct tenants in jobs (>= 1)
 	KeySkew         float64 // Zipf exponent over sessions (0 = uniform; > 1 = a few hot keys)
 	Sessions        int     // distinct sessions in jobs (>= 1)
+	// RealLengthIDs gives the well-formed tool-call ids, the Responses-style
+	// bad ids, the server-tool ids and the orphans' ids the lengths and
+	// alphabets of real ones (docs/real-shapes.md: toolu_01 + 22 base62,
+	// call_ + 24 base62, call_<24>|fc_<50 hex>, srvtoolu_01 + 22). They are
+	// derived from the random numbers the short ids use, so a seed's history
+	// is the same with or without it but for those ids.
+	RealLengthIDs bool
 }
 
 // Generator produces histories and jobs from a Config.
@@ -303,7 +310,7 @@ func (g *Generator) History() []byte {
 				}
 			}
 			if g.chance(d.OrphanResult) {
-				msgs = append(msgs, g.result(fmt.Sprintf("ghost_%d", g.rng.IntN(1000)), "", "read", "orphan", false, tick()))
+				msgs = append(msgs, g.result(g.orphanID(g.rng.IntN(1000)), "", "read", "orphan", false, tick()))
 			}
 		}
 		if g.chance(d.FailedTurn) {
@@ -325,7 +332,7 @@ func (g *Generator) History() []byte {
 // server_tool_use and its result, or (damaged) the use alone, or a result
 // whose use is not in the turn.
 func (g *Generator) serverToolBlocks() []any {
-	id := fmt.Sprintf("srvtoolu_01%08x", g.rng.Uint32())
+	id := g.serverToolID(g.rng.Uint32())
 	use := map[string]any{"type": "server_tool_use", "id": id, "name": "web_search", "input": map[string]any{"query": g.text(20)}}
 	result := func(id string) map[string]any {
 		return map[string]any{"type": "web_search_tool_result", "tool_use_id": id, "content": []any{map[string]any{
@@ -335,7 +342,7 @@ func (g *Generator) serverToolBlocks() []any {
 	case 0:
 		return []any{use}
 	case 1:
-		return []any{result(fmt.Sprintf("srvtoolu_01%08x", g.rng.Uint32()))}
+		return []any{result(g.serverToolID(g.rng.Uint32()))}
 	}
 	return []any{use, result(id)}
 }
@@ -351,7 +358,7 @@ func (g *Generator) callID(ids *[]string) string {
 	switch {
 	case g.chance(d.BadID):
 		id = []string{
-			fmt.Sprintf("call_%d|fc_%d", g.calls, g.calls),
+			g.responsesID(g.calls),
 			fmt.Sprintf("edit:%d", g.calls),
 			fmt.Sprintf("functions.read:%d", g.calls),
 			fmt.Sprintf("call_%s_%d", strings.Repeat("x", 50), g.calls),
@@ -359,11 +366,61 @@ func (g *Generator) callID(ids *[]string) string {
 		}[g.rng.IntN(5)]
 	case strings.HasPrefix(g.cfg.Target.API, "openai"):
 		id = fmt.Sprintf("call_%08x%d", g.rng.Uint32(), g.calls)
+		if g.cfg.RealLengthIDs {
+			id = "call_" + derived(id, base62Chars, 24)
+		}
 	default:
 		id = fmt.Sprintf("toolu_01%08x%d", g.rng.Uint32(), g.calls)
+		if g.cfg.RealLengthIDs {
+			id = "toolu_01" + derived(id, base62Chars, 22)
+		}
 	}
 	*ids = append(*ids, id)
 	return id
+}
+
+// responsesID is the bad id "call_<n>|fc_<n>": a Responses id in pi-ai's
+// stored form, which Chat-like targets reject.
+func (g *Generator) responsesID(n int) string {
+	id := fmt.Sprintf("call_%d|fc_%d", n, n)
+	if g.cfg.RealLengthIDs {
+		id = "call_" + derived(id, base62Chars, 24) + "|fc_" + derived(id+"|", hexChars, 50)
+	}
+	return id
+}
+
+func (g *Generator) serverToolID(v uint32) string {
+	id := fmt.Sprintf("srvtoolu_01%08x", v)
+	if g.cfg.RealLengthIDs {
+		id = "srvtoolu_01" + derived(id, base62Chars, 22)
+	}
+	return id
+}
+
+// orphanID is the id of a result whose call does not exist.
+func (g *Generator) orphanID(n int) string {
+	id := fmt.Sprintf("ghost_%d", n)
+	if g.cfg.RealLengthIDs {
+		id = "toolu_01" + derived(id, base62Chars, 22)
+	}
+	return id
+}
+
+// derived returns n characters of alphabet determined by s alone (FNV-1a
+// then splitmix64), so that real-length ids draw no random number.
+func derived(s, alphabet string, n int) string {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	out := make([]byte, n)
+	for i := range out {
+		h += 0x9e3779b97f4a7c15
+		z := (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		out[i] = alphabet[(z^(z>>31))%uint64(len(alphabet))]
+	}
+	return string(out)
 }
 
 func (g *Generator) thinking() map[string]any {

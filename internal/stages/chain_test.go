@@ -146,10 +146,11 @@ func chainEnv(tr *transcript.Transcript) *stage.Env {
 
 // damaged is the golden input: one generated history with every kind of
 // damage, the same for every target (ids and shapes typical of Anthropic
-// and OpenAI mixed, as in a session that switched providers).
+// and OpenAI mixed, as in a session that switched providers), its ids of
+// real lengths.
 func damaged() []byte {
 	return sessiongen.New(sessiongen.Config{Seed: 7, Messages: 36, ToolCallDensity: 0.8, Damage: sessiongen.Heavy(),
-		TextChars: 40, ToolResultChars: 30, Images: 1, ImageWidth: 1300, ImageHeight: 160}).History()
+		TextChars: 40, ToolResultChars: 30, Images: 1, ImageWidth: 1300, ImageHeight: 160, RealLengthIDs: true}).History()
 }
 
 // TestGoldenChain runs the chain over the damaged history for every target
@@ -164,7 +165,7 @@ func TestGoldenChain(t *testing.T) {
 // testdata/golden/issue16.
 func TestGoldenChainIssue16(t *testing.T) {
 	goldenChain(t, "issue16", sessiongen.New(sessiongen.Config{Seed: 16, Messages: 36, ToolCallDensity: 0.8, Damage: sessiongen.Issue16(),
-		TextChars: 40, ToolResultChars: 30}).History())
+		TextChars: 40, ToolResultChars: 30, RealLengthIDs: true}).History())
 }
 
 // goldenChain runs the chain over input for every target and compares with
@@ -178,18 +179,7 @@ func goldenChain(t *testing.T, dir string, input []byte) {
 			tr, env := run(t, tc.t, input, nil)
 			report, _ := json.Marshal(env.Report)
 			got := indent(t, []byte(fmt.Sprintf(`{"messages":%s,"append_entries":%d,"report":%s}`, tr.MessagesJSON(), len(tr.AppendEntries), report)))
-			path := filepath.Join("testdata", "golden", dir, tc.name+".json")
-			if *update {
-				writeGolden(t, filepath.Join(dir, tc.name+".json"), got)
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("output differs from %s (inspect, then go test -update ./internal/stages)\n%s", path, firstDiff(got, want))
-			}
+			checkGolden(t, filepath.Join(dir, tc.name+".json"), got)
 		})
 	}
 }

@@ -80,11 +80,11 @@ func TestGoldenSendable(t *testing.T) {
 		{"anthropic-150-images-1m-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 1_000_000, ""},
 		{"anthropic-150-images-200k-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 200_000, ""},
 		{"tool-name-unsendable", anthropicOpus, `[{"role":"user","content":"hi"},` +
-			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
-			`{"role":"toolResult","toolCallId":"toolu_1","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, ""},
+			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
+			`{"role":"toolResult","toolCallId":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, ""},
 		{"tool-name-report-mode", anthropicOpus, `[{"role":"user","content":"hi"},` +
-			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_1","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
-			`{"role":"toolResult","toolCallId":"toolu_1","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, stage.ContractModeReport},
+			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
+			`{"role":"toolResult","toolCallId":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, stage.ContractModeReport},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
