@@ -188,6 +188,9 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 		t.Options.Tools = toolsOf(in, pol.Contract.ToolNames)
 	}
 	r := rules{names: pol.Contract.ToolNames, toolsAsText: wire.ToolsAsText(pol, t.Options) || t.Options.NoToolsOffered()}
+	if pol.Contract.SignedThinking {
+		r.verifier = pol.Provider + "/" + pol.API
+	}
 	for _, n := range t.Options.AllowedToolNames {
 		r.allowed = append(r.allowed, strings.ToLower(strings.TrimSpace(n)))
 	}
@@ -204,10 +207,11 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	s.Outcome = OutcomeReady
 	res := inventoryOf(t.Messages)
-	m := match(in, res, r)
+	v := classify(in, r)
+	m := match(in, res, v)
 	s.Calls.Out, s.Calls.Added = len(res.calls), m.addedCalls
 	s.Results.Out, s.Results.Added = len(res.results), m.addedResults
-	s.Drops = drops(in, m, r)
+	s.Drops = drops(in, m, v)
 	for _, d := range s.Drops {
 		if d.Valid() {
 			s.ValidDrops++

@@ -21,6 +21,7 @@ const (
 	ClassIncomplete      = "incomplete_arguments" // neither input nor arguments is an object, or partialJson is unfinished
 	ClassInvalidName     = "invalid_name"         // the name fails spec §3.5, the target's contract or allowed_tool_names
 	ClassDuplicateID     = "duplicate_id_in_turn" // an earlier call of the same turn has the same id
+	ClassSignedTurn      = "signed_turn"          // a sibling in a turn the target verifies the signature of is malformed
 	ClassToolsAsText     = "tools_as_text"        // the request offers no tools, so the tool history goes as text
 	ClassNoCall          = "no_call_on_branch"    // a result whose id matches no call before it on the branch
 	ClassDuplicateResult = "duplicate_result"     // a result for a call that kept another result
@@ -53,6 +54,36 @@ type rules struct {
 	names       contract.IDLimits // the target's tool-name limits
 	allowed     []string          // allowed_tool_names, lower-cased and trimmed (nil: any)
 	toolsAsText bool              // the request carries the tool history as text
+	// verifier is the target's provider/api when its contract verifies
+	// thinking signatures ("" otherwise): a turn signed by it is replayed
+	// as it is.
+	verifier string
+}
+
+// verdict is the class of one input call and the sentence that says why
+// ("" for a well-formed call).
+type verdict struct{ class, why string }
+
+// classify is the verdict on each input call: callClass, and for a
+// well-formed call of a turn the target verifies the signature of
+// (thinking signed by the target's own provider and api), signed_turn when
+// another call of that turn is malformed: such a turn cannot be edited, so
+// spec §3.5 drops it whole.
+func classify(in inventory, r rules) []verdict {
+	v := make([]verdict, len(in.calls))
+	badTurn := map[int]bool{}
+	for i, c := range in.calls {
+		v[i].class, v[i].why = r.callClass(c)
+		if v[i].class != "" && r.verifier != "" && c.signedBy == r.verifier {
+			badTurn[c.turn] = true
+		}
+	}
+	for i, c := range in.calls {
+		if v[i].class == "" && badTurn[c.turn] {
+			v[i] = verdict{ClassSignedTurn, "another call of its turn is malformed, and the turn's thinking is signed by " + r.verifier + ", which verifies it"}
+		}
+	}
+	return v
 }
 
 // callClass is why the input call c would be dropped ("" when it is well
@@ -101,7 +132,7 @@ type matching struct {
 // unmatched input result that answers the input call matched to that
 // call, the earliest first; else one with the same toolName and content;
 // else it counts as added (a result the repair synthesised).
-func match(in, out inventory, r rules) matching {
+func match(in, out inventory, v []verdict) matching {
 	m := matching{calls: filled(len(in.calls)), results: filled(len(in.results))}
 	byKey := map[string][]int{}
 	byID := map[string][]int{}
@@ -120,7 +151,7 @@ func match(in, out inventory, r rules) matching {
 			switch {
 			case in.calls[i].id == oc.id:
 				return 0
-			case r.wellFormed(in.calls[i]):
+			case v[i].class == "":
 				return 1
 			}
 			return 2
@@ -168,9 +199,6 @@ func match(in, out inventory, r rules) matching {
 	return m
 }
 
-// wellFormed reports whether the classifier finds nothing wrong with c.
-func (r rules) wellFormed(c call) bool { class, _ := r.callClass(c); return class == "" }
-
 // pickCall returns the candidate not yet taken with the lowest rank, the
 // earliest among equals; -1 when every candidate is taken.
 func pickCall(candidates, taken []int, rank func(int) int) int {
@@ -199,7 +227,7 @@ func filled(n int) []int {
 
 // drops lists what the input lost, in input order, calls and results
 // interleaved as the messages are.
-func drops(in inventory, m matching, r rules) []Drop {
+func drops(in inventory, m matching, v []verdict) []Drop {
 	var out []Drop
 	kept := map[int]bool{} // input calls with a result kept
 	for i, res := range in.results {
@@ -212,7 +240,7 @@ func drops(in inventory, m matching, r rules) []Drop {
 		if ri >= len(in.results) || ci < len(in.calls) && in.calls[ci].msg <= in.results[ri].msg {
 			c := in.calls[ci]
 			if m.calls[ci] < 0 {
-				class, why := r.callClass(c)
+				class, why := v[ci].class, v[ci].why
 				if class == "" {
 					class, why = ClassValidDropped, "a well-formed call in a turn that did not fail"
 				}
@@ -223,7 +251,7 @@ func drops(in inventory, m matching, r rules) []Drop {
 		}
 		res := in.results[ri]
 		if m.results[ri] < 0 {
-			class, why := resultClass(in, m, r, ri, kept)
+			class, why := resultClass(in, m, v, ri, kept)
 			out = append(out, Drop{Kind: KindResult, Class: class, Message: res.msg, Block: -1, ID: res.id, Name: res.name, Reason: why})
 		}
 		ri++
@@ -232,14 +260,14 @@ func drops(in inventory, m matching, r rules) []Drop {
 }
 
 // resultClass is why input result ri was dropped.
-func resultClass(in inventory, m matching, r rules, ri int, kept map[int]bool) (string, string) {
+func resultClass(in inventory, m matching, v []verdict, ri int, kept map[int]bool) (string, string) {
 	res := in.results[ri]
 	if res.answers < 0 {
 		return ClassNoCall, fmt.Sprintf("no call with id %q comes before it on the branch", res.id)
 	}
 	c := in.calls[res.answers]
-	if class, why := r.callClass(c); class != "" {
-		return class, "its call: " + why
+	if class := v[res.answers].class; class != "" {
+		return class, "its call: " + v[res.answers].why
 	}
 	if kept[res.answers] {
 		return ClassDuplicateResult, fmt.Sprintf("another result for call %q was kept", c.id)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -18,9 +20,12 @@ type call struct {
 	name       string // the name, trimmed
 	rawName    string // the name as written
 	args       string // the arguments in canonical form (sorted keys); "" when they are not an object
-	complete   bool   // the arguments are a JSON object and no unfinished partialJson is left
+	complete   bool   // input or arguments is a JSON object and no unfinished partialJson is left
 	stop       string // the turn's stopReason
 	dupInTurn  bool   // an earlier call of the same turn has the same id
+	// signedBy is the provider and api of the turn when it carries a
+	// thinking signature ("" when it carries none).
+	signedBy string
 }
 
 // key is what matches a call across the repair when its id was rewritten.
@@ -58,13 +63,19 @@ func inventoryOf(msgs []*transcript.Message) inventory {
 				continue
 			}
 			stop := m.StopReason()
+			signedBy := ""
+			if slices.ContainsFunc(blocks, signedThinking) {
+				provider, _ := m.String("provider")
+				api, _ := m.String("api")
+				signedBy = policy.NormalizeProvider(provider) + "/" + strings.TrimSpace(api)
+			}
 			seen := map[string]bool{}
 			for j, b := range blocks {
 				if !b.IsAnyToolCall() {
 					continue
 				}
 				c := readCall(b)
-				c.msg, c.block, c.turn, c.stop = i, j, turn, stop
+				c.msg, c.block, c.turn, c.stop, c.signedBy = i, j, turn, stop, signedBy
 				if c.id != "" {
 					c.dupInTurn = seen[c.id]
 					seen[c.id] = true
@@ -108,14 +119,30 @@ func readCall(b *transcript.Block) call {
 	if partial, isString := b.String("partialJson"); isString && strings.TrimSpace(partial) != "" {
 		// A partialJson that is not a whole object is a call cut off mid-stream:
 		// its arguments never finished, whatever the arguments member says.
-		finished, whole := canonicalObject([]byte(partial))
-		if !whole {
+		// One that is (pi-ai leaves it on finished calls) changes nothing.
+		if _, whole := canonicalObject([]byte(partial)); !whole {
 			c.complete = false
-		} else if c.args == "" {
-			c.args, c.complete = finished, true
 		}
 	}
 	return c
+}
+
+// signedThinking reports whether b is a thinking block with a replayable
+// signature (spec §3.4: a non-blank signature, thinkingSignature or
+// thought_signature; for redacted_thinking, data too).
+func signedThinking(b *transcript.Block) bool {
+	if !b.IsThinking() {
+		return false
+	}
+	for _, k := range []string{"signature", "thinkingSignature", "thought_signature", "data"} {
+		if k == "data" && b.Type() != transcript.BlockRedactedThinking {
+			continue
+		}
+		if s, ok := b.String(k); ok && !transcript.IsBlank(s) {
+			return true
+		}
+	}
+	return false
 }
 
 func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
