@@ -118,9 +118,18 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitRuntime, "writing the report: %v", err)
 	}
-	crashed := rep.Totals.Outcomes[string(transcript.CodeInternalError)]
-	if *failOnDrop && (rep.Totals.ValidDrops > 0 || crashed > 0) {
-		return fail(exitUsage, "%d well-formed tool calls or results dropped, %d pipeline failures (--fail-on-drop)", rep.Totals.ValidDrops, crashed)
+	if err := dropFailure(rep.Totals); *failOnDrop && err != nil {
+		return fail(exitUsage, "%v (--fail-on-drop)", err)
 	}
 	return exitOK
+}
+
+// dropFailure says what --fail-on-drop fails on: a well-formed call or its
+// result dropped, or a pipeline that failed (whose drops are unknown).
+func dropFailure(t audit.Totals) error {
+	crashed := t.Outcomes[string(transcript.CodeInternalError)]
+	if t.ValidDrops == 0 && crashed == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d well-formed tool calls or results dropped, %d pipeline failures", t.ValidDrops, crashed)
 }

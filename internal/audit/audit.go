@@ -188,8 +188,8 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 		t.Options.Tools = toolsOf(in, pol.Contract.ToolNames)
 	}
 	r := rules{names: pol.Contract.ToolNames, toolsAsText: wire.ToolsAsText(pol, t.Options) || t.Options.NoToolsOffered()}
-	if pol.Contract.SignedThinking {
-		r.verifier = pol.Provider + "/" + pol.API
+	if pol.AllowProviderOwnedThinkingReplay() {
+		r.verifier = signer(pol.Provider, pol.API)
 	}
 	for _, n := range t.Options.AllowedToolNames {
 		r.allowed = append(r.allowed, strings.ToLower(strings.TrimSpace(n)))

@@ -21,7 +21,7 @@ const (
 	ClassIncomplete      = "incomplete_arguments" // neither input nor arguments is an object, or partialJson is unfinished
 	ClassInvalidName     = "invalid_name"         // the name fails spec §3.5, the target's contract or allowed_tool_names
 	ClassDuplicateID     = "duplicate_id_in_turn" // an earlier call of the same turn has the same id
-	ClassSignedTurn      = "signed_turn"          // a sibling in a turn the target verifies the signature of is malformed
+	ClassSignedTurn      = "signed_turn"          // its turn's signed thinking is replayed unchanged, and a sibling makes the turn unsafe
 	ClassToolsAsText     = "tools_as_text"        // the request offers no tools, so the tool history goes as text
 	ClassNoCall          = "no_call_on_branch"    // a result whose id matches no call before it on the branch
 	ClassDuplicateResult = "duplicate_result"     // a result for a call that kept another result
@@ -54,9 +54,8 @@ type rules struct {
 	names       contract.IDLimits // the target's tool-name limits
 	allowed     []string          // allowed_tool_names, lower-cased and trimmed (nil: any)
 	toolsAsText bool              // the request carries the tool history as text
-	// verifier is the target's provider/api when its contract verifies
-	// thinking signatures ("" otherwise): a turn signed by it is replayed
-	// as it is.
+	// verifier is the target's provider/api when its policy replays
+	// provider-owned signed thinking unchanged ("" otherwise).
 	verifier string
 }
 
@@ -64,23 +63,38 @@ type rules struct {
 // ("" for a well-formed call).
 type verdict struct{ class, why string }
 
-// classify is the verdict on each input call: callClass, and for a
-// well-formed call of a turn the target verifies the signature of
-// (thinking signed by the target's own provider and api), signed_turn when
-// another call of that turn is malformed: such a turn cannot be edited, so
-// spec §3.5 drops it whole.
+// classify is the verdict on each input call: callClass, and signed_turn
+// for a well-formed call of a turn the target replays unchanged (thinking
+// signed by the target's own provider and api, where the policy replays
+// provider-owned thinking) that spec §3.5 must drop whole: another call of
+// the turn is malformed, or a call of it reuses the id of a call of an
+// earlier turn (the spec: of an earlier preserved signed turn, or of an
+// earlier assistant when its results are displaced; the audit takes any
+// earlier turn, the wider of the two).
 func classify(in inventory, r rules) []verdict {
 	v := make([]verdict, len(in.calls))
-	badTurn := map[int]bool{}
+	unsafe := map[int]string{} // turn -> why it goes whole
+	firstTurn := map[string]int{}
 	for i, c := range in.calls {
 		v[i].class, v[i].why = r.callClass(c)
-		if v[i].class != "" && r.verifier != "" && c.signedBy == r.verifier {
-			badTurn[c.turn] = true
+		if c.id != "" {
+			if _, ok := firstTurn[c.id]; !ok {
+				firstTurn[c.id] = c.turn
+			}
+		}
+		if r.verifier == "" || c.signedBy != r.verifier || unsafe[c.turn] != "" {
+			continue
+		}
+		switch {
+		case v[i].class != "":
+			unsafe[c.turn] = "another call of its turn is malformed (" + v[i].class + ")"
+		case c.id != "" && firstTurn[c.id] < c.turn:
+			unsafe[c.turn] = fmt.Sprintf("a call of its turn reuses the id %q of an earlier turn", c.id)
 		}
 	}
 	for i, c := range in.calls {
-		if v[i].class == "" && badTurn[c.turn] {
-			v[i] = verdict{ClassSignedTurn, "another call of its turn is malformed, and the turn's thinking is signed by " + r.verifier + ", which verifies it"}
+		if why := unsafe[c.turn]; v[i].class == "" && why != "" {
+			v[i] = verdict{ClassSignedTurn, why + ", and " + r.verifier + " gets the turn's signed thinking unchanged, so it goes whole"}
 		}
 	}
 	return v

@@ -214,7 +214,7 @@ func TestDrops(t *testing.T) {
 // the target verifies its signature; a foreign provider's thinking does not
 // freeze the turn, so its well-formed calls must survive.
 func TestSignedTurn(t *testing.T) {
-	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: "anthropic/anthropic-messages"}
+	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: anthropicSigned}
 	turn := func(provider, api string) string {
 		return `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"EqQBCkYIBxgCKkDx3k0bX2x9m1pQvXyZr8c7t6s5r4q3p2o1n0m9"},` +
 			toolCall(idA, "read", `{"path":"a"}`) + `,` + toolCall(idB, "bad name!", `{}`) + `],"provider":"` + provider + `","api":"` + api + `","model":"m","stopReason":"toolUse"}`
@@ -224,6 +224,7 @@ func TestSignedTurn(t *testing.T) {
 	}{
 		{"own provider", "anthropic", "anthropic-messages", ClassSignedTurn},
 		{"own provider, spelled otherwise", " Anthropic ", "anthropic-messages", ClassSignedTurn},
+		{"the same signatures on Bedrock", "amazon-bedrock", "bedrock-converse-stream", ClassSignedTurn},
 		{"foreign provider", "openai", "openai-responses", ClassValidDropped},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,6 +239,33 @@ func TestSignedTurn(t *testing.T) {
 			for i := range want {
 				if got[i].Class != want[i] {
 					t.Errorf("drop %d: %+v, want class %s", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestSignedTurnReusingAnID: a signed turn that reuses an earlier call's
+// id goes whole on the provider that replays it unchanged.
+func TestSignedTurnReusingAnID(t *testing.T) {
+	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: anthropicSigned}
+	signed := func(provider string, calls ...string) string {
+		return `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"EqQBCkYIBxgCKkDx3k0bX2x9m1pQvXyZr8c7t6s5r4q3p2o1n0m9"},` +
+			strings.Join(calls, ",") + `],"provider":"` + provider + `","api":"anthropic-messages","model":"m","stopReason":"toolUse"}`
+	}
+	for _, tc := range []struct{ provider, want string }{{"anthropic", ClassSignedTurn}, {"minimax", ClassValidDropped}} {
+		t.Run(tc.provider, func(t *testing.T) {
+			in := inventoryOfJSON(t, `[{"role":"user","content":"go"},`+signed(tc.provider, toolCall(idA, "read", `{"path":"a"}`))+`,`+toolResult(idA, "read", "a")+`,`+
+				signed(tc.provider, toolCall(idB, "read", `{"path":"b"}`), toolCall(idA, "read", `{"path":"c"}`))+`,`+toolResult(idB, "read", "b")+`,`+toolResult(idA, "read", "c")+`]`)
+			out := inventoryOfJSON(t, `[{"role":"user","content":"go"},`+signed(tc.provider, toolCall(idA, "read", `{"path":"a"}`))+`,`+toolResult(idA, "read", "a")+`]`)
+			v := classify(in, anthropic)
+			got := drops(in, match(in, out, v), v)
+			if len(got) != 4 {
+				t.Fatalf("drops %+v", got)
+			}
+			for _, d := range got {
+				if d.Class != tc.want {
+					t.Errorf("%+v, want class %s", d, tc.want)
 				}
 			}
 		})

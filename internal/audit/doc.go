@@ -35,6 +35,12 @@
 //	invalid_name          the trimmed name fails spec §3.5 (^[A-Za-z0-9_:.-]+$,
 //	                      64 at most), the target's contract, or allowed_tool_names
 //	duplicate_id_in_turn  an earlier call of the same turn has the same id
+//	signed_turn           the turn's thinking is signed by whom the target gets it
+//	                      from unchanged (its own provider and api, where the policy
+//	                      replays provider-owned thinking; Anthropic's signatures
+//	                      count on Anthropic, Bedrock and Vertex alike), and another
+//	                      call of it is malformed or reuses an earlier turn's id:
+//	                      spec §3.5 drops such a turn whole
 //	no_call_on_branch     a result whose id matches no call before it
 //	duplicate_result      a result of a call that kept another result
 //	valid_call_dropped    anything else: a well-formed call in a turn that did
