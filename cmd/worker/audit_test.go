@@ -115,3 +115,49 @@ func TestAuditDropFailure(t *testing.T) {
 		}
 	}
 }
+
+// responsesSession is a GPT-5 session as pi-ai stores it: a reasoning item
+// (its JSON as the thinking signature), and finished Responses calls with
+// the call_id|item_id form and the partialJson the stream left.
+const responsesSession = `{"type":"session","version":3,"id":"0c8f3b9e-7d2a-4f61-b5e4-9a1c2d3e4f50","timestamp":"2026-04-12T10:15:00.000Z","cwd":"/home/dev/project"}
+{"type":"message","id":"1a2b3c4d","parentId":null,"timestamp":"2026-04-12T10:15:00.000Z","message":{"role":"user","content":[{"type":"text","text":"List the repo and read the README."}],"timestamp":1776000900000}}
+{"type":"message","id":"2b3c4d5e","parentId":"1a2b3c4d","timestamp":"2026-04-12T10:15:04.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"**Listing first**","thinkingSignature":"{\"id\":\"rs_0d1371c17149d43901692c5b1e6f7c8190a3b2c4d5e6f70812\",\"type\":\"reasoning\",\"encrypted_content\":\"gAAAAABpLFseQ2x5bW9rZXlfZXhhbXBsZV9vbmx5X3JlYWxfc2hhcGU=\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"**Listing first**\"}]}"},{"type":"toolCall","id":"call_U8JZpDE0iGXlD6gNCFbaEPFj|fc_0d1371c17149d439536b3216fdaeeb975729fae923d5a4fd12","name":"bash","arguments":{"command":"ls -la"},"partialJson":"{\"command\":\"ls -la\"}"},{"type":"toolCall","id":"call_Q3mVx9Lr2TbN7cYe5KsW1hJd|fc_0d1371c17149d439536b3216fdaeeb975729fae923d5a4fd13","name":"read","arguments":{"path":"README.md"},"partialJson":"{\"path\":\"README.md\"}"}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":2310,"output":188,"cacheRead":0,"cacheWrite":0,"totalTokens":2498,"cost":{"input":0.0029,"output":0.0019,"cacheRead":0,"cacheWrite":0,"total":0.0048}},"stopReason":"toolUse","timestamp":1776000904000}}
+{"type":"message","id":"3c4d5e6f","parentId":"2b3c4d5e","timestamp":"2026-04-12T10:15:05.000Z","message":{"role":"toolResult","toolCallId":"call_U8JZpDE0iGXlD6gNCFbaEPFj|fc_0d1371c17149d439536b3216fdaeeb975729fae923d5a4fd12","toolName":"bash","content":[{"type":"text","text":"README.md\ngo.mod\ncmd"}],"isError":false,"timestamp":1776000905000}}
+{"type":"message","id":"4d5e6f7a","parentId":"3c4d5e6f","timestamp":"2026-04-12T10:15:05.500Z","message":{"role":"toolResult","toolCallId":"call_Q3mVx9Lr2TbN7cYe5KsW1hJd|fc_0d1371c17149d439536b3216fdaeeb975729fae923d5a4fd13","toolName":"read","content":[{"type":"text","text":"# hygiene"}],"isError":false,"timestamp":1776000905500}}
+{"type":"message","id":"5e6f7a8b","parentId":"4d5e6f7a","timestamp":"2026-04-12T10:15:09.000Z","message":{"role":"assistant","content":[{"type":"text","text":"The repo holds a Go module; the README is one heading."}],"api":"openai-responses","provider":"openai","model":"gpt-5","usage":{"input":2600,"output":40,"cacheRead":2048,"cacheWrite":0,"totalTokens":2640,"cost":{"input":0.0007,"output":0.0004,"cacheRead":0.0003,"cacheWrite":0,"total":0.0014}},"stopReason":"stop","timestamp":1776000909000}}
+`
+
+// TestAuditResponsesSessionEverywhere is issue 20's first two defects seen
+// through the audit: a faithful GPT-5 session must come back ready for its
+// own target (the 29-byte call_id is what the wire sends) and keep both
+// finished calls and their results on every other wire.
+func TestAuditResponsesSessionEverywhere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpt5.jsonl")
+	if err := os.WriteFile(path, []byte(responsesSession), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"audit", path, "--json", "--fail-on-drop"}
+	for _, tg := range auditTargets {
+		args = append(args, "--target", tg.Provider+"/"+tg.API+"/"+tg.Model)
+	}
+	code, stdout, stderr := runCLI(t, "", args...)
+	var rep audit.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("exit %d, stderr %s: %v", code, stderr, err)
+	}
+	for _, s := range rep.Sessions {
+		if s.Outcome != audit.OutcomeReady {
+			t.Errorf("%s: %s: %s", s.Target, s.Outcome, s.Reason)
+			continue
+		}
+		if s.Calls.Out != 2 || s.Results.Out != 2 || s.ValidDrops != 0 {
+			t.Errorf("%s: calls %+v, results %+v, drops %+v", s.Target, s.Calls, s.Results, s.Drops)
+		}
+		if !s.Request.OK {
+			t.Errorf("%s: request %v", s.Target, s.Request.Violations)
+		}
+	}
+	if code != exitOK {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
