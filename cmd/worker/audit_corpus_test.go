@@ -74,15 +74,7 @@ func TestAuditGeneratedCorpus(t *testing.T) {
 		g := sessiongen.New(sessiongen.Config{Seed: uint64(20 + i), Messages: 80, ToolCallDensity: 0.7, Damage: sessiongen.Realistic(), Target: tg})
 		writeSessionFile(t, filepath.Join(dir, fmt.Sprintf("%02d-%s.jsonl", i, tg.Provider)), fmt.Sprintf("sess-%02d", i), g.History())
 	}
-	args := []string{"audit", dir, "--json", "--fail-on-drop"}
-	for _, tg := range auditTargets {
-		args = append(args, "--target", tg.Provider+"/"+tg.API+"/"+tg.Model)
-	}
-	code, stdout, stderr := runCLI(t, "", args...)
-	var rep audit.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("exit %d, stderr %s, stdout not JSON: %v", code, stderr, err)
-	}
+	code, rep, stderr := auditEveryTarget(t, dir)
 	if rep.Totals.Sessions != len(auditTargets)*len(auditTargets) || rep.Totals.Calls.In == 0 {
 		t.Fatalf("totals %+v", rep.Totals)
 	}
@@ -103,6 +95,22 @@ func TestAuditGeneratedCorpus(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	t.Logf("totals: %+v", rep.Totals)
+}
+
+// auditEveryTarget runs `worker audit input --json --fail-on-drop` for
+// every target of auditTargets and reads the report.
+func auditEveryTarget(t *testing.T, input string) (int, audit.Report, string) {
+	t.Helper()
+	args := []string{"audit", input, "--json", "--fail-on-drop"}
+	for _, tg := range auditTargets {
+		args = append(args, "--target", tg.Provider+"/"+tg.API+"/"+tg.Model)
+	}
+	code, stdout, stderr := runCLI(t, "", args...)
+	var rep audit.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("exit %d, stderr %s, stdout not JSON: %v", code, stderr, err)
+	}
+	return code, rep, stderr
 }
 
 func where(d audit.Drop) string {

@@ -136,14 +136,9 @@ func TestAuditResponsesSessionEverywhere(t *testing.T) {
 	if err := os.WriteFile(path, []byte(responsesSession), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"audit", path, "--json", "--fail-on-drop"}
-	for _, tg := range auditTargets {
-		args = append(args, "--target", tg.Provider+"/"+tg.API+"/"+tg.Model)
-	}
-	code, stdout, stderr := runCLI(t, "", args...)
-	var rep audit.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatalf("exit %d, stderr %s: %v", code, stderr, err)
+	code, rep, stderr := auditEveryTarget(t, path)
+	if len(rep.Sessions) != len(auditTargets) {
+		t.Fatalf("%d sessions", len(rep.Sessions))
 	}
 	for _, s := range rep.Sessions {
 		if s.Outcome != audit.OutcomeReady {
