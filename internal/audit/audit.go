@@ -17,9 +17,10 @@ import (
 
 // Outcomes of a Session besides the dead-letter codes.
 const (
-	OutcomeReady      = "ready"
-	OutcomeReadFailed = "read_failed" // the file could not be read or decompressed
-	OutcomeNoTarget   = "no_target"   // a session with no assistant turn naming a target, and no --target
+	OutcomeReady       = "ready"
+	OutcomeReadFailed  = "read_failed" // the file could not be read or decompressed
+	OutcomeNoTarget    = "no_target"   // a session with no assistant turn naming a target, and no --target
+	OutcomeInterrupted = "interrupted" // the run was stopped (Run then returns the context's error)
 )
 
 // Tenant is the tenant a session file is processed as (the one `worker
@@ -159,7 +160,7 @@ func auditFile(ctx context.Context, opts Options, path string) []Session {
 		case err != nil:
 			s.Outcome, s.Reason = OutcomeReadFailed, err.Error()
 		default:
-			auditOne(ctx, opts, data, tg, &s)
+			auditGuarded(ctx, opts, data, tg, &s)
 		}
 		out = append(out, s)
 	}
@@ -171,6 +172,18 @@ func targetName(tg transcript.Target) string {
 		return ""
 	}
 	return tg.Provider + "/" + tg.API + "/" + tg.Model
+}
+
+// auditGuarded is auditOne with a panic (in decode, a stage or the
+// renderer) turned into the outcome internal_error, so one bad file does
+// not end the audit of the others.
+func auditGuarded(ctx context.Context, opts Options, data []byte, tg transcript.Target, s *Session) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.Outcome, s.Reason = string(transcript.CodeInternalError), fmt.Sprintf("panic: %v", p)
+		}
+	}()
+	auditOne(ctx, opts, data, tg, s)
 }
 
 // auditOne decodes data for target tg (zero: the input's own), runs the
@@ -196,8 +209,8 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	s.Calls.In, s.Results.In = len(in.calls), len(in.results)
 	outcome, err := opts.Process(ctx, t)
-	if err != nil {
-		s.Outcome, s.Reason = string(transcript.CodeInternalError), err.Error()
+	if err != nil { // only ever the context's: Run reports it
+		s.Outcome, s.Reason = OutcomeInterrupted, err.Error()
 		return
 	}
 	if !outcome.Ready {
@@ -251,7 +264,7 @@ func decode(opts Options, data []byte, tg transcript.Target, s *Session) (*trans
 	if s.Kind == "job" {
 		t, err := opts.DecodeJob(data)
 		if err != nil {
-			s.Outcome, s.Stage, s.Reason = string(transcript.ErrorCode(err)), pipeline.StageDecode, err.Error()
+			s.Outcome, s.Stage, s.Reason = decodeCode(err), pipeline.StageDecode, err.Error()
 			return nil, false
 		}
 		if !own {
@@ -265,7 +278,7 @@ func decode(opts Options, data []byte, tg transcript.Target, s *Session) (*trans
 	}
 	t, err := transcript.DecodeSession(data, decodeTarget, opts.Limits)
 	if err != nil {
-		s.Outcome, s.Stage, s.Reason = string(transcript.ErrorCode(err)), pipeline.StageDecode, err.Error()
+		s.Outcome, s.Stage, s.Reason = decodeCode(err), pipeline.StageDecode, err.Error()
 		return nil, false
 	}
 	if own {
@@ -278,6 +291,15 @@ func decode(opts Options, data []byte, tg transcript.Target, s *Session) (*trans
 	}
 	t.Tenant = Tenant
 	return t, true
+}
+
+// decodeCode is the dead-letter code of a decode error (invalid_job for an
+// error without one).
+func decodeCode(err error) string {
+	if code := transcript.ErrorCode(err); code != "" {
+		return string(code)
+	}
+	return string(transcript.CodeInvalidJob)
 }
 
 // totalsOf sums the sessions.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
@@ -88,6 +90,30 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 	}
 	if len(rep.Sessions) != 4 || rep.Sessions[0].Outcome != OutcomeReadFailed || rep.Sessions[1].Outcome != OutcomeReadFailed ||
 		rep.Sessions[2].Target != "mistral/mistral-conversations/mistral-large-latest" || rep.Sessions[3].Target != "openai/openai-responses/gpt-5" || rep.Sessions[3].ValidDrops != 2 {
+		t.Fatalf("sessions %+v", rep.Sessions)
+	}
+}
+
+// TestRunGoesOnPastAPanic: a panic while one file is audited is that
+// file's internal_error; the next file is still audited.
+func TestRunGoesOnPastAPanic(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), sessionFile)
+	writeFile(t, filepath.Join(dir, "b.jsonl"), strings.Replace(sessionFile, "9d2c6f0e", "1e3d7a1f", 1))
+	var calls atomic.Int32
+	rep, err := Run(context.Background(), Options{
+		Inputs: []string{dir}, Read: os.ReadFile, Concurrency: 1,
+		Process: func(ctx context.Context, t *transcript.Transcript) (pipeline.Outcome, error) {
+			if calls.Add(1) == 1 {
+				panic("slice bounds out of range")
+			}
+			return dropSecondCall(ctx, t)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sessions) != 2 || rep.Sessions[0].Outcome != string(transcript.CodeInternalError) || rep.Sessions[1].Outcome != OutcomeReady {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}
 }

@@ -10,7 +10,12 @@
 // for .jsonl and .jsonl.zst, named files taken whatever their name), and
 // also jobs: a named file ending in .json or .json.zst is read as a job
 // (its own target, or each --target instead). Each input is run through the
-// Processor the worker runs, with render: request.
+// Processor the worker runs, with render: request. A session file names no
+// tools, so a session is given the tools its calls name (valid names, the
+// permissive schema), as the runner after a switch would offer its tools:
+// without them a Bedrock Converse body carries the tool history as text.
+// A job keeps its own tools. A panic while a file is audited is that
+// file's outcome internal_error; the other files are still audited.
 //
 // # Drop accounting
 //
@@ -73,7 +78,7 @@
 //	  "sessions": [{
 //	    "path": "sessions/a.jsonl", "kind": "session",          // or "job"
 //	    "target": "anthropic/anthropic-messages/claude-opus-4-6",
-//	    "outcome": "ready",      // or a dead-letter code, read_failed, no_target
+//	    "outcome": "ready",      // or a dead-letter code, read_failed, no_target, internal_error
 //	    "stage": "contract",     // the refusing stage, when not ready
 //	    "reason": "...",         // the dead letter's sentence, when not ready
 //	    "calls":   {"in": 12, "out": 11, "added": 0},
