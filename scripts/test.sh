@@ -64,6 +64,12 @@ if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
 fi
 log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
 
+# No well-formed tool call (or its result) of the examples is dropped for
+# their own targets (internal/audit; the generated corpus, every target, is
+# TestAuditGeneratedCorpus in cmd/worker).
+log "worker audit examples/ --fail-on-drop"
+go run ./cmd/worker audit examples/ examples/*.json --fail-on-drop
+
 go test -race -timeout 45m "$@" ./...
 (cd helm/chartest && go test -timeout 20m "$@" ./...)
 (cd test/wiresdk && go test -timeout 20m "$@" ./...)

@@ -4,6 +4,7 @@
 //	worker run      [--config FILE]                   consume jobs from Kafka (an embedded broker when none is configured)
 //	worker replay   DIR|FILE... [flags]               repair archived OpenClaw session files offline
 //	worker sanitize [FILE|-] [--target P/API/MODEL]   one job (or session file) to a ready payload on stdout
+//	worker audit    DIR|FILE... [--target P/API/MODEL ...]  what the repair would drop or refuse, per session and target
 //	worker dlq      redrive [flags]                   send dead letters back to the jobs topic
 //	worker check    [FILE|-] [--target P/API/MODEL]   would the target accept this job or payload? (its contract)
 //	worker config   print [--config FILE] | validate FILE
@@ -37,6 +38,7 @@ commands:
   run       consume jobs from Kafka and write ready payloads and dead letters
   replay    repair archived OpenClaw session files (.jsonl, .jsonl.zst) offline
   sanitize  repair one job or session file and print the ready payload
+  audit     report, per session and target, what the repair would drop or refuse
   dlq       redrive: send dead letters back to the jobs topic
   check     check a job or ready payload against its target's contract (exit 2 if unsendable)
   config    print the effective configuration, or validate a file
@@ -76,6 +78,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (code in
 		return replayCommand(rest, stdout, stderr)
 	case "sanitize":
 		return sanitizeCommand(rest, stdin, stdout, stderr)
+	case "audit":
+		return auditCommand(rest, stdout, stderr)
 	case "dlq":
 		return dlqCommand(rest, stdout, stderr)
 	case "check":
