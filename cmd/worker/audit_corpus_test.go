@@ -32,12 +32,10 @@ var auditTargets = []transcript.Target{
 	{Provider: "acme-llm", API: "acme-chat", Model: "acme-1"},
 }
 
-// writeSessionFile writes a message array as an OpenClaw session file: the
-// header line, then one message entry per message, each the child of the
-// one before.
-//
-// After i20-shapes merges, the lead switches this to the generator's own
-// session-file emitter (see TestAuditGeneratedCorpus).
+// writeSessionFile writes a damaged generated message array as an OpenClaw
+// session file: the header line, then one message entry per message, each
+// the child of the one before. (The undamaged real shapes come with their own
+// session files, sessiongen.RealCorpus.)
 func writeSessionFile(t *testing.T, path, id string, history []byte) {
 	t.Helper()
 	var msgs []json.RawMessage
@@ -57,25 +55,28 @@ func writeSessionFile(t *testing.T, path, id string, history []byte) {
 	}
 }
 
-// TestAuditGeneratedCorpus writes a corpus of generated sessions (one per
-// target, each written by that target's model, with the damage of real
-// archives) and audits it for every target with --fail-on-drop: no
-// well-formed call or result may be dropped, no pipeline may fail, and
-// every session that comes out ready has a request body that passes its
-// contract.
-//
-// LEAD, after i20-shapes merges: generate with the realistic mode
-// (sessiongen's real-shapes Config, real id lengths and partialJson) and
-// write the files with its session-file emitter instead of
-// writeSessionFile; the assertions stay as they are.
+// TestAuditGeneratedCorpus writes a corpus of generated sessions and audits
+// it for every target with --fail-on-drop: the real shapes of every API
+// family and session header version (sessiongen.RealCorpus: real ids,
+// partialJson left on finished calls, foreign turns after a model switch,
+// v1 compactions, delivery mirrors), and one damaged session per target,
+// written by that target's model with the damage of real archives. No
+// well-formed call or result may be dropped, no pipeline may fail, and every
+// session that comes out ready has a request body that passes its contract.
 func TestAuditGeneratedCorpus(t *testing.T) {
 	dir := t.TempDir()
+	real := sessiongen.RealCorpus(20, 2*len(sessiongen.RealAPIs))
+	for name, data := range real {
+		if err := os.WriteFile(filepath.Join(dir, "real-"+name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for i, tg := range auditTargets {
-		g := sessiongen.New(sessiongen.Config{Seed: uint64(20 + i), Messages: 80, ToolCallDensity: 0.7, Damage: sessiongen.Realistic(), Target: tg})
+		g := sessiongen.New(sessiongen.Config{Seed: uint64(20 + i), Messages: 80, ToolCallDensity: 0.7, Damage: sessiongen.Realistic(), Target: tg, RealLengthIDs: true})
 		writeSessionFile(t, filepath.Join(dir, fmt.Sprintf("%02d-%s.jsonl", i, tg.Provider)), fmt.Sprintf("sess-%02d", i), g.History())
 	}
 	code, rep, stderr := auditEveryTarget(t, dir)
-	if rep.Totals.Sessions != len(auditTargets)*len(auditTargets) || rep.Totals.Calls.In == 0 {
+	if rep.Totals.Sessions != (len(real)+len(auditTargets))*len(auditTargets) || rep.Totals.Calls.In == 0 {
 		t.Fatalf("totals %+v", rep.Totals)
 	}
 	for _, s := range rep.Sessions {

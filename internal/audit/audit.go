@@ -202,7 +202,7 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	r := rules{names: pol.Contract.ToolNames, toolsAsText: wire.ToolsAsText(pol, t.Options) || t.Options.NoToolsOffered()}
 	if pol.AllowProviderOwnedThinkingReplay() {
-		r.verifier = signer(pol.Provider, pol.API)
+		r.verifier = policy.Signer(pol.Provider, pol.Model)
 	}
 	for _, n := range t.Options.AllowedToolNames {
 		r.allowed = append(r.allowed, strings.ToLower(strings.TrimSpace(n)))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -214,7 +215,7 @@ func TestDrops(t *testing.T) {
 // the target verifies its signature; a foreign provider's thinking does not
 // freeze the turn, so its well-formed calls must survive.
 func TestSignedTurn(t *testing.T) {
-	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: anthropicSigned}
+	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: policy.SignerAnthropic}
 	turn := func(provider, api string) string {
 		return `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"EqQBCkYIBxgCKkDx3k0bX2x9m1pQvXyZr8c7t6s5r4q3p2o1n0m9"},` +
 			toolCall(idA, "read", `{"path":"a"}`) + `,` + toolCall(idB, "bad name!", `{}`) + `],"provider":"` + provider + `","api":"` + api + `","model":"m","stopReason":"toolUse"}`
@@ -248,7 +249,7 @@ func TestSignedTurn(t *testing.T) {
 // TestSignedTurnReusingAnID: a signed turn that reuses an earlier call's
 // id goes whole on the provider that replays it unchanged.
 func TestSignedTurnReusingAnID(t *testing.T) {
-	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: anthropicSigned}
+	anthropic := rules{names: contract.Of(contract.AnthropicMessages).ToolNames, verifier: policy.SignerAnthropic}
 	signed := func(provider string, calls ...string) string {
 		return `{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"EqQBCkYIBxgCKkDx3k0bX2x9m1pQvXyZr8c7t6s5r4q3p2o1n0m9"},` +
 			strings.Join(calls, ",") + `],"provider":"` + provider + `","api":"anthropic-messages","model":"m","stopReason":"toolUse"}`

@@ -23,8 +23,8 @@ type call struct {
 	complete   bool   // input or arguments is a JSON object and no unfinished partialJson is left
 	stop       string // the turn's stopReason
 	dupInTurn  bool   // an earlier call of the same turn has the same id
-	// signedBy is who can verify the turn's thinking signature (signer);
-	// "" when it carries none.
+	// signedBy is who can verify the turn's thinking signature
+	// (policy.Signer); "" when it carries none.
 	signedBy string
 }
 
@@ -66,8 +66,8 @@ func inventoryOf(msgs []*transcript.Message) inventory {
 			signedBy := ""
 			if slices.ContainsFunc(blocks, signedThinking) {
 				provider, _ := m.String("provider")
-				api, _ := m.String("api")
-				signedBy = signer(provider, api)
+				model, _ := m.String("model")
+				signedBy = policy.Signer(provider, model)
 			}
 			seen := map[string]bool{}
 			for j, b := range blocks {
@@ -125,22 +125,6 @@ func readCall(b *transcript.Block) call {
 		}
 	}
 	return c
-}
-
-// anthropicSigned names the providers of Anthropic's signatures, which
-// Anthropic documents as valid across its own API, Amazon Bedrock and
-// Google Vertex AI ("Signature values are compatible across platforms",
-// Extended thinking, Claude docs).
-const anthropicSigned = "anthropic, amazon-bedrock, anthropic-vertex"
-
-// signer is who verifies a thinking signature made by provider over api:
-// anthropicSigned for Anthropic's, else the normalised provider and api.
-func signer(provider, api string) string {
-	p := policy.Resolve(transcript.Target{Provider: provider, API: api})
-	if p.SignedThinkingProvider() {
-		return anthropicSigned
-	}
-	return p.Provider + "/" + p.API
 }
 
 // signedThinking reports whether b is a thinking block with a replayable

@@ -82,31 +82,57 @@ func (p Policy) AllowProviderOwnedThinkingReplay() bool {
 // signatures of an assistant turn written by provider over api (the turn's
 // own "provider" and "api" members): only then is the turn immutable. It
 // holds when the policy replays provider-owned thinking
-// (AllowProviderOwnedThinkingReplay) and the turn came from a wire whose
-// signatures that target checks: an api of the Anthropic Messages or
-// Bedrock Converse wire, or, without an api, a signed-thinking provider.
-// Thinking of another provider (OpenAI reasoning, Gemini thoughts) is
-// foreign and does not freeze its turn (issue 20). Choice: a turn that
-// names neither is taken as the target's own, as before.
-func (p Policy) VerifiesThinkingOf(provider, api string) bool {
+// (AllowProviderOwnedThinkingReplay) and the turn's signer is the target's
+// (Signer, of the turn's provider and model): a provider verifies only the
+// signatures made with its own key. Thinking of another provider (OpenAI
+// reasoning, Gemini thoughts, a MiniMax turn replayed to Anthropic, a Claude
+// turn replayed to MiniMax's Anthropic-compatible API) is foreign and does
+// not freeze its turn (issue 20). Choice: a turn that names no provider is
+// taken as the target's own when its api is of the Anthropic Messages or
+// Bedrock Converse wire or absent, as before.
+func (p Policy) VerifiesThinkingOf(provider, api, model string) bool {
 	if !p.AllowProviderOwnedThinkingReplay() {
 		return false
 	}
-	switch {
-	case strings.TrimSpace(api) != "":
-		return isAnthropicWireAPI(strings.TrimSpace(api))
-	case strings.TrimSpace(provider) != "":
-		return isSignedThinkingProvider(NormalizeProvider(provider))
+	if s := Signer(provider, model); s != "" {
+		return s == Signer(p.Provider, p.Model)
+	}
+	if api = strings.TrimSpace(api); api != "" {
+		return isAnthropicWireAPI(api)
 	}
 	return true
 }
 
-// VerifiesTurn is VerifiesThinkingOf for assistant m's own provider and
-// api members.
+// SignerAnthropic is Signer's name for the providers whose thinking
+// signatures Anthropic documents as valid across its own API, Amazon
+// Bedrock and Google Vertex AI ("Signature values are compatible across
+// platforms", Extended thinking, Claude docs).
+const SignerAnthropic = "anthropic, amazon-bedrock, anthropic-vertex"
+
+// Signer names whose key signed the thinking of a turn that provider wrote
+// with model (or whose key a target of that provider and model verifies):
+// SignerAnthropic for the Anthropic family and for a Claude model behind any
+// provider (a gateway or router on the Anthropic wire forwards Claude's
+// signatures to Anthropic, which checks them), else the provider itself,
+// normalised; "" for a blank provider.
+func Signer(provider, model string) string {
+	provider = NormalizeProvider(provider)
+	switch {
+	case provider == "":
+		return ""
+	case isSignedThinkingProvider(provider), strings.Contains(strings.ToLower(model), "claude"):
+		return SignerAnthropic
+	}
+	return provider
+}
+
+// VerifiesTurn is VerifiesThinkingOf for assistant m's own provider, api
+// and model members.
 func (p Policy) VerifiesTurn(m *transcript.Message) bool {
 	provider, _ := m.String("provider")
 	api, _ := m.String("api")
-	return p.VerifiesThinkingOf(provider, api)
+	model, _ := m.String("model")
+	return p.VerifiesThinkingOf(provider, api, model)
 }
 
 // SignedThinkingProvider reports whether the provider is anthropic, amazon-bedrock
