@@ -42,6 +42,14 @@ type Options struct {
 	System json.RawMessage `json:"system,omitempty"`
 	// Tools are the tools the runner offers the model, for the request body.
 	Tools []Tool `json:"tools,omitempty"`
+	// Next is the turn or turns the runner is about to send (the new user
+	// prompt, or tool results): a JSON array of messages of the message
+	// model, sanitized with the history and placed after it (package wire,
+	// PlaceNext).
+	Next json.RawMessage `json:"next,omitempty"`
+	// Continue asks a Mistral request body that ends with an assistant turn
+	// to continue it (prefix: true); see package wire, FinalTurn.
+	Continue bool `json:"continue,omitempty"`
 }
 
 // Tool is one entry of the job option `tools`: a tool the runner offers the
