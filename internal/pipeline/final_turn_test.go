@@ -85,3 +85,39 @@ func TestProcessNextInMessages(t *testing.T) {
 		t.Fatalf("messages = %v", payload.Messages)
 	}
 }
+
+// TestProcessToolNames: a tool name the target refuses is renamed alike in
+// the messages, the body's history and its tools, and the payload maps it
+// back (tool_names).
+func TestProcessToolNames(t *testing.T) {
+	job := `{"job_id":"j1","tenant":"acme","session_id":"s1","target":{"provider":"anthropic","api":"anthropic-messages","model":"claude-opus-4-6"},` +
+		`"options":{"now_ms":1776001060000,"render":"request","tools":[{"name":"browser.open","input_schema":{"type":"object"}}],"next":[{"role":"user","content":"and now?","timestamp":1776001003000}]},"messages":[` +
+		`{"role":"user","content":"open go.dev","timestamp":1776001000000},` +
+		`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01XFDUDYJgAACzvnptvVoYEL","name":"browser.open","arguments":{"url":"https://go.dev"}}],"api":"google-generative-ai","provider":"google","model":"gemini-2.5-pro","stopReason":"toolUse","timestamp":1776001001000},` +
+		`{"role":"toolResult","toolCallId":"toolu_01XFDUDYJgAACzvnptvVoYEL","toolName":"browser.open","content":[{"type":"text","text":"The Go Programming Language"}],"isError":false,"timestamp":1776001002000}]}`
+	out := process(t, []byte(job), nil, stages.Default(nil)...)
+	if !out.Ready {
+		t.Fatalf("dead letter: %s %s", out.Code, out.Error)
+	}
+	var payload struct {
+		ToolNames map[string]string `json:"tool_names"`
+		Report    struct {
+			Stages map[string]map[string]int `json:"stages"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal(out.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	body := string(out.Payload)
+	if strings.Count(body, `"browser.open"`) != 1 { // the map's value only
+		t.Errorf("a refused name is still sent: %s", body)
+	}
+	if payload.ToolNames["browser_open"] != "browser.open" || payload.Report.Stages["tool_names"]["renamed"] != 1 {
+		t.Errorf("tool_names = %v, report = %v", payload.ToolNames, payload.Report.Stages)
+	}
+	for _, want := range []string{`"name":"browser_open","input":`, `"tools":[{"name":"browser_open"`, `"toolName":"browser_open"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("%s not in %s", want, body)
+		}
+	}
+}

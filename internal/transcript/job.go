@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -98,6 +99,9 @@ type Transcript struct {
 	Repair *RepairReport
 	// InputBytes is the size of the decoded input.
 	InputBytes int
+	// ToolNames maps each tool name a rule renamed for the target (wire
+	// name → original); the ready payload carries it as tool_names.
+	ToolNames map[string]string
 	// Request, when set, is written to the ready payload as request_format
 	// and request.
 	Request *Request
@@ -377,6 +381,18 @@ func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []b
 		dst = AppendString(dst, t.Request.Format)
 		dst = append(dst, `,"request":`...)
 		dst = append(dst, t.Request.Body...)
+	}
+	if len(t.ToolNames) > 0 {
+		dst = append(dst, `,"tool_names":{`...)
+		for i, wire := range slices.Sorted(maps.Keys(t.ToolNames)) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, wire)
+			dst = append(dst, ':')
+			dst = AppendString(dst, t.ToolNames[wire])
+		}
+		dst = append(dst, '}')
 	}
 	dst = appendEntries(dst, "append_entries", t.AppendEntries)
 	dst = append(dst, `,"report":`...)
