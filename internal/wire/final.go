@@ -61,7 +61,8 @@ func PlaceNext(t *transcript.Transcript) error {
 }
 
 // FinalTurn judges the end of a request body (render: request) by the
-// target model's prefill rule (contract.PrefillOf). A history whose last
+// target model's prefill rule for the body's format (contract.PrefillOf,
+// through BodyFormat.Prefill, the rule `worker check --format` applies). A history whose last
 // turn is a user turn or tool results is complete (FinalAsIs). One that
 // ends with the assistant's turn, which is how most sessions end and what a
 // job without `next` sends, is a prefill: accepted (FinalTrim where the API
@@ -75,7 +76,7 @@ func FinalTurn(p policy.Policy, msgs []*transcript.Message, o transcript.Options
 	if !endsWithAssistant(msgs) {
 		return FinalAsIs, nil
 	}
-	rule := contract.PrefillOf(p.Contract.Family, p.Model)
+	rule := FormatFor(p).Prefill(p.Model)
 	switch {
 	case rule.Prefill == contract.PrefillFlagged && o.Continue:
 		return FinalPrefix, nil
@@ -84,16 +85,8 @@ func FinalTurn(p policy.Policy, msgs []*transcript.Message, o transcript.Options
 	case rule.Prefill == contract.PrefillAccepted:
 		return FinalAsIs, nil
 	}
-	return FinalAsIs, fmt.Errorf("the history ends with an assistant turn, which %s refuses: %s; "+
-		"give the turn the runner sends next (the user prompt or the tool results) as options.next", modelName(p), rule.Rule)
-}
-
-// modelName names the target model for a sentence.
-func modelName(p policy.Policy) string {
-	if p.Model == "" {
-		return fmt.Sprintf("%s (%s)", p.Provider, p.Contract.Family)
-	}
-	return fmt.Sprintf("model %q (%s)", p.Model, p.Contract.Family)
+	return FinalAsIs, fmt.Errorf("the history ends with an assistant turn, which model %q (%s) refuses: %s; "+
+		"give the turn the runner sends next (the user prompt or the tool results) as options.next", p.Model, FormatFor(p), rule.Rule)
 }
 
 // endsWithAssistant reports whether the last message a body carries is an

@@ -7,21 +7,23 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// Format is a provider request format the renderer writes.
-type Format string
+// Format is a provider request format the renderer writes: the one type
+// of package contract, whose body rules read the same formats.
+type Format = contract.BodyFormat
 
 // The six formats, named as the ready payload's request_format names them.
 const (
-	AnthropicMessages Format = "anthropic-messages"
-	BedrockConverse   Format = "bedrock-converse"
-	OpenAIChat        Format = "openai-chat-completions"
-	OpenAIResponses   Format = "openai-responses"
-	GeminiContents    Format = "gemini-generate-content"
-	MistralChat       Format = "mistral-chat"
+	AnthropicMessages = contract.BodyAnthropic
+	BedrockConverse   = contract.BodyBedrock
+	OpenAIChat        = contract.BodyChat
+	OpenAIResponses   = contract.BodyResponses
+	GeminiContents    = contract.BodyGemini
+	MistralChat       = contract.BodyMistral
 )
 
 // Formats lists every format, in a fixed order.
