@@ -51,7 +51,8 @@ func finalHistories(callID string) map[string][2]string {
 
 // TestGoldenFinalTurns renders every final-turn case for every target and
 // compares with testdata/final/<target>.json (go test -update rewrites):
-// the body, or the unsendable sentence. Every body passes the contract's
+// the body (with the golden system prompt and tool, and the model test/wiresdk
+// checks it for), or the unsendable sentence. Every body passes the contract's
 // body rules, and the renderer refuses exactly the histories whose plain
 // render the contract refuses for its final turn and that neither a trim
 // nor Mistral's prefix makes sendable.
@@ -91,11 +92,13 @@ func TestGoldenFinalTurns(t *testing.T) {
 					out[cas] = json.RawMessage(`{"unsendable":` + string(transcript.JSONString(refusal.Error())) + `}`)
 					continue
 				}
-				body := Render(nil, f, p, tr.Messages, Request{Final: final})
+				req := testRequest
+				req.Final = final
+				body := Render(nil, f, p, tr.Messages, req)
 				if res, _ := contract.CheckBody(f, body, p.Model); !res.OK() {
 					t.Errorf("%s: the body breaks the contract: %s\n%s", cas, res.Summary(), body)
 				}
-				out[cas] = json.RawMessage(`{"request_format":"` + string(f) + `","request":` + string(body) + `}`)
+				out[cas] = json.RawMessage(`{"request_format":"` + string(f) + `","model":` + string(transcript.JSONString(p.Model)) + `,"request":` + string(body) + `}`)
 			}
 			compareGolden(t, filepath.Join("testdata", "final", name+".json"), out)
 		})
@@ -153,4 +156,3 @@ func TestGoldenBodiesPassContract(t *testing.T) {
 		}
 	}
 }
-

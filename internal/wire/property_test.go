@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages"
@@ -135,8 +136,31 @@ func bodyStrings(t *testing.T, body []byte) string {
 	return sb.String()
 }
 
+// checkSendable: a body rendered as the pipeline renders it (its final
+// turn judged) passes the contract's body rules, or the renderer refuses
+// it and the contract refuses its plain render for its final turn alone.
+func checkSendable(t *testing.T, f Format, p policy.Policy, msgs []*transcript.Message, plain []byte) {
+	t.Helper()
+	final, refusal := FinalTurn(p, msgs, transcript.Options{Render: RenderRequest})
+	body := plain
+	if final != FinalAsIs {
+		body = Render(nil, f, p, msgs, Request{Tools: []transcript.Tool{{Name: "read"}}, Final: final})
+	}
+	res, err := contract.CheckBody(f, body, p.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case refusal == nil && !res.OK():
+		t.Errorf("%s: the body breaks the contract: %s", f, res.Summary())
+	case refusal != nil && (res.Total != 1 || res.Counts[contract.RuleFinalTurn] != 1):
+		t.Errorf("%s: refused (%v), but the contract says %q", f, refusal, res.Summary())
+	}
+}
+
 // TestBodyKeepsMessages: over generated damaged histories sanitized by the
-// chain for one target of each format, the body carries every text, call,
+// chain for one target of each format, every body passes the contract's
+// body rules (or is the final-turn refusal, checkSendable), and it carries every text, call,
 // result, image and server-tool pair the sanitized messages keep, and each
 // whole string where the format has its own member for it (ids, names,
 // images); texts may be joined with TextSeparator.
@@ -150,6 +174,7 @@ func TestBodyKeepsMessages(t *testing.T) {
 			}
 			f := FormatFor(p)
 			body := Render(nil, f, p, tr.Messages, Request{Tools: []transcript.Tool{{Name: "read"}}})
+			checkSendable(t, f, p, tr.Messages, body)
 			all := bodyStrings(t, body)
 			k := keptOf(tr.Messages, f)
 			where := fmt.Sprintf("%s seed %d", f, seed)

@@ -41,40 +41,27 @@ func ToolNames() stage.Stage {
 	return stage.Stage{Name: toolNamesStage, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		limits := env.Policy.Contract.ToolNames
 		var names []string
-		add := func(name string) {
+		eachToolName(t, func(raw []byte, name string) {
+			if raw != nil && plainToolName(raw) {
+				return // valid for every target, read without decoding
+			}
+			if raw != nil {
+				name = unquoted(raw)
+			}
 			if name != "" && !limits.Valid(name) {
 				names = append(names, name)
 			}
-		}
-		var all []string // every name, valid or not: the renamed must not take one
-		for _, m := range t.Messages {
-			role := m.Role()
-			if role == transcript.RoleToolResult || role == transcript.RoleTool {
-				if name, ok := m.String("toolName"); ok {
-					all = append(all, name)
-					add(name)
-				}
-				continue
-			}
-			if role != transcript.RoleAssistant {
-				continue
-			}
-			blocks, _ := m.Blocks()
-			for _, b := range blocks {
-				if b.IsToolCall() {
-					name, _ := b.String("name")
-					all = append(all, name)
-					add(name)
-				}
-			}
-		}
-		for _, tool := range t.Options.Tools {
-			all = append(all, tool.Name)
-			add(tool.Name)
-		}
+		})
 		if len(names) == 0 {
 			return nil
 		}
+		var all []string // every name, valid or not: a new name must not take one
+		eachToolName(t, func(raw []byte, name string) {
+			if raw != nil {
+				name = unquoted(raw)
+			}
+			all = append(all, name)
+		})
 		wire := WireToolNames(names, all, limits)
 		for _, m := range t.Messages {
 			role := m.Role()
@@ -113,6 +100,61 @@ func ToolNames() stage.Stage {
 		env.Report.Add(toolNamesStage, "renamed", len(wire))
 		return nil
 	}}
+}
+
+// eachToolName calls fn with every tool name of the job: each call's name
+// and each result's toolName in the history as their raw JSON strings
+// (name ""), and each tool of `tools` as its name (raw nil).
+func eachToolName(t *transcript.Transcript, fn func(raw []byte, name string)) {
+	for _, m := range t.Messages {
+		switch m.Role() {
+		case transcript.RoleToolResult, transcript.RoleTool:
+			if raw, ok := m.Get("toolName"); ok && len(raw) > 0 && raw[0] == '"' {
+				fn(raw, "")
+			}
+		case transcript.RoleAssistant:
+			blocks, _ := m.Blocks()
+			for _, b := range blocks {
+				if !b.IsToolCall() {
+					continue
+				}
+				if raw, ok := b.Get("name"); ok && len(raw) > 0 && raw[0] == '"' {
+					fn(raw, "")
+				} else {
+					fn(nil, "")
+				}
+			}
+		}
+	}
+	for _, tool := range t.Options.Tools {
+		fn(nil, tool.Name)
+	}
+}
+
+// unquoted is a raw JSON string's value ("" when it is not one).
+func unquoted(raw []byte) string {
+	b, _ := transcript.UnquoteBytes(raw)
+	return string(b)
+}
+
+// plainToolName reports whether a raw JSON string is a name every target
+// accepts: 1 to 64 of [A-Za-z0-9_-], starting with a letter or an
+// underscore (the strictest rules of the contract table: OpenAI's
+// characters, Gemini's first character), so that the common name is
+// judged without decoding it.
+func plainToolName(raw []byte) bool {
+	body := raw[1 : len(raw)-1]
+	if len(body) == 0 || len(body) > 64 || body[0] >= '0' && body[0] <= '9' || body[0] == '-' {
+		return false
+	}
+	for _, c := range body {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // WireToolNames maps each name of refused (names limits does not accept)

@@ -192,3 +192,20 @@ func reportCount(t *testing.T, r *stage.Report, what string) int {
 	}
 	return v.Stages[toolNamesStage][what]
 }
+
+// TestPlainToolName: the fast path takes only names every target accepts.
+func TestPlainToolName(t *testing.T) {
+	for name, want := range map[string]bool{"read": true, "_x-1": true, "browser.open": false, "9lives": false,
+		"-x": false, "": false, "a/b": false, "é": false, strings.Repeat("a", 64): true, strings.Repeat("a", 65): false} {
+		if got := plainToolName(transcript.JSONString(name)); got != want {
+			t.Errorf("plainToolName(%q) = %v, want %v", name, got, want)
+		}
+		if want {
+			for _, f := range contract.Families() {
+				if !contract.Of(f).ToolNames.Valid(name) {
+					t.Errorf("%q is plain but %s refuses it", name, f)
+				}
+			}
+		}
+	}
+}
