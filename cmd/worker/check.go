@@ -12,6 +12,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
 const checkHelp = `usage: worker check [FILE|-] [--target PROVIDER/API/MODEL] [--context-window-tokens N]
@@ -24,7 +25,8 @@ size, text validity, thinking signatures, required content) without
 repairing anything, and prints each violation as "path: what [rule]". It is
 how to ask "would the provider accept this?"; run 'worker sanitize' first to
 repair a job. A payload with a request body (render: request) has its body
-checked too (paths "request.…").
+checked too (paths "request.…"); a job with render: request and no next has
+its final turn judged as the renderer will judge it.
 
 --format checks a provider request body instead (FORMAT: anthropic-messages,
 bedrock-converse, openai-chat, openai-responses, gemini, mistral): the rules
@@ -101,6 +103,12 @@ func checkCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	c := policy.Resolve(tg).Contract
 	res := contract.Check(in.msgs, c, *window)
+	if in.judgeFinal && in.requestFormat == "" {
+		if _, err := wire.FinalTurn(policy.Resolve(tg), in.msgs, transcript.Options{Render: wire.RenderRequest, Continue: in.continues}); err != nil {
+			res = res.Join("", contract.Result{Total: 1, Counts: map[string]int{contract.RuleFinalTurn: 1},
+				Violations: []contract.Violation{{Rule: contract.RuleFinalTurn, Path: fmt.Sprintf("messages[%d]", len(in.msgs)-1), Msg: err.Error()}}})
+		}
+	}
 	if in.requestFormat != "" {
 		f, err := contract.ParseBodyFormat(in.requestFormat)
 		if err != nil {
@@ -160,6 +168,10 @@ type checkInput struct {
 	msgs   []*transcript.Message
 	target transcript.Target // zero when absent
 	window int               // options.context_window_tokens, 0 when absent
+	// judgeFinal: a job that asks for a request body and gives no next,
+	// whose final turn the renderer will judge (wire.FinalTurn); continues
+	// is its option continue.
+	judgeFinal, continues bool
 	// request and requestFormat are a payload's body and its format ("" when none).
 	request       []byte
 	requestFormat string
@@ -201,6 +213,9 @@ func decodeForCheck(input []byte, cfg config.Config) (checkInput, error) {
 			if raw, ok := opts.Get("context_window_tokens"); ok {
 				in.window, _ = strconv.Atoi(string(raw))
 			}
+			render, _ := opts.String("render")
+			in.judgeFinal = render == wire.RenderRequest && !opts.Has("next")
+			in.continues, _ = opts.Bool("continue")
 		}
 	}
 	if body, ok := top.Get("request"); ok {

@@ -142,3 +142,22 @@ func TestCheckBodyFormat(t *testing.T) {
 		t.Fatalf("payload: exit %d\n%s", code, out)
 	}
 }
+
+// TestCheckJobFinalTurn: a job asking for a request body without next is
+// judged as the renderer will judge its final turn; with next it is not.
+func TestCheckJobFinalTurn(t *testing.T) {
+	job := `{"target":{"provider":"anthropic","api":"anthropic-messages","model":"claude-opus-4-6"},"options":{"render":"request"},"messages":[` +
+		`{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]}]}`
+	code, out, _ := runCLI(t, job, "check", "-")
+	if code != exitUsage || !strings.HasPrefix(out, `messages[1]: the history ends with an assistant turn, which model "claude-opus-4-6"`) || !strings.HasSuffix(out, "[final_turn]\n") {
+		t.Fatalf("without next: exit %d\n%s", code, out)
+	}
+	withNext := strings.Replace(job, `"render":"request"`, `"render":"request","next":[{"role":"user","content":"and?"}]`, 1)
+	if code, out, errOut := runCLI(t, withNext, "check", "-"); code != exitOK {
+		t.Fatalf("with next: exit %d\n%s%s", code, out, errOut)
+	}
+	messagesMode := strings.Replace(job, `"render":"request"`, `"render":"messages"`, 1)
+	if code, out, errOut := runCLI(t, messagesMode, "check", "-"); code != exitOK {
+		t.Fatalf("messages mode: exit %d\n%s%s", code, out, errOut)
+	}
+}
