@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,81 @@ func TestCheckBadInput(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "", "check", path, "--target", "anthropic/anthropic-messages/claude-opus-4-6"); code != exitUsage || !strings.Contains(errOut, "the request has no message") {
 		t.Errorf("empty messages: exit %d %s", code, errOut)
+	}
+}
+
+// TestCheckRequestBodies: every request example, sanitized, is a payload
+// whose messages and body pass the check, and its body alone passes
+// `check --format`; the same body ending with the assistant's answer (no
+// next) fails the final-turn rule, named with its path.
+func TestCheckRequestBodies(t *testing.T) {
+	files, err := filepath.Glob("../../examples/request-*.json")
+	if err != nil || len(files) != 6 {
+		t.Fatalf("want six request examples: %v %v", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, payload, errOut := runCLI(t, "", "sanitize", f)
+			if code != exitOK {
+				t.Fatalf("sanitize: exit %d: %s", code, errOut)
+			}
+			if code, out, errOut := runCLI(t, payload, "check", "-"); code != exitOK {
+				t.Fatalf("check of the payload: exit %d\n%s%s", code, out, errOut)
+			}
+			var p struct {
+				Format  string          `json:"request_format"`
+				Request json.RawMessage `json:"request"`
+				Target  struct {
+					Provider, API, Model string
+				} `json:"target"`
+			}
+			if err := json.Unmarshal([]byte(payload), &p); err != nil {
+				t.Fatal(err)
+			}
+			target := p.Target.Provider + "/" + p.Target.API + "/" + p.Target.Model
+			if code, out, errOut := runCLI(t, string(p.Request), "check", "--format", p.Format, "--target", target, "-"); code != exitOK || out != "ok: "+p.Format+"\n" {
+				t.Fatalf("check --format: exit %d\n%s%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+// TestCheckBodyFormat: a body's final turn and tool names are checked as
+// sent; a payload's body is checked with its messages.
+func TestCheckBodyFormat(t *testing.T) {
+	body := `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}],"tools":[{"type":"function","function":{"name":"browser.open","parameters":{"type":"object"}}}]}`
+	code, out, errOut := runCLI(t, body, "check", "--format", "mistral", "-")
+	want := "tools[0].function.name: tool name \"browser.open\" does not match ^[a-zA-Z0-9_-]+$ or is over 64 bytes [tool_name]\n" +
+		"messages[1]: the body ends with an assistant turn, which the target refuses: Mistral expects the last role to be user or tool, or assistant with prefix: true (job option continue: true) [final_turn]\n"
+	if code != exitUsage || out != want || !strings.Contains(errOut, "unsendable as mistral-chat") {
+		t.Fatalf("exit %d\n%s\nstderr %s", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, body, "check", "--format", "soap", "-"); code != exitUsage || !strings.Contains(errOut, "--format") {
+		t.Fatalf("--format soap: exit %d, %s", code, errOut)
+	}
+	payload := `{"target":{"provider":"anthropic","api":"anthropic-messages","model":"claude-opus-4-6"},"messages":[{"role":"user","content":"hi"}],` +
+		`"request_format":"anthropic-messages","request":{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"text","text":"yo"}]}]}}`
+	code, out, _ = runCLI(t, payload, "check", "-")
+	if code != exitUsage || !strings.HasPrefix(out, "request.messages[1]: the body ends with an assistant turn, which model \"claude-opus-4-6\" refuses") {
+		t.Fatalf("payload: exit %d\n%s", code, out)
+	}
+}
+
+// TestCheckJobFinalTurn: a job asking for a request body without next is
+// judged as the renderer will judge its final turn; with next it is not.
+func TestCheckJobFinalTurn(t *testing.T) {
+	job := `{"target":{"provider":"anthropic","api":"anthropic-messages","model":"claude-opus-4-6"},"options":{"render":"request"},"messages":[` +
+		`{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]}]}`
+	code, out, _ := runCLI(t, job, "check", "-")
+	if code != exitUsage || !strings.HasPrefix(out, `messages[1]: the history ends with an assistant turn, which model "claude-opus-4-6"`) || !strings.HasSuffix(out, "[final_turn]\n") {
+		t.Fatalf("without next: exit %d\n%s", code, out)
+	}
+	withNext := strings.Replace(job, `"render":"request"`, `"render":"request","next":[{"role":"user","content":"and?"}]`, 1)
+	if code, out, errOut := runCLI(t, withNext, "check", "-"); code != exitOK {
+		t.Fatalf("with next: exit %d\n%s%s", code, out, errOut)
+	}
+	messagesMode := strings.Replace(job, `"render":"request"`, `"render":"messages"`, 1)
+	if code, out, errOut := runCLI(t, messagesMode, "check", "-"); code != exitOK {
+		t.Fatalf("messages mode: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -12,8 +12,11 @@ import (
 )
 
 // TestSanitizeRenderRequest: `worker sanitize --render request` prints,
-// over the examples, a request body of each of the six formats, and the
-// messages are those of the plain payload.
+// over the examples, a request body of each of the six formats (the
+// request-*.json examples, whose option `next` completes the body), and the
+// messages are those of the plain payload. An example whose history ends
+// with the assistant's turn for a model that refuses prefill is the
+// unsendable dead letter that names options.next.
 func TestSanitizeRenderRequest(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.json"))
 	if err != nil || len(paths) == 0 {
@@ -22,6 +25,10 @@ func TestSanitizeRenderRequest(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range paths {
 		code, out, stderr := runCLI(t, "", "sanitize", "--render", "request", p)
+		if code == exitUsage && !strings.HasPrefix(filepath.Base(p), "request-") &&
+			strings.Contains(stderr, "unsendable") && strings.Contains(stderr, "options.next") {
+			continue
+		}
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", p, code, stderr)
 		}

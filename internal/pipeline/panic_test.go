@@ -19,7 +19,7 @@ import (
 // without the runner's recovery, died).
 func TestPanicAnywhereIsInternalError(t *testing.T) {
 	cfg := config.Default()
-	job := strings.Replace(processJob, `"options":{"now_ms":5}`, `"options":{"now_ms":5,"render":"request"}`, 1)
+	job := strings.Replace(processJob, `"options":{"now_ms":5}`, `"options":{"now_ms":5,"render":"request","next":[{"role":"user","content":"and then?","timestamp":6}]}`, 1)
 	for _, tc := range []struct {
 		name    string
 		resolve Resolver

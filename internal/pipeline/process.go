@@ -197,7 +197,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 	}()
 	out = Outcome{Tenant: t.Tenant, JobID: t.JobID}
 	resolved, err := p.resolve(t)
-	if err = errors.Join(err, wire.CheckOptions(t.Options)); err != nil {
+	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(policy.Resolve(t.Target))), wire.PlaceNext(t)); err != nil {
 		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
 		return out, nil
 	}
@@ -235,7 +235,10 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 	if t.Options.Render == wire.RenderRequest {
 		phase = StageRender
 		start := time.Now()
-		renderRequest(t, env.Policy)
+		if err := renderRequest(t, env.Policy); err != nil {
+			out.Code, out.Error, out.Stage, out.Report = transcript.CodeUnsendable, err.Error(), StageRender, env.Report
+			return out, nil
+		}
 		if p.deps.Observe != nil {
 			p.deps.Observe(StageRender, time.Since(start))
 		}
@@ -262,11 +265,17 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 }
 
 // renderRequest adds the provider request body to the payload (job option
-// render: request), from the sanitized messages.
-func renderRequest(t *transcript.Transcript, p policy.Policy) {
+// render: request), from the sanitized messages; an error is a history the
+// target cannot take as it ends (wire.FinalTurn).
+func renderRequest(t *transcript.Transcript, p policy.Policy) error {
+	final, err := wire.FinalTurn(p, t.Messages, t.Options)
+	if err != nil {
+		return err
+	}
 	f := wire.FormatFor(p)
-	body := wire.Render(nil, f, p, t.Messages, wire.Request{System: t.Options.System, Tools: t.Options.Tools})
+	body := wire.Render(nil, f, p, t.Messages, wire.Request{System: t.Options.System, Tools: t.Options.Tools, Final: final})
 	t.Request = &transcript.Request{Format: string(f), Body: body}
+	return nil
 }
 
 // firstFrames keeps the first n lines of a stack trace, enough to locate a

@@ -17,7 +17,7 @@ import (
 // prompt and tools; the default payload has neither.
 func TestProcessRendersRequest(t *testing.T) {
 	job := strings.Replace(processJob, `"options":{"now_ms":5}`,
-		`"options":{"now_ms":5,"render":"request","system":"Be brief.","tools":[{"name":"read","input_schema":{"type":"object"}}]}`, 1)
+		`"options":{"now_ms":5,"render":"request","system":"Be brief.","tools":[{"name":"read","input_schema":{"type":"object"}}],"next":[{"role":"user","content":"and then?"}]}`, 1)
 	out := process(t, []byte(job), nil, tagUsers)
 	if !out.Ready {
 		t.Fatalf("dead letter: %+v", out)
@@ -34,7 +34,7 @@ func TestProcessRendersRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := payload.Request
-	if payload.Format != "anthropic-messages" || len(r.Messages) != 2 || r.System[0]["text"] != "Be brief." || r.Tools[0]["name"] != "read" {
+	if payload.Format != "anthropic-messages" || len(r.Messages) != 3 || r.Messages[2]["role"] != "user" || r.System[0]["text"] != "Be brief." || r.Tools[0]["name"] != "read" {
 		t.Fatalf("request = %s", out.Payload)
 	}
 	if plain := process(t, []byte(processJob), nil); strings.Contains(string(plain.Payload), `"request"`) {

@@ -52,6 +52,10 @@ func outcome(t *testing.T, tg transcript.Target, messages string, contextWindow 
 		}
 	}
 	report, _ := json.Marshal(env.Report)
+	if len(tr.ToolNames) > 0 {
+		names, _ := json.Marshal(tr.ToolNames)
+		return indent(t, []byte(fmt.Sprintf(`{"messages":%s,"tool_names":%s,"report":%s}`, tr.MessagesJSON(), names, report)))
+	}
 	return indent(t, []byte(fmt.Sprintf(`{"messages":%s,"report":%s}`, tr.MessagesJSON(), report)))
 }
 
@@ -79,12 +83,16 @@ func TestGoldenSendable(t *testing.T) {
 		{"bedrock-25-images-in-one-message", bedrock, `[{"role":"user","content":[` + strings.Repeat(img+",", 24) + img + `]}]`, 0, ""},
 		{"anthropic-150-images-1m-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 1_000_000, ""},
 		{"anthropic-150-images-200k-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 200_000, ""},
-		{"tool-name-unsendable", anthropicOpus, `[{"role":"user","content":"hi"},` +
-			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
-			`{"role":"toolResult","toolCallId":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, ""},
-		{"tool-name-report-mode", anthropicOpus, `[{"role":"user","content":"hi"},` +
-			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","name":"mcp.fs.read","arguments":{}}],"stopReason":"toolUse"},` +
-			`{"role":"toolResult","toolCallId":"toolu_01Hb4WqZr8NcV2xKt6LmPs9D","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]}]`, 0, stage.ContractModeReport},
+		// issue 21: names Anthropic refuses are renamed, not a dead letter;
+		// mcp.fs.read's readable form is taken by mcp_fs_read, so it gets a
+		// hash suffix
+		{"tool-name-renamed", anthropicOpus, `[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01XFDUDYJgAACzvnptvVoYEL","name":"mcp.fs.read","arguments":{}},` +
+			`{"type":"toolCall","id":"toolu_01Wq8bT3uKpJ4mR6nZsE2vHc","name":"mcp_fs_read","arguments":{}},` +
+			`{"type":"toolCall","id":"toolu_01Lk5cN9aQyF7dX2rTbG8wUe","name":"github:create_issue","arguments":{}}],"stopReason":"toolUse"},` +
+			`{"role":"toolResult","toolCallId":"toolu_01XFDUDYJgAACzvnptvVoYEL","toolName":"mcp.fs.read","content":[{"type":"text","text":"ok"}]},` +
+			`{"role":"toolResult","toolCallId":"toolu_01Wq8bT3uKpJ4mR6nZsE2vHc","toolName":"mcp_fs_read","content":[{"type":"text","text":"ok"}]},` +
+			`{"role":"toolResult","toolCallId":"toolu_01Lk5cN9aQyF7dX2rTbG8wUe","toolName":"github:create_issue","content":[{"type":"text","text":"#21"}]}]`, 0, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -79,6 +79,7 @@ func Default(imgs *images.Processor) []stage.Stage {
 		// text (after pairing and the context transforms, before images and
 		// the turn shape)
 		toolcalls.ToolsAsText(),
+		toolcalls.ToolNames(), // beyond OpenClaw: tool names the target refuses renamed, history and tools alike
 		// §3.3's image part, moved from step 3 to after the per-request
 		// transforms: no rule in between reads image bytes (pruning counts
 		// every image as 8,000 characters whatever its size), so the output

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -42,6 +43,14 @@ type Options struct {
 	System json.RawMessage `json:"system,omitempty"`
 	// Tools are the tools the runner offers the model, for the request body.
 	Tools []Tool `json:"tools,omitempty"`
+	// Next is the turn or turns the runner is about to send (the new user
+	// prompt, or tool results): a JSON array of messages of the message
+	// model, sanitized with the history and placed after it (package wire,
+	// PlaceNext).
+	Next json.RawMessage `json:"next,omitempty"`
+	// Continue asks a Mistral request body that ends with an assistant turn
+	// to continue it (prefix: true); see package wire, FinalTurn.
+	Continue bool `json:"continue,omitempty"`
 }
 
 // Tool is one entry of the job option `tools`: a tool the runner offers the
@@ -93,6 +102,9 @@ type Transcript struct {
 	Repair *RepairReport
 	// InputBytes is the size of the decoded input.
 	InputBytes int
+	// ToolNames maps each tool name a rule renamed for the target (wire
+	// name → original); the ready payload carries it as tool_names.
+	ToolNames map[string]string
 	// Request, when set, is written to the ready payload as request_format
 	// and request.
 	Request *Request
@@ -372,6 +384,18 @@ func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []b
 		dst = AppendString(dst, t.Request.Format)
 		dst = append(dst, `,"request":`...)
 		dst = append(dst, t.Request.Body...)
+	}
+	if len(t.ToolNames) > 0 {
+		dst = append(dst, `,"tool_names":{`...)
+		for i, wire := range slices.Sorted(maps.Keys(t.ToolNames)) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, wire)
+			dst = append(dst, ':')
+			dst = AppendString(dst, t.ToolNames[wire])
+		}
+		dst = append(dst, '}')
 	}
 	dst = appendEntries(dst, "append_entries", t.AppendEntries)
 	dst = append(dst, `,"report":`...)

@@ -11,7 +11,10 @@ import "github.com/hygiene-dev/hygiene/internal/transcript"
 // so consecutive results are merged and the user's own text follows them;
 // consecutive assistant turns become one assistant message (the API would
 // combine them the same way). Thinking without a signature is left out: the
-// API refuses unsigned thinking blocks.
+// API refuses unsigned thinking blocks. A server-tool block (server_tool_use
+// and its *_tool_result, which the server_tools rule keeps only in pairs)
+// is copied whole, as the API returned it; the other formats have no place
+// for one (the chain turns them into text for every other target).
 func renderAnthropic(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool) []byte {
 	dst = append(dst, '{')
 	if sys != nil {
@@ -72,6 +75,9 @@ func anthropicBlock(dst []byte, p part, first *bool) []byte {
 		dst = comma(dst, first)
 		dst = append(dst, `{"type":"redacted_thinking","data":`...)
 		dst = append(dst, p.sig...)
+	case partServer:
+		dst = comma(dst, first)
+		return append(dst, p.raw...)
 	case partCall:
 		dst = comma(dst, first)
 		dst = append(dst, `{"type":"tool_use","id":`...)

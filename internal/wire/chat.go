@@ -10,6 +10,9 @@ type chatDialect struct {
 	// mistral names the tool in each tool message (Mistral's tool message
 	// has a name member) and writes no reasoning.
 	mistral bool
+	// prefix marks a final assistant message "prefix": true (Mistral's
+	// continuation of the assistant's turn: FinalPrefix).
+	prefix bool
 }
 
 // mistralBridgeText is the assistant turn put between a tool message and a
@@ -55,7 +58,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 	if sys != nil {
 		dst = comma(dst, &first)
 		dst = append(dst, `{"role":"system","content":`...)
-		dst = appendJoined(dst, sys, "\n\n")
+		dst = appendJoined(dst, sys)
 		dst = append(dst, '}')
 	}
 	var moved []part
@@ -78,7 +81,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 			user(t.parts)
 		case roleAssistant:
 			before := len(dst)
-			dst = chatAssistant(dst, t, d, &first)
+			dst = chatAssistant(dst, t, d, d.prefix && i == len(turns)-1, &first)
 			afterTool = afterTool && len(dst) == before
 		case roleResult:
 			afterTool = true
@@ -101,7 +104,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 			if len(txt) == 0 && hasImage {
 				dst = transcript.AppendString(dst, imageMovedText)
 			} else {
-				dst = appendJoined(dst, txt, "\n")
+				dst = appendJoined(dst, txt)
 			}
 			dst = append(dst, '}')
 			if len(moved) > 0 && (i+1 == len(turns) || turns[i+1].role != roleResult) {
@@ -173,8 +176,8 @@ func chatUser(dst []byte, parts []part, first *bool) []byte {
 }
 
 // chatAssistant writes an assistant message; nothing when it has neither
-// text nor calls.
-func chatAssistant(dst []byte, t *turn, d chatDialect, first *bool) []byte {
+// text nor calls. prefix marks it "prefix": true.
+func chatAssistant(dst []byte, t *turn, d chatDialect, prefix bool, first *bool) []byte {
 	txt := texts(t.parts)
 	calls := t.calls()
 	if len(txt) == 0 && len(calls) == 0 {
@@ -184,7 +187,10 @@ func chatAssistant(dst []byte, t *turn, d chatDialect, first *bool) []byte {
 	dst = append(dst, `{"role":"assistant"`...)
 	if len(txt) > 0 {
 		dst = append(dst, `,"content":`...)
-		dst = appendJoined(dst, txt, "")
+		dst = appendJoined(dst, txt)
+	}
+	if prefix {
+		dst = append(dst, `,"prefix":true`...)
 	}
 	if len(calls) == 0 {
 		return append(dst, '}')
@@ -197,7 +203,7 @@ func chatAssistant(dst []byte, t *turn, d chatDialect, first *bool) []byte {
 			}
 		}
 		dst = append(dst, `,"reasoning_content":`...)
-		dst = appendJoined(dst, thinking, "\n")
+		dst = appendJoined(dst, thinking)
 	}
 	dst = append(dst, `,"tool_calls":[`...)
 	for i, c := range calls {

@@ -13,6 +13,24 @@
 // history part, the system prompt and the tools (job options `system` and
 // `tools`); the runner adds its model parameters (model, max_tokens, ...).
 //
+// # The final turn
+//
+// PlaceNext puts the job option `next` (the turns the runner sends next)
+// after the history before the rules run, so they are sanitized with it and
+// end both the messages and the body. Without it, FinalTurn judges a
+// history that ends with the assistant's turn by the model's prefill rule
+// (contract.PrefillOf): trimmed, marked prefix: true (Mistral, continue:
+// true), or refused with the sentence of the `unsendable` dead letter.
+// CheckOptions checks the options per format; a blank system prompt is
+// dropped (systemTexts). Tool names the target refuses were renamed by the
+// chain (toolcalls.ToolNames), in the history and in `tools` alike.
+//
+// # One source of truth
+//
+// The body holds every text, call, result, image and (Anthropic) server-tool
+// block of the sanitized messages; texts that must share one string are
+// joined with TextSeparator, a blank line.
+//
 // # Copying, not decoding
 //
 // Every text, id, signature and base64 image is copied from the

@@ -16,9 +16,17 @@ func appendDataURL(dst, mime, data []byte) []byte {
 	return append(dst, '"')
 }
 
+// TextSeparator joins the texts of one message where a format takes a
+// single string (Chat Completions and Mistral assistant content and tool
+// messages, Responses and Gemini tool output, reasoning_content, a system
+// prompt of several blocks in Chat Completions and Responses): a blank
+// line, so that two texts never run into one word. Where a format takes a
+// list of parts, each text stays its own part.
+const TextSeparator = "\n\n"
+
 // appendJoined writes the raw JSON strings texts as one JSON string, joined
-// by sep. A single text is copied as it is.
-func appendJoined(dst []byte, texts [][]byte, sep string) []byte {
+// by TextSeparator. A single text is copied as it is.
+func appendJoined(dst []byte, texts [][]byte) []byte {
 	switch len(texts) {
 	case 0:
 		return append(dst, `""`...)
@@ -28,7 +36,7 @@ func appendJoined(dst []byte, texts [][]byte, sep string) []byte {
 	var s []byte
 	for i, t := range texts {
 		if i > 0 {
-			s = append(s, sep...)
+			s = append(s, TextSeparator...)
 		}
 		if b, ok := transcript.UnquoteBytes(t); ok {
 			s = append(s, b...)

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// FuzzRender: any message list the codec accepts renders, in every format
-// and dialect, to valid JSON, the same bytes twice, without panicking.
+// FuzzRender: any message list the codec accepts renders, in every format,
+// dialect and final-turn treatment, to valid JSON, the same bytes twice,
+// that the contract's body rules can read, without panicking.
 func FuzzRender(f *testing.F) {
 	f.Add([]byte(history(userText, callTurn, imageResult, answer)))
 	f.Add([]byte(history(userText, thinkingCall, result1)))
@@ -45,12 +47,18 @@ func FuzzRender(f *testing.F) {
 		}
 		for _, p := range policies {
 			for _, format := range Formats {
-				body := Render(nil, format, p, tr.Messages, req)
-				if !json.Valid(body) {
-					t.Fatalf("%s: invalid JSON: %s", format, body)
-				}
-				if again := Render(nil, format, p, tr.Messages, req); !bytes.Equal(body, again) {
-					t.Fatalf("%s: not deterministic", format)
+				for _, final := range []Final{FinalAsIs, FinalTrim, FinalPrefix} {
+					req.Final = final
+					body := Render(nil, format, p, tr.Messages, req)
+					if !json.Valid(body) {
+						t.Fatalf("%s: invalid JSON: %s", format, body)
+					}
+					if again := Render(nil, format, p, tr.Messages, req); !bytes.Equal(body, again) {
+						t.Fatalf("%s: not deterministic", format)
+					}
+					if _, err := contract.CheckBody(format, body, p.Model); err != nil {
+						t.Fatalf("%s: the contract cannot read the body: %v", format, err)
+					}
 				}
 			}
 		}

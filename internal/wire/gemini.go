@@ -192,6 +192,6 @@ func geminiResponse(dst []byte, t *turn, names map[string][]byte, first *bool) [
 	} else {
 		dst = append(dst, `,"response":{"output":`...)
 	}
-	dst = appendJoined(dst, texts(t.parts), "\n")
+	dst = appendJoined(dst, texts(t.parts))
 	return append(dst, `}}}`...)
 }

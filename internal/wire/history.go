@@ -25,6 +25,7 @@ const (
 	partThinking
 	partRedacted // redacted_thinking data, or a thinking block marked redacted
 	partCall
+	partServer // an Anthropic server-tool block (server_tool_use, *_tool_result), kept whole
 )
 
 // part is one piece of a turn. Every []byte is a raw JSON value copied from
@@ -39,6 +40,7 @@ type part struct {
 	id   []byte // call id (JSON string)
 	name []byte // call name (JSON string)
 	args []byte // call arguments (compact JSON object)
+	raw  []byte // a server-tool block's whole JSON object
 	// thought is a Gemini thoughtSignature / thought_signature (JSON string).
 	thought []byte
 }
@@ -111,7 +113,7 @@ func historySize(turns []turn) int {
 	n := 0
 	for i := range turns {
 		for _, p := range turns[i].parts {
-			n += len(p.text) + len(p.data) + len(p.args) + len(p.sig) + 32
+			n += len(p.text) + len(p.data) + len(p.args) + len(p.sig) + len(p.raw) + 32
 		}
 	}
 	return n
@@ -166,6 +168,8 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 			if data := stringMember(b, "data"); data != nil {
 				parts = append(parts, part{kind: partRedacted, sig: data})
 			}
+		case isServerBlock(t):
+			parts = append(parts, part{kind: partServer, raw: b.AppendJSON(nil)})
 		case b.IsToolCall():
 			id, ok := b.Get("id")
 			name, okName := b.Get("name")
@@ -218,6 +222,14 @@ func stringMember(b *transcript.Block, key string) []byte {
 		return nil
 	}
 	return raw
+}
+
+// isServerBlock reports whether a block type is one of Anthropic's
+// server-tool blocks, which the server_tools rule keeps in pairs for an
+// Anthropic Messages target: server_tool_use and any "*_tool_result"
+// (web_search_tool_result, web_fetch_tool_result, code_execution_tool_result, ...).
+func isServerBlock(t string) bool {
+	return t == "server_tool_use" || len(t) > len("_tool_result") && t[len(t)-len("_tool_result"):] == "_tool_result"
 }
 
 func isString(raw []byte) bool { return len(raw) >= 2 && raw[0] == '"' }

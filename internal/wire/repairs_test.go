@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -280,26 +281,69 @@ func TestSystemPrompt(t *testing.T) {
 	}
 }
 
-// TestCheckOptions rejects what cannot be rendered.
+// TestCheckOptions rejects what cannot be rendered, per format.
 func TestCheckOptions(t *testing.T) {
+	many := make([]transcript.Tool, maxOpenAITools+1)
+	for i := range many {
+		many[i] = transcript.Tool{Name: fmt.Sprintf("tool_%d", i)}
+	}
 	cases := []struct {
 		o    transcript.Options
+		f    Format
 		want string
 	}{
-		{transcript.Options{Render: "request", System: json.RawMessage(`"s"`), Tools: []transcript.Tool{{Name: "a"}}}, ""},
-		{transcript.Options{Render: "html"}, "options.render"},
-		{transcript.Options{System: json.RawMessage(`{"text":"s"}`)}, "options.system"},
-		{transcript.Options{System: json.RawMessage(`[{"type":"image"}]`)}, "options.system"},
-		{transcript.Options{Tools: []transcript.Tool{{Name: ""}}}, "options.tools[0].name"},
-		{transcript.Options{Tools: []transcript.Tool{{Name: "a"}, {Name: "a"}}}, "given twice"},
-		{transcript.Options{Tools: []transcript.Tool{{Name: "a", InputSchema: json.RawMessage(`[]`)}}}, "input_schema"},
+		{transcript.Options{Render: "request", System: json.RawMessage(`"s"`), Tools: []transcript.Tool{{Name: "a"}}}, AnthropicMessages, ""},
+		{transcript.Options{Render: "request", System: json.RawMessage(`"  "`)}, BedrockConverse, ""},
+		{transcript.Options{Render: "request", System: json.RawMessage(`[]`)}, AnthropicMessages, ""},
+		{transcript.Options{Render: "html"}, AnthropicMessages, "options.render"},
+		{transcript.Options{System: json.RawMessage(`{"text":"s"}`)}, AnthropicMessages, "options.system"},
+		{transcript.Options{System: json.RawMessage(`[{"type":"image"}]`)}, AnthropicMessages, "options.system"},
+		{transcript.Options{Tools: []transcript.Tool{{Name: ""}}}, AnthropicMessages, "options.tools[0].name"},
+		{transcript.Options{Tools: []transcript.Tool{{Name: "a"}, {Name: "a"}}}, AnthropicMessages, "given twice"},
+		{transcript.Options{Tools: []transcript.Tool{{Name: "a", InputSchema: json.RawMessage(`[]`)}}}, AnthropicMessages, "input_schema"},
+		{transcript.Options{Tools: []transcript.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"string"}`)}}}, GeminiContents, `"type":"object"`},
+		{transcript.Options{Tools: []transcript.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":`)}}}, OpenAIChat, "JSON object"},
+		{transcript.Options{Render: "request", Tools: many}, OpenAIChat, "at most 128"},
+		{transcript.Options{Render: "request", Tools: many}, OpenAIResponses, "at most 128"},
+		{transcript.Options{Render: "request", Tools: many}, AnthropicMessages, ""},
+		{transcript.Options{Tools: many}, OpenAIChat, ""}, // no body, no OpenAI rule
 	}
 	for _, tc := range cases {
-		err := CheckOptions(tc.o)
+		err := CheckOptions(tc.o, tc.f)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("CheckOptions(%+v) = %v, want %q", tc.o, err, tc.want)
+			t.Errorf("CheckOptions(%s, %s) = %v, want %q", tc.o.System, tc.f, err, tc.want)
 		}
 	}
+}
+
+// TestBlankSystemDropped: an empty or blank system prompt, or blank
+// blocks, are never sent; the other blocks stay.
+func TestBlankSystemDropped(t *testing.T) {
+	for _, sys := range []string{`""`, `" \n "`, `[]`, `[{"type":"text","text":""},{"type":"text","text":"\t"}]`} {
+		for _, f := range Formats {
+			body := string(Render(nil, f, policy.Policy{}, mustMessages(t, history(userText)), Request{System: json.RawMessage(sys)}))
+			for _, member := range []string{`"system"`, `"instructions"`, `"systemInstruction"`, `"role":"system"`} {
+				if strings.Contains(body, member) {
+					t.Errorf("%s, system %s: %s sent: %s", f, sys, member, body)
+				}
+			}
+		}
+	}
+	body := string(Render(nil, BedrockConverse, policy.Policy{}, mustMessages(t, history(userText)),
+		Request{System: json.RawMessage(`[{"type":"text","text":" "},{"type":"text","text":"Be brief."}]`)}))
+	if !strings.HasPrefix(body, `{"system":[{"text":"Be brief."}],`) {
+		t.Errorf("blank block not dropped alone: %s", body)
+	}
+}
+
+// mustMessages decodes a JSON array of messages.
+func mustMessages(t *testing.T, messages string) []*transcript.Message {
+	t.Helper()
+	tr, err := transcript.FromMessages([]byte(messages), transcript.Target{Provider: "anthropic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Messages
 }
 
 // TestResponsesItems: reasoning items, output-message ids and call|item ids.

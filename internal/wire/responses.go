@@ -27,7 +27,7 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"instructions":`...)
-		dst = appendJoined(dst, sys, "\n\n")
+		dst = appendJoined(dst, sys)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"input":[`...)
@@ -56,7 +56,7 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 			if t.hasKind(partImage) {
 				dst = responsesInputParts(dst, t.parts)
 			} else {
-				dst = appendJoined(dst, texts(t.parts), "\n")
+				dst = appendJoined(dst, texts(t.parts))
 			}
 			dst = append(dst, '}')
 		}

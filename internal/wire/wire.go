@@ -3,26 +3,27 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// Format is a provider request format the renderer writes.
-type Format string
+// Format is a provider request format the renderer writes: the one type
+// of package contract, whose body rules read the same formats.
+type Format = contract.BodyFormat
 
 // The six formats, named as the ready payload's request_format names them.
 const (
-	AnthropicMessages Format = "anthropic-messages"
-	BedrockConverse   Format = "bedrock-converse"
-	OpenAIChat        Format = "openai-chat-completions"
-	OpenAIResponses   Format = "openai-responses"
-	GeminiContents    Format = "gemini-generate-content"
-	MistralChat       Format = "mistral-chat"
+	AnthropicMessages = contract.BodyAnthropic
+	BedrockConverse   = contract.BodyBedrock
+	OpenAIChat        = contract.BodyChat
+	OpenAIResponses   = contract.BodyResponses
+	GeminiContents    = contract.BodyGemini
+	MistralChat       = contract.BodyMistral
 )
 
 // Formats lists every format, in a fixed order.
@@ -75,6 +76,8 @@ type Request struct {
 	System json.RawMessage
 	// Tools is the job's `tools` option.
 	Tools []transcript.Tool
+	// Final is how the body treats a final assistant turn (FinalTurn).
+	Final Final
 }
 
 // Render appends the request body of format f for the sanitized messages:
@@ -85,8 +88,11 @@ type Request struct {
 // function of the messages' bytes, p and req.
 func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, req Request) []byte {
 	turns, size := readHistory(msgs)
+	if req.Final == FinalTrim {
+		trimFinal(turns)
+	}
 	dst = slices.Grow(dst, size+len(req.System)+256*len(req.Tools))
-	sys := systemTexts(req.System)
+	sys, _ := systemTexts(req.System)
 	switch f {
 	case AnthropicMessages:
 		return renderAnthropic(dst, turns, sys, req.Tools)
@@ -97,70 +103,9 @@ func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, r
 	case GeminiContents:
 		return renderGemini(dst, turns, sys, req.Tools, needsSignatureSentinel(p.Model))
 	case MistralChat:
-		return renderChat(dst, turns, sys, req.Tools, chatDialect{mistral: true})
+		return renderChat(dst, turns, sys, req.Tools, chatDialect{mistral: true, prefix: req.Final == FinalPrefix})
 	}
 	return renderChat(dst, turns, sys, req.Tools, chatDialect{reasoningContent: wantsReasoningContent(p)})
-}
-
-// CheckOptions rejects the rendering options a job cannot be rendered
-// with, naming the field: an unknown render value, a system prompt that is
-// neither a string nor text blocks, a tool without a name or with a schema
-// that is not an object, a tool name given twice.
-func CheckOptions(o transcript.Options) error {
-	switch o.Render {
-	case "", RenderMessages, RenderRequest:
-	default:
-		return fmt.Errorf("options.render must be %q or %q, got %q", RenderMessages, RenderRequest, o.Render)
-	}
-	if len(o.System) > 0 && systemTexts(o.System) == nil && !bytes.Equal(bytes.TrimSpace(o.System), []byte("null")) {
-		return fmt.Errorf(`options.system must be a string or an array of {"type":"text","text":...} blocks`)
-	}
-	seen := make(map[string]bool, len(o.Tools))
-	for i, tool := range o.Tools {
-		if tool.Name == "" {
-			return fmt.Errorf("options.tools[%d].name must not be empty", i)
-		}
-		if seen[tool.Name] {
-			return fmt.Errorf("options.tools[%d].name %q is given twice", i, tool.Name)
-		}
-		seen[tool.Name] = true
-		if s := bytes.TrimSpace(tool.InputSchema); len(s) > 0 && s[0] != '{' {
-			return fmt.Errorf("options.tools[%d].input_schema must be a JSON object", i)
-		}
-	}
-	return nil
-}
-
-// systemTexts returns the system prompt's texts as raw JSON strings: the
-// string itself, or each text block's text. Nil when there is none or the
-// value has another shape (CheckOptions refuses those).
-func systemTexts(raw json.RawMessage) [][]byte {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return nil
-		}
-		return [][]byte{transcript.JSONString(s)}
-	}
-	var blocks []struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
-	}
-	if raw[0] != '[' || json.Unmarshal(raw, &blocks) != nil || len(blocks) == 0 {
-		return nil
-	}
-	texts := make([][]byte, 0, len(blocks))
-	for _, b := range blocks {
-		if b.Type != "text" || b.Text == nil {
-			return nil
-		}
-		texts = append(texts, transcript.JSONString(*b.Text))
-	}
-	return texts
 }
 
 // toolSchema returns a tool's input schema, {"type":"object"} when the job

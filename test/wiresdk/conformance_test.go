@@ -34,6 +34,9 @@ type body struct {
 	name   string
 	format wire.Format
 	json   []byte
+	// model is the target model, for the contract's body rules ("" for
+	// the chain goldens, which package wire checks itself).
+	model string
 }
 
 // goldenBodies reads the golden bodies of package wire (every golden chain
@@ -59,6 +62,38 @@ func goldenBodies(t *testing.T) []body {
 		}
 		out = append(out, body{name: filepath.Base(p), format: g.Format, json: g.Request})
 	}
+	return out
+}
+
+// finalBodies reads the final-turn goldens of package wire (every
+// final-turn case per target; a case the renderer refuses has no body).
+func finalBodies(t *testing.T) []body {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "internal", "wire", "testdata", "final", "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no final-turn goldens: %v", err)
+	}
+	var out []body
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases map[string]struct {
+			Format  wire.Format     `json:"request_format"`
+			Model   string          `json:"model"`
+			Request json.RawMessage `json:"request"`
+		}
+		if err := json.Unmarshal(raw, &cases); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for name, c := range cases {
+			if c.Request != nil {
+				out = append(out, body{name: filepath.Base(p) + " " + name, format: c.Format, json: c.Request, model: c.Model})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
@@ -104,6 +139,7 @@ func generatedBodies(t *testing.T, seeds int) []body {
 			tr.Options.System = json.RawMessage(`[{"type":"text","text":"Be brief."},{"type":"text","text":"Cite files."}]`)
 			tr.Options.Tools = []transcript.Tool{{Name: "read", Description: "Read a file",
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}}
+			tr.Options.Next = json.RawMessage(`[{"role":"user","content":"Go on.","timestamp":1776009999000}]`)
 			outcome, err := proc.Run(context.Background(), tr)
 			if err != nil || !outcome.Ready {
 				t.Fatalf("seed %d %s: %v %s %s", seed, target, err, outcome.Code, outcome.Error)
@@ -115,7 +151,7 @@ func generatedBodies(t *testing.T, seeds int) []body {
 			if err := json.Unmarshal(outcome.Payload, &payload); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, body{name: fmt.Sprintf("seed %d %s", seed, target), format: payload.Format, json: payload.Request})
+			out = append(out, body{name: fmt.Sprintf("seed %d %s", seed, target), format: payload.Format, json: payload.Request, model: tg.Model})
 		}
 	}
 	return out
@@ -124,7 +160,7 @@ func generatedBodies(t *testing.T, seeds int) []body {
 // TestSDKRoundTrip: every body unmarshals into its SDK type and marshals
 // back to the same JSON.
 func TestSDKRoundTrip(t *testing.T) {
-	bodies := append(goldenBodies(t), generatedBodies(t, 12)...)
+	bodies := append(append(goldenBodies(t), finalBodies(t)...), generatedBodies(t, 12)...)
 	seen := map[wire.Format]int{}
 	for _, b := range bodies {
 		seen[b.format]++
@@ -259,6 +295,12 @@ func stripChatExtensions(v map[string]any, f wire.Format) error {
 				return fmt.Errorf("messages[%d].reasoning_content = %v on %v", i, rc, msg["role"])
 			}
 			delete(msg, "reasoning_content")
+		}
+		if prefix, ok := msg["prefix"]; ok {
+			if prefix != true || msg["role"] != "assistant" || f != wire.MistralChat || i != len(msgs)-1 {
+				return fmt.Errorf("messages[%d].prefix = %v on %v of %s", i, prefix, msg["role"], f)
+			}
+			delete(msg, "prefix")
 		}
 		if name, ok := msg["name"]; ok && msg["role"] == "tool" {
 			if _, isString := name.(string); !isString || f != wire.MistralChat {
