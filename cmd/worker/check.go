@@ -119,6 +119,11 @@ func decodeForCheck(input []byte, cfg config.Config) ([]*transcript.Message, tra
 	}
 	rawMessages, ok := top.Get("messages")
 	if !ok {
+		if rawMessages, ok, err = requestMessages(&top, tg); err != nil {
+			return nil, transcript.Target{}, 0, err
+		}
+	}
+	if !ok {
 		return nil, transcript.Target{}, 0, errors.New("messages: required")
 	}
 	if err := transcript.Valid(rawMessages, cfg.Limits.MaxDepth); err != nil {

@@ -17,6 +17,11 @@ type IDLimits struct {
 	MaxLen   int    // longest accepted id in bytes; 0 = no limit
 	Pattern  string // RE2 expression the whole id must match, in documentation form (^…$); "" = any
 	ExactLen int    // required id length in bytes; 0 = any
+	// ItemHalf: the id may be pi-ai's stored OpenAI Responses form
+	// "call_…|fc_…", whose halves the wire sends apart (call_id, and the
+	// function_call item's id; package wire, splitCallID), so only the
+	// part before "|fc_" is the id the limits apply to.
+	ItemHalf bool
 }
 
 // The limits of each provider wire, with their sources.
@@ -36,7 +41,7 @@ var (
 	// responsesLimits: the OpenAI Responses API rejects a call_id longer than 64
 	// characters ("string too long. Expected a string with maximum length 64");
 	// spec §3.8.3 notes newer OpenClaw builds normalise overlong call ids for this.
-	responsesLimits = IDLimits{MaxLen: 64}
+	responsesLimits = IDLimits{MaxLen: 64, ItemHalf: true}
 	// mistralLimits: Mistral requires tool call ids of exactly 9 characters of
 	// a-z, A-Z, 0-9 (spec §6, strict9).
 	mistralLimits = IDLimits{ExactLen: 9, Pattern: `^[a-zA-Z0-9]{9}$`}
@@ -53,6 +58,9 @@ const geminiNamePattern = `^[a-zA-Z_][a-zA-Z0-9_.:-]*$`
 // never valid (spec §1.3: a call needs a non-empty id). A Pattern that does not
 // compile accepts nothing.
 func (l IDLimits) Valid(id string) bool {
+	if i := strings.Index(id, "|fc_"); l.ItemHalf && i > 0 {
+		id = id[:i]
+	}
 	if id == "" || (l.MaxLen > 0 && len(id) > l.MaxLen) || (l.ExactLen > 0 && len(id) != l.ExactLen) {
 		return false
 	}

@@ -16,7 +16,7 @@ func TestIDLimitsFacts(t *testing.T) {
 		{"anthropic", anthropicLimits, IDLimits{Pattern: `^[a-zA-Z0-9_-]+$`}},
 		{"bedrock", bedrockLimits, IDLimits{MaxLen: 64, Pattern: `^[a-zA-Z0-9_-]+$`}},
 		{"chat completions", chatCompletionsLimits, IDLimits{MaxLen: 40}},
-		{"responses", responsesLimits, IDLimits{MaxLen: 64}},
+		{"responses", responsesLimits, IDLimits{MaxLen: 64, ItemHalf: true}},
 		{"mistral", mistralLimits, IDLimits{ExactLen: 9, Pattern: `^[a-zA-Z0-9]{9}$`}},
 		{"google", googleLimits, IDLimits{Pattern: `^[a-zA-Z0-9]+$`}},
 	}

@@ -169,6 +169,14 @@ func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
 // `worker replay`, which decode their input themselves.
 func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
 	out := Outcome{Tenant: t.Tenant, JobID: t.JobID}
+	var dropped map[string]int
+	if t.Input != nil {
+		var rej *stage.Reject
+		if dropped, rej = p.parseInput(t); rej != nil {
+			out.Code, out.Error, out.Stage = rej.Code, rej.Msg, StageParse
+			return out, nil
+		}
+	}
 	resolved, err := p.resolve(t)
 	if err = errors.Join(err, wire.CheckOptions(t.Options)); err != nil {
 		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
@@ -181,6 +189,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (Outcome,
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,
 	}
+	reportDropped(env.Report, dropped)
 	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
 	if wire.ToolsAsText(env.Policy, t.Options) {
 		env.Settings.Request.ToolsOffered = new(false)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -107,6 +108,19 @@ func DefaultSource(f Format) transcript.Target {
 		return transcript.Target{Provider: "mistral", API: "mistral-conversations"}
 	}
 	return transcript.Target{Provider: "openai", API: "openai-completions"}
+}
+
+// SourceOf is who wrote a history of format f: the job option `source`
+// ("PROVIDER/API/MODEL"), or DefaultSource(f) when the option is empty.
+func SourceOf(f Format, option string) (transcript.Target, error) {
+	if option == "" {
+		return DefaultSource(f), nil
+	}
+	tg, err := policy.ParseTarget(option)
+	if err != nil {
+		return tg, fmt.Errorf("options.source: %v", err)
+	}
+	return tg, nil
 }
 
 // Parse reads a request body of format f into the message model. src is
