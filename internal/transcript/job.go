@@ -533,10 +533,19 @@ func (t *Transcript) MessagesSize() int {
 // EncodeJob appends the transcript as a job (design §2), the form `worker
 // replay --to-kafka` produces from a session file. Messages are written as
 // their bytes; options are not carried (the consuming workers apply their
-// defaults).
+// defaults). A transcript that carries a request body not yet parsed
+// (Input, no Messages: `worker replay --from`) is written as request_format
+// and request.
 func (t *Transcript) EncodeJob(dst []byte) []byte {
 	dst = t.appendEnvelope(dst)
 	dst = appendEntries(dst, "custom_entries", t.CustomEntries)
+	if t.Input != nil && t.Messages == nil {
+		dst = append(dst, `,"request_format":`...)
+		dst = AppendString(dst, t.Input.Format)
+		dst = append(dst, `,"request":`...)
+		dst = append(dst, t.Input.Body...)
+		return append(dst, '}')
+	}
 	dst = append(dst, `,"messages":`...)
 	dst = t.appendMessages(dst)
 	return append(dst, '}')
