@@ -125,7 +125,7 @@ func SourceOf(f Format, option string) (transcript.Target, error) {
 
 // Parse reads a request body of format f into the message model. src is
 // who wrote the history (the job's `source`): each assistant turn gets its
-// provider, api and model. target is the format the history will be
+// provider, api and model (the body's "model" member when src has none). target is the format the history will be
 // rendered in: what only f carries (the first group of the Loss kinds) is
 // kept in the model when target is f, and dropped and counted otherwise.
 //
@@ -141,6 +141,9 @@ func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed
 	obj, err := transcript.ParseObject(body)
 	if err != nil {
 		return nil, fmt.Errorf("request: %v", err)
+	}
+	if src.Model == "" {
+		src.Model, _ = obj.String("model") // the body's own model, when it names one
 	}
 	p := &parser{format: f, target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
 	p.provider, p.api, p.model = transcript.JSONString(src.Provider), transcript.JSONString(src.API), transcript.JSONString(src.Model)
