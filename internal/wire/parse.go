@@ -145,7 +145,7 @@ func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed
 	if src.Model == "" {
 		src.Model, _ = obj.String("model") // the body's own model, when it names one
 	}
-	p := &parser{format: f, target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
+	p := &parser{target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
 	p.provider, p.api, p.model = transcript.JSONString(src.Provider), transcript.JSONString(src.API), transcript.JSONString(src.Model)
 	p.out = append(p.out, '[')
 	switch f {
@@ -178,7 +178,7 @@ func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed
 // results, and the system texts.
 type parser struct {
 	Parsed
-	format, target       Format
+	target               Format
 	provider, api, model []byte
 	out                  []byte
 	assistant            []byte // the open assistant turn's blocks, comma-separated
