@@ -198,6 +198,11 @@ func decodeForCheck(input []byte, cfg config.Config) (checkInput, error) {
 	}
 	rawMessages, ok := top.Get("messages")
 	if !ok {
+		if rawMessages, ok, err = requestMessages(&top, transcript.Target(in.target)); err != nil {
+			return in, err
+		}
+	}
+	if !ok {
 		return in, errors.New("messages: required")
 	}
 	if err := transcript.Valid(rawMessages, cfg.Limits.MaxDepth); err != nil {

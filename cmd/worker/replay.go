@@ -34,6 +34,11 @@ report; the files are never modified), sanitized by the same pipeline as
 'worker run', and written as one ready payload per session:
 OUT/<relative path>.ready.json, atomically (temp file + rename).
 
+With --from FORMAT the files hold provider request bodies of that format
+instead, one a line (as an SDK app logs its successive requests); the last
+body of a file is its session, sanitized for --target (default: the format's
+own provider and API) as a job with request_format and request is.
+
 Without --target, each session's target is taken from its last assistant turn
 (its provider, api and model); a session with no such turn is reported as
 no_target. With --to-kafka the sessions are not processed here: each becomes a
@@ -70,6 +75,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	resume := fs.Bool("resume", false, "skip sessions the checkpoint records as finished (same path, size and mtime)")
 	concurrency := fs.Int("concurrency", runtime.NumCPU(), "sessions processed at once")
 	checkpoint := fs.String("checkpoint", "", "checkpoint `FILE` (default OUT/.hygiene-replay-checkpoint.jsonl, or ./.hygiene-replay-checkpoint.jsonl with --to-kafka)")
+	from := fs.String("from", "", "the session files are JSONL of provider request bodies of `FORMAT` (see worker sanitize --help); the last body of each file is its session")
 	tenant := fs.String("tenant", "offline", "tenant written into every payload or job")
 	configPath := fs.String("config", "", "worker configuration `FILE` (limits, images, pruning, kafka)")
 	batchKind := fs.String("batch", "", "write JSONL batch request files for `API`: anthropic, openai-chat or openai-responses")
@@ -109,6 +115,18 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		t := transcript.Target(tg)
 		opts.Target = &t
+	}
+	if *from != "" {
+		f, ok := wire.ParseFormat(*from)
+		if !ok {
+			return fail(exitUsage, "--from: %q is not one of %v", *from, wire.Formats)
+		}
+		opts.From = string(f)
+		if opts.Target == nil && *batchKind == "" {
+			t := wire.DefaultSource(f)
+			t.Model = "unknown"
+			opts.Target = &t
+		}
 	}
 	var batchWriter *batch.Writer
 	if *batchKind != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
 const sanitizeHelp = `usage: worker sanitize [FILE|-] [--target PROVIDER/API/MODEL] [--render messages|request] [--config FILE]
@@ -32,6 +33,13 @@ lines dropped and counted in the report; the file is never modified) and
 sanitized for --target, or, without it, for the target of its last assistant
 turn that is not an OpenClaw stand-in (a delivery mirror).
 
+With --from FORMAT the input is a provider request body of that format
+(anthropic-messages, openai-chat-completions, openai-responses,
+gemini-generate-content, bedrock-converse, mistral-chat, or a short name:
+anthropic, openai-chat, responses, gemini, bedrock, mistral), sanitized for
+--target (default: the format's own provider and API, model "unknown"), as a
+job with request_format and request is; the payload renders the request.
+
 With --render request the payload also carries the provider request body for
 the target (request_format and request: messages, contents or input, with the
 job's system prompt and tools), as the job option "render" does.
@@ -49,6 +57,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	fs.SetOutput(stderr)
 	target := fs.String("target", "", "sanitize the job or session file for `PROVIDER/API/MODEL` instead of its own target")
 	render := fs.String("render", "", "`messages|request`: override the job option render (request adds the provider request body)")
+	from := fs.String("from", "", "read a provider request body of `FORMAT` (see above) instead of a job")
 	configPath := fs.String("config", "", "worker configuration `FILE` (default: built-in defaults and HYGIENE_* variables)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), sanitizeHelp); fs.PrintDefaults() }
 	if err := fs.Parse(interleaved(fs, args)); err != nil {
@@ -82,6 +91,8 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 
 	var out pipeline.Outcome
 	switch {
+	case *from != "":
+		out, err = sanitizeRequest(ctx, proc, input, *from, *target, *render)
 	case transcript.LooksLikeSession(input):
 		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render)
 	case *target != "" || *render != "":
@@ -130,6 +141,28 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	if render != "" {
 		t.Options.Render = render
 	}
+	return proc.Run(ctx, t)
+}
+
+// sanitizeRequest runs a provider request body of format from as a request
+// job for the target (or the format's own provider and API).
+func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte, from, targetFlag, render string) (pipeline.Outcome, error) {
+	f, ok := wire.ParseFormat(from)
+	if !ok {
+		return pipeline.Outcome{Code: transcript.CodeInvalidJob, Error: fmt.Sprintf("--from: %q is not one of %v", from, wire.Formats)}, nil
+	}
+	tg := wire.DefaultSource(f)
+	tg.Model = "unknown"
+	if targetFlag != "" {
+		parsed, err := policy.ParseTarget(targetFlag)
+		if err != nil {
+			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
+		}
+		tg = transcript.Target(parsed)
+	}
+	t := &transcript.Transcript{JobID: "local", Tenant: "local", SessionID: "local", Target: tg,
+		Input: &transcript.Request{Format: string(f), Body: input}, InputBytes: len(input)}
+	t.Options.Render = render
 	return proc.Run(ctx, t)
 }
 

@@ -113,6 +113,7 @@ func TestCheckFacts(t *testing.T) {
 		{OpenAIChat, strings.Repeat("x", 40), strings.Repeat("x", 41)},
 		{OpenAICompatible, strings.Repeat("x", 40), strings.Repeat("x", 41)},
 		{OpenAIResponses, "call_1|fc_2", strings.Repeat("c", 65)},
+		{OpenAIResponses, "call_isAjIhKtJ0RlgLKOmxgJTeKd|fc_fae923d5a4fd12aabfe228f219e9cb0eb53f16947ccf25ec", strings.Repeat("c", 65) + "|fc_1"},
 		{Gemini, "call1", "call_1"},
 		{Mistral, "abcDEF123", "abcDEF12"},
 	} {

@@ -186,7 +186,7 @@ func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
 // `worker replay`, which decode their input themselves. A panic in it is
 // an internal_error outcome naming where it happened (Recovered): the
 // stage (see instrumented), the render, or the encode; one before the
-// stages (the job's settings) names the decode.
+// stages (the request's parse, the job's settings) names the decode.
 func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outcome, err error) {
 	phase := StageDecode
 	defer func() {
@@ -196,6 +196,14 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 		}
 	}()
 	out = Outcome{Tenant: t.Tenant, JobID: t.JobID}
+	var dropped map[string]int
+	if t.Input != nil {
+		var rej *stage.Reject
+		if dropped, rej = p.parseInput(t); rej != nil {
+			out.Code, out.Error, out.Stage = rej.Code, rej.Msg, StageParse
+			return out, nil
+		}
+	}
 	resolved, err := p.resolve(t)
 	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(policy.Resolve(t.Target))), wire.PlaceNext(t)); err != nil {
 		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
@@ -208,6 +216,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,
 	}
+	reportDropped(env.Report, dropped)
 	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
 	if wire.ToolsAsText(env.Policy, t.Options) {
 		env.Settings.Request.ToolsOffered = new(false)

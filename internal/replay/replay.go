@@ -41,8 +41,12 @@ type Output interface {
 type Options struct {
 	Inputs []string
 	// Target, when set, overrides each session's own target (its last
-	// assistant turn's provider, api and model).
+	// assistant turn's provider, api and model). It is required with From.
 	Target *transcript.Target
+	// From, when set, names the request format (package wire) of sessions
+	// logged as provider request bodies, one a line, instead of OpenClaw
+	// session files (see decodeBodies).
+	From string
 	// Tenant is written into every job and payload ("offline" by default).
 	Tenant         string
 	Concurrency    int
@@ -230,12 +234,18 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, er
 	if opts.Target != nil {
 		target = *opts.Target
 	}
-	t, err := transcript.DecodeSession(data, target, opts.Limits)
+	decode := transcript.DecodeSession
+	if opts.From != "" {
+		decode = func(data []byte, target transcript.Target, lim transcript.Limits) (*transcript.Transcript, error) {
+			return decodeBodies(data, f.Rel, opts.From, target, lim)
+		}
+	}
+	t, err := decode(data, target, opts.Limits)
 	if err != nil {
 		return result{code: string(transcript.ErrorCode(err)), reason: err.Error()}, nil
 	}
 	res = result{droppedLines: t.Repair.DroppedLines}
-	if opts.Target == nil {
+	if opts.Target == nil && opts.From == "" {
 		tg, ok := LastAssistantTarget(t)
 		if !ok {
 			res.code, res.reason = "no_target", "no assistant turn names a provider or api; pass --target"

@@ -51,6 +51,10 @@ type Options struct {
 	// Continue asks a Mistral request body that ends with an assistant turn
 	// to continue it (prefix: true); see package wire, FinalTurn.
 	Continue bool `json:"continue,omitempty"`
+	// Source is who wrote a request job's history, "PROVIDER/API/MODEL"
+	// (a request body does not say): its assistant turns get that provider,
+	// api and model. It is read only for a job that carries a request.
+	Source string `json:"source,omitempty"`
 }
 
 // Tool is one entry of the job option `tools`: a tool the runner offers the
@@ -61,8 +65,9 @@ type Tool struct {
 	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 }
 
-// Request is a provider request body rendered for the ready payload (job
-// option render: request): its format's name and the body as JSON.
+// Request is a provider request body and its format's name: the one a job
+// carries instead of messages (Transcript.Input), or the one rendered for
+// the ready payload (job option render: request).
 type Request struct {
 	Format string
 	Body   []byte
@@ -108,6 +113,11 @@ type Transcript struct {
 	// Request, when set, is written to the ready payload as request_format
 	// and request.
 	Request *Request
+	// Input is the provider request body a job carries instead of messages
+	// (request_format and request): the pipeline parses it into Messages
+	// before the rules (package wire), and the ready payload names its
+	// format as input_format.
+	Input *Request
 
 	rawTarget []byte // the job's target object, echoed byte-identical
 }
@@ -186,6 +196,8 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		case "messages":
 			seenMessages = true
 			t.Messages, err = wrapMessages(messages, f.Value, lim)
+		case "request_format", "request":
+			err = t.decodeInput(f)
 		default:
 			err = errorf(CodeInvalidJob, f.Key, "unknown job field")
 		}
@@ -196,10 +208,13 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 	for _, req := range []struct {
 		name string
 		ok   bool
-	}{{"job_id", t.JobID != ""}, {"tenant", t.Tenant != ""}, {"session_id", t.SessionID != ""}, {"messages", seenMessages}} {
+	}{{"job_id", t.JobID != ""}, {"tenant", t.Tenant != ""}, {"session_id", t.SessionID != ""}, {"messages", seenMessages || t.Input != nil}} {
 		if !req.ok {
-			return nil, errorf(CodeInvalidJob, req.name, "required field is missing")
+			return nil, errorf(CodeInvalidJob, req.name, "required field is missing (or request_format and request)")
 		}
+	}
+	if err := t.checkInput(seenMessages); err != nil {
+		return nil, err
 	}
 	if !seenTarget {
 		return nil, errorf(CodeInvalidTarget, "target", "required field is missing")
@@ -208,6 +223,43 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		return nil, err
 	}
 	return t, nil
+}
+
+// decodeInput reads request_format (a string) or request (an object) into
+// t.Input.
+func (t *Transcript) decodeInput(f Field) error {
+	if t.Input == nil {
+		t.Input = &Request{}
+	}
+	if f.Key == "request_format" {
+		s, ok := decodeString(f.Value)
+		if !ok || s == "" {
+			return errorf(CodeInvalidJob, f.Key, "must be a non-empty string")
+		}
+		t.Input.Format = s
+		return nil
+	}
+	if len(f.Value) == 0 || f.Value[0] != '{' {
+		return errorf(CodeInvalidJob, f.Key, "must be a provider request body (a JSON object)")
+	}
+	t.Input.Body = f.Value
+	return nil
+}
+
+// checkInput refuses a job that carries both messages and a request, or
+// one of request_format and request without the other.
+func (t *Transcript) checkInput(seenMessages bool) error {
+	switch {
+	case t.Input == nil:
+		return nil
+	case seenMessages:
+		return errorf(CodeInvalidJob, "request", "a job carries messages or a request, not both")
+	case t.Input.Format == "":
+		return errorf(CodeInvalidJob, "request_format", "required with request")
+	case t.Input.Body == nil:
+		return errorf(CodeInvalidJob, "request", "required with request_format")
+	}
+	return nil
 }
 
 func (tg Target) validate() error {
@@ -377,6 +429,10 @@ func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []b
 	// The envelope and the request are estimated; the messages are measured.
 	dst = slices.Grow(dst, msgs.Size()+len(report)+512)
 	dst = t.appendEnvelope(dst)
+	if t.Input != nil {
+		dst = append(dst, `,"input_format":`...)
+		dst = AppendString(dst, t.Input.Format)
+	}
 	dst = append(dst, `,"messages":`...)
 	dst = msgs.appendTo(dst)
 	if t.Request != nil {
@@ -504,10 +560,19 @@ func (t *Transcript) MessagesSize() int {
 // EncodeJob appends the transcript as a job (design §2), the form `worker
 // replay --to-kafka` produces from a session file. Messages are written as
 // their bytes; options are not carried (the consuming workers apply their
-// defaults).
+// defaults). A transcript that carries a request body not yet parsed
+// (Input, no Messages: `worker replay --from`) is written as request_format
+// and request.
 func (t *Transcript) EncodeJob(dst []byte) []byte {
 	dst = t.appendEnvelope(dst)
 	dst = appendEntries(dst, "custom_entries", t.CustomEntries)
+	if t.Input != nil && t.Messages == nil {
+		dst = append(dst, `,"request_format":`...)
+		dst = AppendString(dst, t.Input.Format)
+		dst = append(dst, `,"request":`...)
+		dst = append(dst, t.Input.Body...)
+		return append(dst, '}')
+	}
 	dst = append(dst, `,"messages":`...)
 	dst = t.appendMessages(dst)
 	return append(dst, '}')

@@ -87,6 +87,7 @@ func anthropicBlock(dst []byte, p part, first *bool) []byte {
 		dst = append(dst, `,"input":`...)
 		dst = append(dst, p.args...)
 	}
+	dst = append(dst, p.anthropic...)
 	return append(dst, '}')
 }
 
@@ -111,5 +112,6 @@ func anthropicResult(dst []byte, t *turn, first *bool) []byte {
 	if t.isError {
 		dst = append(dst, `,"is_error":true`...)
 	}
+	dst = append(dst, t.anthropic...)
 	return append(dst, '}')
 }

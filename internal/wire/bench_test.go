@@ -31,3 +31,43 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParse parses BenchmarkRender's ~10 MB history, rendered once in
+// each format, back into messages and renders it again in the same format:
+// what a request job costs beyond the chain (compare BenchmarkDefaultChain
+// in internal/stages). The decode of the parsed messages is the one every
+// job pays (the chain benchmark includes it), so it is not timed here.
+func BenchmarkParse(b *testing.B) {
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: sessiongen.Realistic(),
+		TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
+	tr, err := transcript.FromMessages(history, tg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := policy.Resolve(tg)
+	for _, f := range Formats {
+		body := Render(nil, f, p, tr.Messages, Request{})
+		b.Run(string(f), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			var dst []byte
+			for b.Loop() {
+				parsed, err := Parse(f, body, tg, f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				msgs, err := transcript.FromMessages(parsed.Messages, tg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, m := range msgs.Messages {
+					m.Blocks() // the chain has parsed every message's content
+				}
+				b.StartTimer()
+				dst = Render(dst[:0], f, p, msgs.Messages, Request{System: parsed.System, Tools: parsed.Tools})
+			}
+		})
+	}
+}

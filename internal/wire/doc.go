@@ -31,6 +31,21 @@
 // block of the sanitized messages; texts that must share one string are
 // joined with TextSeparator, a blank line.
 //
+// # Reading a body (parse_*.go)
+//
+// Parse is the other way: a request body of any of the six formats (a job's
+// request_format and request) read into the message model, one parser per
+// format beside its renderer (parse_anthropic.go, parse_bedrock.go,
+// parse_chat.go for Chat Completions and Mistral, parse_responses.go,
+// parse_gemini.go). The body's system prompt and tools become the job's
+// system and tools; each assistant turn gets the job's source (provider,
+// api, model). What only the input's format carries (Anthropic
+// cache_control and citations, Gemini thought signatures on text and thought
+// parts, Responses reasoning items and item ids, signed thinking) is kept in
+// the model when the target's format is the same, so that render(parse(B))
+// is B, and dropped and counted otherwise (Parsed.Dropped, the Loss kinds;
+// docs/formats.md tables them per pair).
+//
 // # Copying, not decoding
 //
 // Every text, id, signature and base64 image is copied from the

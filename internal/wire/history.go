@@ -43,6 +43,10 @@ type part struct {
 	raw  []byte // a server-tool block's whole JSON object
 	// thought is a Gemini thoughtSignature / thought_signature (JSON string).
 	thought []byte
+	// anthropic is the block's cache_control and citations members, as
+	// ,"key":value, which only the Anthropic renderer writes (ParseAnthropic
+	// keeps them for it).
+	anthropic []byte
 }
 
 // turn is one message of the provider-neutral history.
@@ -56,6 +60,8 @@ type turn struct {
 	callID   []byte // JSON string
 	toolName []byte // JSON string, or nil
 	isError  bool
+	// anthropic is the result's cache_control, as for part.
+	anthropic []byte
 }
 
 // calls returns the turn's call parts.
@@ -130,6 +136,7 @@ func resultTurn(m *transcript.Message) turn {
 		t.toolName = name
 	}
 	t.isError, _ = m.Bool("isError")
+	t.anthropic = anthropicMembers(m.Get)
 	return t
 }
 
@@ -146,13 +153,13 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 		switch t := b.Type(); {
 		case t == transcript.BlockText:
 			if text, ok := b.Get("text"); ok && isString(text) {
-				parts = append(parts, part{kind: partText, text: text, sig: stringMember(b, "textSignature"), thought: thoughtSignature(b)})
+				parts = append(parts, part{kind: partText, text: text, sig: stringMember(b, "textSignature"), thought: thoughtSignature(b), anthropic: anthropicMembers(b.Get)})
 			}
 		case t == transcript.BlockImage:
 			data, okData := b.Get("data")
 			mime, okMime := b.Get("mimeType")
 			if okData && okMime && isString(data) && isString(mime) {
-				parts = append(parts, part{kind: partImage, data: data, mime: mime})
+				parts = append(parts, part{kind: partImage, data: data, mime: mime, anthropic: anthropicMembers(b.Get)})
 			}
 		case !assistant:
 		case t == transcript.BlockThinking:
@@ -176,10 +183,22 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 			if !ok || !isString(id) || !okName || !isString(name) {
 				continue
 			}
-			parts = append(parts, part{kind: partCall, id: id, name: name, args: callArguments(b), thought: thoughtSignature(b)})
+			parts = append(parts, part{kind: partCall, id: id, name: name, args: callArguments(b), thought: thoughtSignature(b), anthropic: anthropicMembers(b.Get)})
 		}
 	}
 	return parts
+}
+
+// anthropicMembers returns the cache_control and citations members get
+// finds, as ,"key":value; nil when there are none.
+func anthropicMembers(get func(string) ([]byte, bool)) []byte {
+	var out []byte
+	for _, key := range [...]string{"cache_control", "citations"} {
+		if raw, ok := get(key); ok {
+			out = member(out, key, raw)
+		}
+	}
+	return out
 }
 
 // callArguments returns a call's arguments (or legacy input) as a compact

@@ -197,12 +197,24 @@ func TestRoundTripCatchesUnknownAndDropped(t *testing.T) {
 
 // roundTrip checks one body against its SDK type.
 func roundTrip(f wire.Format, body []byte) error {
-	var want map[string]any
-	if err := decode(body, &want); err != nil {
+	want, back, err := viaFormatSDK(f, body)
+	if err != nil {
 		return err
 	}
+	if d := firstDiff("", want, back); d != "" {
+		return fmt.Errorf("SDK round trip differs: %s", d)
+	}
+	return nil
+}
+
+// viaFormatSDK reads body into its format's SDK type and writes it back
+// with the SDK: the body as decoded (want) and as the SDK serializes it
+// (back), both without the runner's model parameters.
+func viaFormatSDK(f wire.Format, body []byte) (want, back map[string]any, err error) {
+	if err := decode(body, &want); err != nil {
+		return nil, nil, err
+	}
 	var got []byte
-	var err error
 	switch f {
 	case wire.AnthropicMessages:
 		got, err = viaSDK[anthropic.MessageNewParams](withModel(want, "claude-opus-4-6", true))
@@ -210,7 +222,7 @@ func roundTrip(f wire.Format, body []byte) error {
 		delete(want, "max_tokens")
 	case wire.OpenAIChat, wire.MistralChat:
 		if err := stripChatExtensions(want, f); err != nil {
-			return err
+			return nil, nil, err
 		}
 		got, err = viaSDK[openai.ChatCompletionNewParams](withModel(want, "gpt-4.1", false))
 		delete(want, "model")
@@ -222,21 +234,17 @@ func roundTrip(f wire.Format, body []byte) error {
 	case wire.BedrockConverse:
 		got, err = viaBedrock(body)
 	default:
-		return fmt.Errorf("unknown format %q", f)
+		return nil, nil, fmt.Errorf("unknown format %q", f)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var back map[string]any
 	if err := decode(got, &back); err != nil {
-		return err
+		return nil, nil, err
 	}
 	delete(back, "model")
 	delete(back, "max_tokens")
-	if d := firstDiff("", want, back); d != "" {
-		return fmt.Errorf("SDK round trip differs: %s", d)
-	}
-	return nil
+	return want, back, nil
 }
 
 // viaSDK unmarshals v's JSON into the SDK parameter type P and marshals it.

@@ -1,0 +1,526 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// Parsed is a provider request body read into the message model: the
+// history as a JSON array of messages (spec §1.2), the body's system prompt
+// and tools (the job's `system` and `tools`), and what the parse did not
+// carry, counted by loss kind (the Loss constants).
+type Parsed struct {
+	Messages []byte
+	// System is the body's system prompt as the job option takes it: a JSON
+	// string for one text, else an array of {"type":"text","text":...}
+	// blocks; nil when the body has none.
+	System  json.RawMessage
+	Tools   []transcript.Tool
+	Dropped map[string]int
+}
+
+// The kinds of what a parse drops, as the report counts them (stage
+// "parse_request"). docs/formats.md tables them per format pair. The first
+// group is kept when the target's format is the input's own (the renderer
+// of that format writes it back) and dropped otherwise; the second has no
+// place in the model and is dropped whatever the target.
+const (
+	LossCacheControl     = "cache_control"          // Anthropic cache_control on a content block or tool result
+	LossCitations        = "citations"              // Anthropic citations on a text block
+	LossTextSignature    = "text_thought_signature" // Gemini thoughtSignature on a text part
+	LossGeminiThought    = "gemini_thought"         // Gemini thought parts (signed summaries)
+	LossReasoning        = "reasoning"              // Responses reasoning items
+	LossItemID           = "item_id"                // Responses message and function_call item ids
+	LossSignedThinking   = "signed_thinking"        // Anthropic thinking / redacted_thinking, Bedrock reasoningContent
+	LossImageURL         = "image_url"              // an image by URL or file id (the model holds base64 only)
+	LossDocument         = "document"               // documents, files, audio
+	LossServerTool       = "server_tool"            // server-side tool blocks and items (web search, code execution, ...)
+	LossCachePoint       = "cache_point"            // Bedrock cachePoint blocks
+	LossToolCacheControl = "system_cache_control"   // cache_control on a system block or a tool
+	LossToolKind         = "non_function_tool"      // a declared tool that is not a function (server tools, retrieval)
+	LossUnknown          = "unknown_part"           // a part or item of a type the parser does not know
+)
+
+// keptFor lists, for each loss kind of the first group, the formats that
+// carry it. A kind not listed is carried by none.
+var keptFor = map[string][]Format{
+	LossCacheControl:   {AnthropicMessages},
+	LossCitations:      {AnthropicMessages},
+	LossTextSignature:  {GeminiContents},
+	LossGeminiThought:  {GeminiContents},
+	LossReasoning:      {OpenAIResponses},
+	LossItemID:         {OpenAIResponses},
+	LossSignedThinking: {AnthropicMessages, BedrockConverse},
+}
+
+// Carries reports whether a body of format target carries what a parse
+// counts as kind.
+func Carries(target Format, kind string) bool {
+	for _, f := range keptFor[kind] {
+		if f == target {
+			return true
+		}
+	}
+	return false
+}
+
+// formatAliases are the short names `worker sanitize --from` and a job's
+// request_format also accept.
+var formatAliases = map[string]Format{
+	"anthropic": AnthropicMessages,
+	"bedrock":   BedrockConverse,
+	"openai":    OpenAIChat, "openai-chat": OpenAIChat, "chat": OpenAIChat, "openai-completions": OpenAIChat,
+	"responses": OpenAIResponses,
+	"gemini":    GeminiContents, "google": GeminiContents,
+	"mistral": MistralChat,
+}
+
+// ParseFormat returns the format named s: one of Formats, or a short alias
+// (anthropic, bedrock, openai-chat, responses, gemini, mistral, ...).
+func ParseFormat(s string) (Format, bool) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, true
+		}
+	}
+	f, ok := formatAliases[s]
+	return f, ok
+}
+
+// DefaultSource is who wrote a history of format f when the job does not
+// say (option `source`): the format's own provider and API, no model.
+func DefaultSource(f Format) transcript.Target {
+	switch f {
+	case AnthropicMessages:
+		return transcript.Target{Provider: "anthropic", API: "anthropic-messages"}
+	case BedrockConverse:
+		return transcript.Target{Provider: "amazon-bedrock", API: "bedrock-converse-stream"}
+	case OpenAIResponses:
+		return transcript.Target{Provider: "openai", API: "openai-responses"}
+	case GeminiContents:
+		return transcript.Target{Provider: "google", API: "google-generative-ai"}
+	case MistralChat:
+		return transcript.Target{Provider: "mistral", API: "mistral-conversations"}
+	}
+	return transcript.Target{Provider: "openai", API: "openai-completions"}
+}
+
+// SourceOf is who wrote a history of format f: the job option `source`
+// ("PROVIDER/API/MODEL"), or DefaultSource(f) when the option is empty.
+func SourceOf(f Format, option string) (transcript.Target, error) {
+	if option == "" {
+		return DefaultSource(f), nil
+	}
+	tg, err := policy.ParseTarget(option)
+	if err != nil {
+		return tg, fmt.Errorf("options.source: %v", err)
+	}
+	return tg, nil
+}
+
+// Parse reads a request body of format f into the message model. src is
+// who wrote the history (the job's `source`): each assistant turn gets its
+// provider, api and model (the body's "model" member when src has none). target is the format the history will be
+// rendered in: what only f carries (the first group of the Loss kinds) is
+// kept in the model when target is f, and dropped and counted otherwise.
+//
+// Values are copied from the body's bytes as the raw JSON they are (texts,
+// ids, signatures, base64); nothing is decoded but the small members that
+// choose a shape (role, type) and the JSON-string arguments of the OpenAI
+// formats. Members the history does not hold (model, max_tokens,
+// temperature, tool_choice, ...) are the runner's and are not read. The
+// error names the member that has the wrong shape; the messages are not
+// validated further here (the job decode that wraps them validates every
+// byte, and the chain repairs them).
+func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed, error) {
+	obj, err := transcript.ParseObject(body)
+	if err != nil {
+		return nil, fmt.Errorf("request: %v", err)
+	}
+	if src.Model == "" {
+		src.Model, _ = obj.String("model") // the body's own model, when it names one
+	}
+	p := &parser{target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
+	p.provider, p.api, p.model = transcript.JSONString(src.Provider), transcript.JSONString(src.API), transcript.JSONString(src.Model)
+	p.out = append(p.out, '[')
+	switch f {
+	case AnthropicMessages:
+		err = p.anthropic(&obj)
+	case BedrockConverse:
+		err = p.bedrock(&obj)
+	case OpenAIResponses:
+		err = p.responses(&obj)
+	case GeminiContents:
+		err = p.gemini(&obj)
+	case OpenAIChat, MistralChat:
+		err = p.chat(&obj)
+	default:
+		return nil, fmt.Errorf("request_format %q is not one of the six formats", f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.flushAssistant()
+	p.out = append(p.out, ']')
+	p.Messages = p.out
+	p.System = p.systemValue()
+	return &p.Parsed, nil
+}
+
+// parser is one Parse: the messages written so far, the assistant turn
+// being gathered (its blocks; the formats that split a turn into several
+// messages or items are joined back into one), the call names by id for the
+// results, and the system texts.
+type parser struct {
+	Parsed
+	target               Format
+	provider, api, model []byte
+	out                  []byte
+	assistant            []byte // the open assistant turn's blocks, comma-separated
+	assistantHasCall     bool
+	names                map[string][]byte // call id → name (JSON strings)
+	lastCall             map[string][]byte // tool name → its latest call's id
+	fullCallID           map[string][]byte // Responses call_id → the model's "call_…|fc_…" id
+	unanswered           [][]byte          // Gemini: the ids of the calls no response has answered yet
+	system               [][]byte          // system texts (JSON strings)
+	calls                int               // calls read, for ids a format leaves out
+}
+
+// keep reports whether the parse keeps what is counted as kind (the target
+// carries it), and counts it as dropped when not.
+func (p *parser) keep(kind string) bool {
+	if Carries(p.target, kind) {
+		return true
+	}
+	p.Dropped[kind]++
+	return false
+}
+
+// drop counts one thing of kind that the model has no place for.
+func (p *parser) drop(kind string) { p.Dropped[kind]++ }
+
+// message opens a message: the separator and {"role":"<role>".
+func (p *parser) message(role string) {
+	if len(p.out) > 1 {
+		p.out = append(p.out, ',')
+	}
+	p.out = append(p.out, `{"role":"`...)
+	p.out = append(p.out, role...)
+	p.out = append(p.out, '"')
+}
+
+// user writes a user message of the blocks (comma-separated JSON objects);
+// nothing when there are none.
+func (p *parser) user(blocks []byte) {
+	if len(blocks) == 0 {
+		return
+	}
+	p.flushAssistant()
+	p.message(transcript.RoleUser)
+	p.out = append(p.out, `,"content":[`...)
+	p.out = append(p.out, blocks...)
+	p.out = append(p.out, `]}`...)
+}
+
+// addAssistant adds a block to the open assistant turn.
+func (p *parser) addAssistant(block []byte) {
+	if len(p.assistant) > 0 {
+		p.assistant = append(p.assistant, ',')
+	}
+	p.assistant = append(p.assistant, block...)
+}
+
+// flushAssistant writes the open assistant turn, with the source's
+// provider, api and model and the stop reason its last block implies.
+func (p *parser) flushAssistant() {
+	if p.assistant == nil {
+		return
+	}
+	p.message(transcript.RoleAssistant)
+	p.out = append(p.out, `,"content":[`...)
+	p.out = append(p.out, p.assistant...)
+	p.out = append(p.out, `],"api":`...)
+	p.out = append(p.out, p.api...)
+	p.out = append(p.out, `,"provider":`...)
+	p.out = append(p.out, p.provider...)
+	p.out = append(p.out, `,"model":`...)
+	p.out = append(p.out, p.model...)
+	if p.assistantHasCall {
+		p.out = append(p.out, `,"stopReason":"toolUse"}`...)
+	} else {
+		p.out = append(p.out, `,"stopReason":"stop"}`...)
+	}
+	p.assistant, p.assistantHasCall = nil, false
+}
+
+// openAssistant starts an assistant turn even when it gets no block (an
+// empty assistant message stays a message, for the chain to judge).
+func (p *parser) openAssistant() {
+	if p.assistant == nil {
+		p.assistant = []byte{}
+	}
+}
+
+// result writes a toolResult message: the call id, the tool's name (from
+// the call, else name when the format gives one), the content blocks and
+// isError. extra is written as members of the message (cache_control).
+func (p *parser) result(id, name, blocks []byte, isError bool, extra []byte) {
+	p.flushAssistant()
+	p.message(transcript.RoleToolResult)
+	p.out = append(p.out, `,"toolCallId":`...)
+	p.out = append(p.out, id...)
+	if n, ok := p.names[string(id)]; ok {
+		name = n
+	}
+	if name != nil {
+		p.out = append(p.out, `,"toolName":`...)
+		p.out = append(p.out, name...)
+	}
+	p.out = append(p.out, `,"content":[`...)
+	p.out = append(p.out, blocks...)
+	p.out = append(p.out, `],"isError":`...)
+	p.out = strconv.AppendBool(p.out, isError)
+	p.out = append(p.out, extra...)
+	p.out = append(p.out, '}')
+}
+
+// call adds a toolCall block to the open assistant turn. args is the
+// arguments' raw JSON; extra more members (thoughtSignature, cache_control).
+func (p *parser) call(id, name, args, extra []byte) {
+	if p.names == nil {
+		p.names, p.lastCall = map[string][]byte{}, map[string][]byte{}
+	}
+	p.names[string(id)] = name
+	p.lastCall[string(name)] = id
+	p.calls++
+	b := make([]byte, 0, len(id)+len(name)+len(args)+len(extra)+48)
+	b = append(b, `{"type":"toolCall","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"name":`...)
+	b = append(b, name...)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	b = append(b, extra...)
+	b = append(b, '}')
+	p.addAssistant(b)
+	p.assistantHasCall = true
+}
+
+// textBlock appends {"type":"text","text":<raw><extra>} to dst.
+func textBlock(dst, text, extra []byte) []byte {
+	dst = commaIfAny(dst)
+	dst = append(dst, `{"type":"text","text":`...)
+	dst = append(dst, text...)
+	dst = append(dst, extra...)
+	return append(dst, '}')
+}
+
+// imageBlock appends {"type":"image","data":<raw>,"mimeType":<raw><extra>}.
+func imageBlock(dst, data, mime, extra []byte) []byte {
+	dst = commaIfAny(dst)
+	dst = append(dst, `{"type":"image","data":`...)
+	dst = append(dst, data...)
+	dst = append(dst, `,"mimeType":`...)
+	dst = append(dst, mime...)
+	dst = append(dst, extra...)
+	return append(dst, '}')
+}
+
+// thinkingBlock appends a thinking block; sigKey names the signature member
+// (thinkingSignature, or thoughtSignature for Gemini), sig nil for none.
+func thinkingBlock(dst, text []byte, sigKey string, sig []byte) []byte {
+	dst = commaIfAny(dst)
+	dst = append(dst, `{"type":"thinking","thinking":`...)
+	dst = append(dst, text...)
+	if sig != nil {
+		dst = append(dst, `,"`+sigKey+`":`...)
+		dst = append(dst, sig...)
+	}
+	return append(dst, '}')
+}
+
+func commaIfAny(dst []byte) []byte {
+	if len(dst) > 0 {
+		return append(dst, ',')
+	}
+	return dst
+}
+
+// member appends ,"key":raw when raw is set.
+func member(dst []byte, key string, raw []byte) []byte {
+	if raw == nil {
+		return dst
+	}
+	dst = append(dst, `,"`+key+`":`...)
+	return append(dst, raw...)
+}
+
+// systemValue is the gathered system texts as the job option takes them.
+func (p *parser) systemValue() json.RawMessage {
+	switch len(p.system) {
+	case 0:
+		return nil
+	case 1:
+		return p.system[0]
+	}
+	out := []byte{'['}
+	out = appendTexts(out, p.system, `{"type":"text","text":`)
+	return append(out, ']')
+}
+
+// systemText adds a system text (a raw JSON string; other values are
+// ignored).
+func (p *parser) systemText(raw []byte) {
+	if isString(raw) {
+		p.system = append(p.system, raw)
+	}
+}
+
+// systemContent adds a system message's content: a string, or the texts
+// of its parts.
+func (p *parser) systemContent(content []byte) {
+	if isString(content) {
+		p.systemText(content)
+		return
+	}
+	for _, raw := range array(content) {
+		b, _ := object(raw)
+		p.systemText(str(&b, "text"))
+	}
+}
+
+// tool adds a declared tool: its name, description and JSON Schema as the
+// format gives them.
+func (p *parser) tool(name, description, schema []byte) {
+	n, ok := unquote(name)
+	if !ok {
+		return
+	}
+	d, _ := unquote(description)
+	p.Tools = append(p.Tools, transcript.Tool{Name: n, Description: d, InputSchema: schema})
+}
+
+// functionTools adds the OpenAI formats' tools of type function: name,
+// description and parameters in the tool's "function" member (Chat
+// Completions, nested) or in the tool itself (Responses). Other tool types
+// are counted as dropped.
+func (p *parser) functionTools(tools []byte, nested bool) {
+	for _, raw := range array(tools) {
+		t, _ := object(raw)
+		if typ, _ := t.String("type"); typ != "function" {
+			p.drop(LossToolKind)
+			continue
+		}
+		if nested {
+			t, _ = object(field(&t, "function"))
+		}
+		p.tool(str(&t, "name"), str(&t, "description"), field(&t, "parameters"))
+	}
+}
+
+// unquote decodes a raw JSON string; false for anything else.
+func unquote(raw []byte) (string, bool) {
+	b, ok := transcript.UnquoteBytes(raw)
+	return string(b), ok
+}
+
+// object splits raw, a value of the validated body, as an object; ok false
+// for anything else.
+func object(raw []byte) (transcript.Object, bool) { return splitObject(raw) }
+
+// array splits raw, a value of the validated body, as an array; nil for
+// anything else.
+func array(raw []byte) [][]byte { return splitArray(raw) }
+
+// field returns member key of o when it is present and not null.
+func field(o *transcript.Object, key string) []byte {
+	raw, ok := o.Get(key)
+	if !ok || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	return raw
+}
+
+// str returns member key of o when it is a JSON string.
+func str(o *transcript.Object, key string) []byte {
+	raw, ok := o.Get(key)
+	if !ok || !isString(raw) {
+		return nil
+	}
+	return raw
+}
+
+// historyArray returns the body's history member, an array, or an error naming
+// it.
+func historyArray(o *transcript.Object, key string) ([][]byte, error) {
+	raw, ok := o.Get(key)
+	if !ok {
+		return nil, fmt.Errorf("request.%s is missing", key)
+	}
+	if s := bytes.TrimSpace(raw); len(s) == 0 || s[0] != '[' {
+		return nil, fmt.Errorf("request.%s must be an array", key)
+	}
+	return splitArray(raw), nil
+}
+
+// eachItem calls fn with each object of the body's history member key, or
+// returns an error naming the member, or its first element that is not an
+// object.
+func eachItem(o *transcript.Object, key string, fn func(m *transcript.Object)) error {
+	items, err := historyArray(o, key)
+	if err != nil {
+		return err
+	}
+	for i, raw := range items {
+		m, ok := object(raw)
+		if !ok {
+			return fmt.Errorf("request.%s[%d] must be an object", key, i)
+		}
+		fn(&m)
+	}
+	return nil
+}
+
+// userContent reads the blocks of a user message of the Anthropic-shaped
+// formats: a block that result takes (a tool result, written as a
+// toolResult message) ends the user message before it; the others are read
+// by block into user messages.
+func (p *parser) userContent(content [][]byte, result func(b *transcript.Object) bool, block func(dst []byte, b *transcript.Object) []byte) {
+	var blocks []byte
+	for _, raw := range content {
+		b, _ := object(raw)
+		if result(&b) {
+			continue
+		}
+		blocks = block(blocks, &b)
+	}
+	p.user(blocks)
+}
+
+// jsonArguments reads the OpenAI formats' arguments: a JSON string holding
+// a JSON object becomes that object; an object is taken as it is; anything
+// else is kept as it is, for the chain's input validation (spec §3.5) to
+// judge.
+func jsonArguments(raw []byte) []byte {
+	if len(raw) > 0 && raw[0] == '{' {
+		return raw
+	}
+	if s, ok := transcript.UnquoteBytes(raw); ok {
+		s = bytes.TrimSpace(s)
+		if len(s) == 0 {
+			return []byte("{}")
+		}
+		if s[0] == '{' && json.Valid(s) {
+			return s
+		}
+	}
+	if raw == nil {
+		return []byte("{}")
+	}
+	return raw
+}

@@ -1,0 +1,177 @@
+package wire
+
+import "github.com/hygiene-dev/hygiene/internal/transcript"
+
+// anthropic reads an Anthropic Messages body: system (a string or text
+// blocks), messages and tools. A user message's tool_result blocks become
+// toolResult messages in their place, the rest of it user messages; an
+// assistant message's text, thinking, redacted_thinking and tool_use blocks
+// become its blocks. cache_control (on text, image, tool_use and
+// tool_result) and citations (on text) are kept as members of the block for
+// an Anthropic target (renderAnthropic writes them back). Images by URL,
+// documents and server tool blocks have no place in the model.
+func (p *parser) anthropic(o *transcript.Object) error {
+	if sys := field(o, "system"); sys != nil {
+		if isString(sys) {
+			p.systemText(sys)
+		} else {
+			for _, raw := range array(sys) {
+				b, _ := object(raw)
+				if b.Has("cache_control") {
+					p.drop(LossToolCacheControl)
+				}
+				p.systemText(str(&b, "text"))
+			}
+		}
+	}
+	err := eachItem(o, "messages", func(m *transcript.Object) {
+		role, _ := m.String("role")
+		content := field(m, "content")
+		switch {
+		case role == "assistant":
+			p.openAssistant()
+			if isString(content) {
+				p.addAssistant(textBlock(nil, content, nil))
+				return
+			}
+			for _, raw := range array(content) {
+				p.anthropicAssistantBlock(raw)
+			}
+		case isString(content):
+			p.user(textBlock(nil, content, nil))
+		default:
+			p.userContent(array(content), p.anthropicResult, p.anthropicContentBlock)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, raw := range array(field(o, "tools")) {
+		t, _ := object(raw)
+		if t.Has("cache_control") {
+			p.drop(LossToolCacheControl)
+		}
+		if typ, _ := t.String("type"); typ != "" && typ != "custom" || !t.Has("input_schema") {
+			p.drop(LossToolKind)
+			continue
+		}
+		p.tool(str(&t, "name"), str(&t, "description"), field(&t, "input_schema"))
+	}
+	return nil
+}
+
+// anthropicExtra returns the members of an Anthropic block the model keeps
+// for an Anthropic target (cache_control, citations), as ,"key":value.
+func (p *parser) anthropicExtra(b *transcript.Object) []byte {
+	var extra []byte
+	if cc := field(b, "cache_control"); cc != nil && p.keep(LossCacheControl) {
+		extra = member(extra, "cache_control", cc)
+	}
+	if c := field(b, "citations"); c != nil && p.keep(LossCitations) {
+		extra = member(extra, "citations", c)
+	}
+	return extra
+}
+
+// anthropicContentBlock appends the model block of a text or image block
+// (user content, tool_result content) to dst.
+func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte {
+	switch t, _ := b.String("type"); t {
+	case "text":
+		if text := str(b, "text"); text != nil {
+			return textBlock(dst, text, p.anthropicExtra(b))
+		}
+	case "image":
+		src, _ := object(field(b, "source"))
+		if st, _ := src.String("type"); st == "base64" {
+			if data, mime := str(&src, "data"), str(&src, "media_type"); data != nil && mime != nil {
+				return imageBlock(dst, data, mime, p.anthropicExtra(b))
+			}
+		}
+		p.drop(LossImageURL)
+	case "document", "search_result":
+		p.drop(LossDocument)
+	default:
+		p.drop(LossUnknown)
+	}
+	return dst
+}
+
+// anthropicAssistantBlock adds one assistant block to the open turn.
+func (p *parser) anthropicAssistantBlock(raw []byte) {
+	b, _ := object(raw)
+	switch t, _ := b.String("type"); t {
+	case "text":
+		if text := str(&b, "text"); text != nil {
+			p.addAssistant(textBlock(nil, text, p.anthropicExtra(&b)))
+		}
+	case "thinking":
+		if p.keep(LossSignedThinking) {
+			text := str(&b, "thinking")
+			if text == nil {
+				text = []byte(`""`)
+			}
+			p.addAssistant(thinkingBlock(nil, text, "thinkingSignature", str(&b, "signature")))
+		}
+	case "redacted_thinking":
+		if data := str(&b, "data"); data != nil && p.keep(LossSignedThinking) {
+			p.addAssistant(append(append([]byte(`{"type":"redacted_thinking","data":`), data...), '}'))
+		}
+	case "tool_use":
+		id, name := str(&b, "id"), str(&b, "name")
+		if id == nil || name == nil {
+			p.drop(LossUnknown)
+			return
+		}
+		args := field(&b, "input")
+		if args == nil {
+			args = []byte("{}")
+		}
+		var extra []byte
+		if cc := field(&b, "cache_control"); cc != nil && p.keep(LossCacheControl) {
+			extra = member(extra, "cache_control", cc)
+		}
+		p.call(id, name, args, extra)
+	case "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+		"bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
+		"container_upload", "tool_search_tool_result":
+		p.drop(LossServerTool)
+	case "image":
+		var blocks []byte
+		blocks = p.anthropicContentBlock(blocks, &b)
+		if blocks != nil {
+			p.addAssistant(blocks)
+		}
+	default:
+		p.drop(LossUnknown)
+	}
+}
+
+// anthropicResult writes a tool_result block as a toolResult message, or
+// reports that b is not one.
+func (p *parser) anthropicResult(b *transcript.Object) bool {
+	if t, _ := b.String("type"); t != "tool_result" {
+		return false
+	}
+	id := str(b, "tool_use_id")
+	if id == nil {
+		id = []byte(`""`)
+	}
+	var blocks []byte
+	content := field(b, "content")
+	if isString(content) {
+		blocks = textBlock(nil, content, nil)
+	} else {
+		for _, raw := range array(content) {
+			c, _ := object(raw)
+			blocks = p.anthropicContentBlock(blocks, &c)
+		}
+	}
+	isError, _ := b.Bool("is_error")
+	var extra []byte
+	if cc := field(b, "cache_control"); cc != nil && p.keep(LossCacheControl) {
+		extra = member(extra, "cache_control", cc)
+	}
+	p.result(id, nil, blocks, isError, extra)
+	return true
+}

@@ -1,0 +1,160 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// bedrock reads an Amazon Bedrock Converse body: system, messages and
+// toolConfig.tools. A user message's toolResult blocks become toolResult
+// messages in their place (their text, image and json content; status
+// "error" is isError), the rest of it user messages; an assistant message's
+// text, reasoningContent (reasoningText with its signature, or
+// redactedContent) and toolUse blocks become its blocks. Images carry their
+// base64 bytes as they are (format png becomes image/png). cachePoint,
+// document, video and guardContent blocks have no place in the model.
+func (p *parser) bedrock(o *transcript.Object) error {
+	for _, raw := range array(field(o, "system")) {
+		b, _ := object(raw)
+		if b.Has("cachePoint") {
+			p.drop(LossCachePoint)
+			continue
+		}
+		p.systemText(str(&b, "text"))
+	}
+	err := eachItem(o, "messages", func(m *transcript.Object) {
+		content := array(field(m, "content"))
+		if role, _ := m.String("role"); role != "assistant" {
+			p.userContent(content, p.bedrockResult, p.bedrockContentBlock)
+			return
+		}
+		p.openAssistant()
+		for _, raw := range content {
+			p.bedrockAssistantBlock(raw)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	tc, _ := object(field(o, "toolConfig"))
+	for _, raw := range array(field(&tc, "tools")) {
+		t, _ := object(raw)
+		spec, ok := object(field(&t, "toolSpec"))
+		if !ok {
+			if t.Has("cachePoint") {
+				p.drop(LossCachePoint)
+			} else {
+				p.drop(LossToolKind)
+			}
+			continue
+		}
+		schema, _ := object(field(&spec, "inputSchema"))
+		p.tool(str(&spec, "name"), str(&spec, "description"), field(&schema, "json"))
+	}
+	return nil
+}
+
+// bedrockContentBlock appends the model block of a text or image block
+// (user content, toolResult content) to dst; a json block is its compact
+// JSON as text.
+func (p *parser) bedrockContentBlock(dst []byte, b *transcript.Object) []byte {
+	if text := str(b, "text"); text != nil {
+		return textBlock(dst, text, nil)
+	}
+	if img, ok := object(field(b, "image")); ok {
+		src, _ := object(field(&img, "source"))
+		format, okFormat := img.String("format")
+		if data := str(&src, "bytes"); data != nil && okFormat && format != "" {
+			return imageBlock(dst, data, transcript.JSONString("image/"+format), nil)
+		}
+		p.drop(LossImageURL)
+		return dst
+	}
+	if js := field(b, "json"); js != nil {
+		var buf bytes.Buffer
+		if json.Compact(&buf, js) == nil {
+			return textBlock(dst, transcript.JSONString(buf.String()), nil)
+		}
+	}
+	p.bedrockOther(b)
+	return dst
+}
+
+// bedrockOther counts a block the model has no place for.
+func (p *parser) bedrockOther(b *transcript.Object) {
+	switch {
+	case b.Has("cachePoint"):
+		p.drop(LossCachePoint)
+	case b.Has("document"), b.Has("video"), b.Has("guardContent"):
+		p.drop(LossDocument)
+	default:
+		p.drop(LossUnknown)
+	}
+}
+
+// bedrockAssistantBlock adds one assistant block to the open turn.
+func (p *parser) bedrockAssistantBlock(raw []byte) {
+	b, _ := object(raw)
+	if text := str(&b, "text"); text != nil {
+		p.addAssistant(textBlock(nil, text, nil))
+		return
+	}
+	if rc, ok := object(field(&b, "reasoningContent")); ok {
+		if !p.keep(LossSignedThinking) {
+			return
+		}
+		if rt, ok := object(field(&rc, "reasoningText")); ok {
+			text := str(&rt, "text")
+			if text == nil {
+				text = []byte(`""`)
+			}
+			p.addAssistant(thinkingBlock(nil, text, "thinkingSignature", str(&rt, "signature")))
+		} else if data := str(&rc, "redactedContent"); data != nil {
+			p.addAssistant(append(append([]byte(`{"type":"redacted_thinking","data":`), data...), '}'))
+		}
+		return
+	}
+	if tu, ok := object(field(&b, "toolUse")); ok {
+		id, name := str(&tu, "toolUseId"), str(&tu, "name")
+		if id == nil || name == nil {
+			p.drop(LossUnknown)
+			return
+		}
+		args := field(&tu, "input")
+		if args == nil {
+			args = []byte("{}")
+		}
+		p.call(id, name, args, nil)
+		return
+	}
+	if _, ok := b.Get("image"); ok {
+		if blocks := p.bedrockContentBlock(nil, &b); blocks != nil {
+			p.addAssistant(blocks)
+		}
+		return
+	}
+	p.bedrockOther(&b)
+}
+
+// bedrockResult writes a toolResult block as a toolResult message, or
+// reports that b is not one.
+func (p *parser) bedrockResult(b *transcript.Object) bool {
+	tr, ok := object(field(b, "toolResult"))
+	if !ok {
+		return false
+	}
+	id := str(&tr, "toolUseId")
+	if id == nil {
+		id = []byte(`""`)
+	}
+	var blocks []byte
+	for _, raw := range array(field(&tr, "content")) {
+		c, _ := object(raw)
+		blocks = p.bedrockContentBlock(blocks, &c)
+	}
+	status, _ := tr.String("status")
+	p.result(id, nil, blocks, status == "error", nil)
+	return true
+}

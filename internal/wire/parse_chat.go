@@ -1,0 +1,138 @@
+package wire
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// chat reads an OpenAI Chat Completions body, or a Mistral chat body (the
+// same shape; Mistral's tool messages also name the tool, and its
+// arguments may be an object): messages and tools. system and developer
+// messages become the system prompt wherever they stand; a user message's
+// string or text and image_url parts (data URLs only: the model holds
+// base64) its blocks; an assistant message's content, reasoning_content
+// (DeepSeek, Kimi: unsigned thinking) and tool_calls (arguments decoded
+// from their JSON string) its blocks; a tool message a toolResult. The
+// legacy function role and function_call member are read as a tool result
+// and a call.
+func (p *parser) chat(o *transcript.Object) error {
+	err := eachItem(o, "messages", func(m *transcript.Object) {
+		role, _ := m.String("role")
+		content := field(m, "content")
+		switch role {
+		case "system", "developer":
+			p.systemContent(content)
+		case "assistant":
+			p.openAssistant()
+			if r := str(m, "reasoning_content"); r != nil && !bytes.Equal(r, []byte(`""`)) {
+				p.addAssistant(thinkingBlock(nil, r, "", nil))
+			}
+			if isString(content) {
+				p.addAssistant(textBlock(nil, content, nil))
+			} else {
+				for _, raw := range array(content) {
+					b, _ := object(raw)
+					if t, _ := b.String("type"); (t == "text" || t == "output_text") && str(&b, "text") != nil {
+						p.addAssistant(textBlock(nil, str(&b, "text"), nil))
+					} else if t == "refusal" && str(&b, "refusal") != nil {
+						p.addAssistant(textBlock(nil, str(&b, "refusal"), nil))
+					} else {
+						p.drop(LossUnknown)
+					}
+				}
+			}
+			for _, raw := range array(field(m, "tool_calls")) {
+				c, _ := object(raw)
+				fn, _ := object(field(&c, "function"))
+				p.chatCall(str(&c, "id"), str(&fn, "name"), field(&fn, "arguments"))
+			}
+			if fc := field(m, "function_call"); fc != nil {
+				fn, _ := object(fc)
+				p.chatCall(nil, str(&fn, "name"), field(&fn, "arguments"))
+			}
+		case "tool", "function":
+			id := str(m, "tool_call_id")
+			if id == nil && role == "function" {
+				id = p.lastCall[string(str(m, "name"))]
+			}
+			if id == nil {
+				id = []byte(`""`)
+			}
+			p.result(id, str(m, "name"), p.chatParts(nil, content), false, nil)
+		default: // user, and unknown roles as user text
+			p.user(p.chatParts(nil, content))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	p.functionTools(field(o, "tools"), true)
+	return nil
+}
+
+// chatCall adds a tool call; a call without an id (the legacy
+// function_call) gets "call_<n>", n counting the body's calls.
+func (p *parser) chatCall(id, name, args []byte) {
+	if name == nil {
+		p.drop(LossUnknown)
+		return
+	}
+	if id == nil {
+		id = transcript.JSONString(fmt.Sprintf("call_%d", p.calls))
+	}
+	p.call(id, name, jsonArguments(args), nil)
+}
+
+// chatParts appends the blocks of a user or tool content: a string, or
+// text and image_url parts.
+func (p *parser) chatParts(dst, content []byte) []byte {
+	if isString(content) {
+		return textBlock(dst, content, nil)
+	}
+	for _, raw := range array(content) {
+		b, _ := object(raw)
+		switch t, _ := b.String("type"); t {
+		case "text", "input_text":
+			if text := str(&b, "text"); text != nil {
+				dst = textBlock(dst, text, nil)
+			}
+		case "image_url":
+			img, _ := object(field(&b, "image_url"))
+			url := str(&img, "url")
+			if url == nil {
+				url = str(&b, "image_url")
+			}
+			var ok bool
+			if dst, ok = dataURLImage(dst, url); !ok {
+				p.drop(LossImageURL)
+			}
+		case "input_audio", "file":
+			p.drop(LossDocument)
+		default:
+			p.drop(LossUnknown)
+		}
+	}
+	return dst
+}
+
+// dataURLImage appends an image block for a "data:<mime>;base64,<data>"
+// URL (a raw JSON string), the base64 copied as it is; false for any other
+// URL.
+func dataURLImage(dst, url []byte) ([]byte, bool) {
+	if url == nil || !bytes.HasPrefix(url, []byte(`"data:`)) {
+		return dst, false
+	}
+	body := url[len(`"data:`) : len(url)-1]
+	semi := bytes.Index(body, []byte(";base64,"))
+	if semi <= 0 {
+		return dst, false
+	}
+	dst = commaIfAny(dst)
+	dst = append(dst, `{"type":"image","data":"`...)
+	dst = append(dst, body[semi+len(";base64,"):]...)
+	dst = append(dst, `","mimeType":"`...)
+	dst = append(dst, body[:semi]...)
+	return append(dst, `"}`...), true
+}

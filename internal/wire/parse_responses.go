@@ -1,0 +1,171 @@
+package wire
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// responses reads an OpenAI Responses body: instructions, input (a string,
+// or items) and tools. Consecutive assistant items (message, reasoning,
+// function_call) are one assistant turn. For a Responses target the items'
+// ids are kept where pi-ai keeps them, so renderResponses writes them back:
+// an output message's id as its text's textSignature, a reasoning item as a
+// thinking block whose thinkingSignature is the item (id, summary,
+// encrypted_content) and whose text is the summary, and a function_call's
+// item id as the second half of the call id "call_…|fc_…" (spec §3.8.3).
+// For another target the reasoning and the ids are dropped and counted.
+// system and developer messages become the system prompt after
+// instructions.
+func (p *parser) responses(o *transcript.Object) error {
+	p.systemText(str(o, "instructions"))
+	input, ok := o.Get("input")
+	if !ok {
+		return fmt.Errorf("request.input is missing")
+	}
+	if isString(input) {
+		p.user(textBlock(nil, input, nil))
+	} else {
+		if err := eachItem(o, "input", p.responsesItem); err != nil {
+			return err
+		}
+	}
+	p.functionTools(field(o, "tools"), false)
+	return nil
+}
+
+// responsesItem reads one input item.
+func (p *parser) responsesItem(it *transcript.Object) {
+	typ, _ := it.String("type")
+	role, _ := it.String("role")
+	switch {
+	case typ == "message" || typ == "" && role != "":
+		content := field(it, "content")
+		switch role {
+		case "system", "developer":
+			p.systemContent(content)
+		case "assistant":
+			p.openAssistant()
+			var sig []byte
+			if id := str(it, "id"); id != nil && bytes.HasPrefix(id, []byte(`"msg_`)) && p.keep(LossItemID) {
+				sig = id
+			}
+			if isString(content) {
+				p.addAssistant(textBlock(nil, content, member(nil, "textSignature", sig)))
+			}
+			for _, raw := range array(content) {
+				b, _ := object(raw)
+				t, _ := b.String("type")
+				text := str(&b, "text")
+				if t == "refusal" {
+					text = str(&b, "refusal")
+				}
+				if text == nil {
+					p.drop(LossUnknown)
+					continue
+				}
+				p.addAssistant(textBlock(nil, text, member(nil, "textSignature", sig)))
+			}
+		default:
+			p.user(p.responsesParts(nil, content))
+		}
+	case typ == "reasoning":
+		if !p.keep(LossReasoning) {
+			return
+		}
+		p.openAssistant()
+		p.addAssistant(p.reasoningBlock(it))
+	case typ == "function_call":
+		callID, name := str(it, "call_id"), str(it, "name")
+		if callID == nil || name == nil {
+			p.drop(LossUnknown)
+			return
+		}
+		p.openAssistant()
+		id := callID
+		if item := str(it, "id"); item != nil && p.keep(LossItemID) {
+			id = joinCallID(callID, item)
+			if p.fullCallID == nil {
+				p.fullCallID = map[string][]byte{}
+			}
+			p.fullCallID[string(callID)] = id
+		}
+		p.call(id, name, jsonArguments(field(it, "arguments")), nil)
+	case typ == "function_call_output":
+		callID := str(it, "call_id")
+		if callID == nil {
+			callID = []byte(`""`)
+		}
+		id := callID
+		if full, ok := p.fullCallID[string(callID)]; ok {
+			id = full
+		}
+		p.result(id, nil, p.responsesParts(nil, field(it, "output")), false, nil)
+	case typ == "item_reference":
+		p.drop(LossUnknown)
+	default: // web_search_call, file_search_call, computer_call, code_interpreter_call, mcp_*, ...
+		p.drop(LossServerTool)
+	}
+}
+
+// joinCallID is pi-ai's stored call id "call_…|fc_…" of a call_id and an
+// item id (raw JSON strings), remembered so that the output that answers
+// call_id gets the same id.
+func joinCallID(callID, item []byte) []byte {
+	id := make([]byte, 0, len(callID)+len(item))
+	id = append(id, callID[:len(callID)-1]...)
+	id = append(id, '|')
+	return append(id, item[1:]...)
+}
+
+// reasoningBlock is a reasoning item as pi-ai keeps it: a thinking block of
+// the summary texts, with the item (id, type, summary, encrypted_content)
+// as its thinkingSignature.
+func (p *parser) reasoningBlock(it *transcript.Object) []byte {
+	var texts [][]byte
+	summary := field(it, "summary")
+	for _, raw := range array(summary) {
+		s, _ := object(raw)
+		if t := str(&s, "text"); t != nil {
+			texts = append(texts, t)
+		}
+	}
+	item := []byte(`{"type":"reasoning"`)
+	item = member(item, "id", field(it, "id"))
+	if summary == nil {
+		summary = []byte("[]")
+	}
+	item = member(item, "summary", summary)
+	item = member(item, "encrypted_content", str(it, "encrypted_content"))
+	item = append(item, '}')
+	text := appendJoined(nil, texts)
+	return thinkingBlock(nil, text, "thinkingSignature", transcript.JSONString(string(item)))
+}
+
+// responsesParts appends the blocks of a user content or a function output:
+// a string, or input_text and input_image parts (data URLs only).
+func (p *parser) responsesParts(dst, content []byte) []byte {
+	if isString(content) {
+		return textBlock(dst, content, nil)
+	}
+	for _, raw := range array(content) {
+		b, _ := object(raw)
+		switch t, _ := b.String("type"); t {
+		case "input_text", "output_text", "text":
+			if text := str(&b, "text"); text != nil {
+				dst = textBlock(dst, text, nil)
+			}
+		case "input_image":
+			var ok bool
+			if dst, ok = dataURLImage(dst, str(&b, "image_url")); !ok {
+				p.drop(LossImageURL)
+			}
+		case "input_file", "input_audio":
+			p.drop(LossDocument)
+		default:
+			p.drop(LossUnknown)
+		}
+	}
+	return dst
+}
