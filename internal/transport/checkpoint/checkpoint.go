@@ -206,6 +206,20 @@ func (c *Checkpointer) Assign(keep map[Key]bool) {
 	}
 }
 
+// Forget drops the state of keys without starting a new epoch: their
+// tickets no longer move a commit point, and every other partition's
+// readers go on. A Source calls it for partitions it handed off.
+func (c *Checkpointer) Forget(keys ...Key) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, key := range keys {
+		if p, ok := c.parts[key]; ok {
+			c.dropLocked(key, p)
+		}
+		delete(c.assigned, key)
+	}
+}
+
 // Reset replaces the state of key by a fresh one whose last committed
 // offset is committed (negative: none is known). A Source calls it for a
 // partition it starts reading from the group's committed offset; tickets of

@@ -159,6 +159,11 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := &Source{
+		cfg: cfg, dialer: dialer, cp: cp, out: make(chan delivery),
+		lastGen: -1, readers: map[int]*kafkago.Reader{},
+		closing: make(chan struct{}), loopDone: make(chan struct{}),
+	}
 	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
 		ID:                     cfg.GroupID,
 		Brokers:                cfg.Brokers,
@@ -174,15 +179,12 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		Timeout:                cfg.CommitTimeout,
 		Logger:                 cfg.Logger,
 		ErrorLogger:            cfg.ErrorLogger,
+		GroupBalancers:         []kafkago.GroupBalancer{stickyBalancer{owned: s.ownership}, kafkago.RangeGroupBalancer{}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka: joining group %q: %w", cfg.GroupID, err)
 	}
-	s := &Source{
-		cfg: cfg, dialer: dialer, group: group, cp: cp, out: make(chan delivery),
-		lastGen: -1, readers: map[int]*kafkago.Reader{},
-		closing: make(chan struct{}), loopDone: make(chan struct{}),
-	}
+	s.group = group
 	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
 	go s.groupLoop()
 	return s, nil
@@ -197,14 +199,24 @@ func (s *Source) OnRevoke(fn func([]transport.Partition)) {
 	s.onRevoke = append(s.onRevoke, fn)
 }
 
-// OnPause registers fn to be told when a generation ends; fn may take up to
-// half of RebalanceTimeout to finish the records it started before the
-// generation's final commit (the coordinator waits for this member to
-// rejoin for up to RebalanceTimeout).
+// OnPause registers fn to be told when a generation ends. fn gets a context
+// that is already done: it should start no new record, but need not wait
+// for the records it started, since under the sticky protocol no partition
+// moves straight from this member to another (the partitions that move are
+// handed off in the next generation, see handOff), and every other
+// partition stays.
 func (s *Source) OnPause(fn func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onPause = append(s.onPause, fn)
+}
+
+// ownership is what this member owns, for its join metadata: the latest
+// generation's partitions (none after they expired).
+func (s *Source) ownership() ownership {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ownership{Generation: s.lastGen, Topics: map[string][]int{s.cfg.Topic: slices.Clone(s.parts)}}
 }
 
 // ended is called when gen ends, before its final commit: it tells the
@@ -222,8 +234,8 @@ func (s *Source) ended(gen *kafkago.Generation) {
 	}
 	s.expiry = time.AfterFunc(s.cfg.SessionTimeout, func() { s.expire(gen.ID) })
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(s.loopCtx, s.cfg.RebalanceTimeout/2)
-	defer cancel()
+	ctx, cancel := context.WithCancel(s.loopCtx)
+	cancel()
 	for _, fn := range handlers {
 		fn(ctx)
 	}
@@ -329,6 +341,17 @@ func (s *Source) begin(gen *kafkago.Generation) {
 	}
 	rebalanced := s.lastGen >= 0 // the first generation ends no pause
 	consecutive := rebalanced && gen.ID == s.lastGen+1 && gen.MemberID == s.lastMember
+	// the partitions this member held and lost are handed off: their state
+	// stays until the records started on them are acked and committed.
+	var handoff []checkpoint.Key
+	if consecutive {
+		for _, p := range s.parts {
+			if k := s.key(p); !keep[k] {
+				handoff = append(handoff, k)
+				keep[k] = true
+			}
+		}
+	}
 	s.cp.Assign(keep)
 	starts := make(map[int]int64, len(assigned))
 	parts := make([]int, 0, len(assigned))
@@ -360,6 +383,49 @@ func (s *Source) begin(gen *kafkago.Generation) {
 		gen.Start(func(ctx context.Context) { s.readPartition(ctx, p, start, epoch) })
 	}
 	gen.Start(func(ctx context.Context) { s.commitLoop(ctx, gen) })
+	if len(handoff) > 0 {
+		gen.Start(func(ctx context.Context) { s.handOff(ctx, gen, handoff) })
+	}
+}
+
+// handOff ends the move of partitions this member lost in gen (the sticky
+// balancer withholds them from everyone meanwhile): it waits, up to half of
+// RebalanceTimeout, until every record this member delivered of them is
+// acked (the runner drops the ones not started when it is told of the
+// revocation, and finishes the ones started), commits them through gen and
+// forgets them. Returning ends gen for this member, which rejoins without
+// them, so the next generation gives them to their new owner, which reads
+// them from where this member's work ended: nothing is done twice. When
+// gen ends first, the final commit of gen covers them.
+func (s *Source) handOff(ctx context.Context, gen *kafkago.Generation, keys []checkpoint.Key) {
+	deadline := time.NewTimer(s.cfg.RebalanceTimeout / 2)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for !s.settled(keys) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			s.logError("kafka: group %q: records of partitions %v still in flight after %s; handing them off", s.cfg.GroupID, keys, s.cfg.RebalanceTimeout/2)
+			break wait
+		case <-tick.C:
+		}
+	}
+	_ = s.commit(gen) // a failure is counted; the new owner then reads from the last commit
+	s.cp.Forget(keys...)
+}
+
+// settled reports whether no record of keys is in flight.
+func (s *Source) settled(keys []checkpoint.Key) bool {
+	inflight := s.cp.InFlight()
+	for _, k := range keys {
+		if inflight[k] > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // resumable reports whether the member's state of partition a carries over
