@@ -228,7 +228,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return fail(err)
 	}
 
-	srv, err := health.Listen(cfg.Metrics.Listen, health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic)))
+	srv, err := health.Listen(cfg.Metrics.Listen, metrics.WithPprof(health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic)), cfg.Metrics.Pprof))
 	if err != nil {
 		return fail(err)
 	}
