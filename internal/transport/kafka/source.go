@@ -47,6 +47,10 @@ type SourceConfig struct {
 	SessionTimeout    time.Duration
 	HeartbeatInterval time.Duration
 	RebalanceTimeout  time.Duration
+	// RangeOnly offers only kafka-go's range assignor, as workers before the
+	// sticky one did: for tests of a group of mixed versions and for the
+	// before/after measurement of partitions moved (bench/rebalance).
+	RangeOnly bool
 	// Logger receives kafka-go's informational logs; ErrorLogger its errors
 	// and the Source's own (a fetch that failed and is retried). Both optional.
 	Logger      kafkago.Logger
@@ -179,7 +183,7 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		Timeout:                cfg.CommitTimeout,
 		Logger:                 cfg.Logger,
 		ErrorLogger:            cfg.ErrorLogger,
-		GroupBalancers:         []kafkago.GroupBalancer{stickyBalancer{owned: s.ownership}, kafkago.RangeGroupBalancer{}},
+		GroupBalancers:         s.balancers(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka: joining group %q: %w", cfg.GroupID, err)
@@ -209,6 +213,14 @@ func (s *Source) OnPause(fn func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onPause = append(s.onPause, fn)
+}
+
+// balancers are the assignors this member offers, in order of preference.
+func (s *Source) balancers() []kafkago.GroupBalancer {
+	if s.cfg.RangeOnly {
+		return []kafkago.GroupBalancer{kafkago.RangeGroupBalancer{}}
+	}
+	return []kafkago.GroupBalancer{stickyBalancer{owned: s.ownership}, kafkago.RangeGroupBalancer{}}
 }
 
 // ownership is what this member owns, for its join metadata: the latest

@@ -120,14 +120,7 @@ func testStickyHandOff(t *testing.T, brokers []string) {
 	h := harness(brokers)
 	topic := h.NewTopic(t, p)
 	group := transporttest.Name(t, "group")
-	sink := h.NewSink(t, topic, transporttest.SinkOptions{MaxMessageBytes: 1 << 20, CompressAbove: 1 << 14})
-	var recs []transport.Record
-	for i := range 4 * p {
-		recs = append(recs, transport.Record{Key: fmt.Appendf(nil, "key-%d", i), Value: fmt.Appendf(nil, "%d", i)})
-	}
-	if err := sink.Write(context.Background(), recs...); err != nil {
-		t.Fatal(err)
-	}
+	recs := writeNumbered(t, h, topic, 4*p)
 
 	a := newTestSource(t, brokers, topic, group)
 	settled(t, []*Source{a}, p)
@@ -170,4 +163,75 @@ func testStickyHandOff(t *testing.T, brokers []string) {
 			t.Fatalf("%s was delivered again after the hand-off", rec.SourceRef())
 		}
 	}
+}
+
+func TestStickyRangeFallbackEmbedded(t *testing.T)    { testStickyRangeFallback(t, startEmbedded(t)) }
+func TestStickyRangeFallbackApacheKafka(t *testing.T) { testStickyRangeFallback(t, realBrokers(t)) }
+
+// testStickyRangeFallback joins a member that offers only the range
+// assignor (a worker of an older version) to a sticky member: the group
+// falls back to range, the two split the partitions, and every record is
+// read; when the old member leaves, the sticky one takes everything back.
+func testStickyRangeFallback(t *testing.T, brokers []string) {
+	const p = 4
+	h := harness(brokers)
+	topic := h.NewTopic(t, p)
+	group := transporttest.Name(t, "group")
+	a := newTestSource(t, brokers, topic, group)
+	settled(t, []*Source{a}, p)
+	cfg := testSourceConfig(brokers, topic, group)
+	cfg.RangeOnly = true
+	old, err := NewSource(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = old.Close(context.Background()) })
+	got := settled(t, []*Source{a, old}, p)
+	slices.SortFunc(got, func(x, y []int) int { return x[0] - y[0] })
+	if !slices.Equal(got[0], []int{0, 1}) || !slices.Equal(got[1], []int{2, 3}) {
+		t.Errorf("a mixed group assigned %v; want range's [0 1] and [2 3]", got)
+	}
+	recs := writeNumbered(t, h, topic, 40)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	seen := make(chan string, len(recs))
+	for _, src := range []*Source{a, old} {
+		go func() {
+			for {
+				rec, ack, err := src.Read(ctx)
+				if err != nil {
+					return
+				}
+				_ = ack(ctx, nil)
+				seen <- string(rec.Value)
+			}
+		}()
+	}
+	read := map[string]bool{}
+	for len(read) < len(recs) {
+		select {
+		case v := <-seen:
+			read[v] = true
+		case <-ctx.Done():
+			t.Fatalf("read %d of %d records through a mixed group", len(read), len(recs))
+		}
+	}
+	if err := old.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	settled(t, []*Source{a}, p)
+}
+
+// writeNumbered writes n records to topic, keyed key-0.. and valued 0..n-1.
+func writeNumbered(t *testing.T, h transporttest.Harness, topic string, n int) []transport.Record {
+	t.Helper()
+	sink := h.NewSink(t, topic, transporttest.SinkOptions{MaxMessageBytes: 1 << 20, CompressAbove: 1 << 14})
+	recs := make([]transport.Record, n)
+	for i := range recs {
+		recs[i] = transport.Record{Key: fmt.Appendf(nil, "key-%d", i), Value: fmt.Appendf(nil, "%d", i)}
+	}
+	if err := sink.Write(context.Background(), recs...); err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }
