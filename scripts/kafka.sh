@@ -26,7 +26,8 @@
 # controller one above), data directory, log and pid under .kafka/cluster/nodeNODE, and a small
 # heap (KAFKA_SH_CLUSTER_HEAP, default 320m). Internal and new topics get replication min(3, N)
 # and min.insync.replicas min(2, N). It prints the bootstrap list (127.0.0.1:19210,...) when
-# every node answers. stop and status cover the cluster's nodes too. Per node (1..N): kill
+# every node answers. stop and status cover the cluster's nodes too (stop broker or stop cluster
+# stops only one of them). Per node (1..N): kill
 # (SIGKILL), pause (SIGSTOP), resume (SIGCONT), restart (SIGKILL if running, then start it again
 # on its data and wait until it answers).
 set -euo pipefail
@@ -397,8 +398,15 @@ status_cluster() {
 case "${1:-}" in
   start) start ;;
   stop)
-    stop
-    stop_cluster
+    case "${2:-all}" in
+      broker) stop ;;
+      cluster) stop_cluster ;;
+      all)
+        stop
+        stop_cluster
+        ;;
+      *) die "usage: $0 stop [broker|cluster|all]" ;;
+    esac
     ;;
   status)
     status_cluster

@@ -74,7 +74,7 @@ func photo(w, h int, seed uint64) []byte {
 // bigProducer is a producer for records of up to 16 MiB.
 func bigProducer(t *testing.T, b broker, topic string) *producer {
 	t.Helper()
-	sink, err := kafka.NewSink(kafka.SinkConfig{Config: kafka.Config{Brokers: []string{b.addr}}, Topic: topic,
+	sink, err := kafka.NewSink(kafka.SinkConfig{Config: kafka.Config{Brokers: b.brokers()}, Topic: topic,
 		MaxMessageBytes: 16 << 20, CompressAbove: -1, BatchTimeout: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +128,7 @@ func produceAll(t *testing.T, p *producer, recs []transport.Record) {
 func adminClient(t *testing.T, b broker) *kafkago.Client {
 	tr := &kafkago.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &kafkago.Client{Addr: kafkago.TCP(b.addr), Timeout: 10 * time.Second, Transport: tr}
+	return &kafkago.Client{Addr: kafkago.TCP(b.brokers()...), Timeout: 10 * time.Second, Transport: tr}
 }
 
 // newTopicsOf is newTopics with partitions partitions and topics that take
@@ -159,7 +159,7 @@ func newTopicsOf(t *testing.T, b broker, partitions, maxMessageBytes int) topics
 		_, _ = client.DeleteTopics(ctx, &kafkago.DeleteTopicsRequest{Topics: []string{tp.jobs, tp.ready, tp.dlq}})
 	})
 	// EnsureTopics on existing topics only waits for their leaders.
-	if err := kafka.EnsureTopics(ctx, []string{b.addr}, []string{tp.jobs, tp.ready, tp.dlq}, partitions); err != nil {
+	if err := kafka.EnsureTopics(ctx, b.brokers(), []string{tp.jobs, tp.ready, tp.dlq}, partitions); err != nil {
 		t.Fatal(err)
 	}
 	return tp
