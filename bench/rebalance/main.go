@@ -1,11 +1,13 @@
 // Command rebalance measures what a consumer group's rebalances cost with
 // the worker's Kafka Source: for each partition count, a group of real
 // members goes 1 -> 3 -> 1 (two members join at once, then the same two
-// leave with a clean Close), once with the sticky assignor and once with
-// kafka-go's range assignor alone (the worker before the sticky one), and
-// each step reports the partitions that changed owner (among the members
-// that were there before it) and the rebalance's duration: from the join
-// (or the leave) to the moment every member holds its final partitions.
+// leave with a clean Close), then 1 -> 2 -> 3 -> 2 -> 1 one member at a
+// time, once with the sticky assignor and once with kafka-go's range
+// assignor alone (the worker before the sticky one). Each step reports the
+// partitions that changed owner among the members that stayed (a leaver's
+// partitions move whatever the assignor) and the rebalance's duration:
+// from the join (or the leave) to the moment every member holds its final
+// partitions. The group has no records: this is the assignment alone.
 //
 //	go run ./bench/rebalance --brokers $(scripts/kafka.sh start)
 //	go run ./bench/rebalance --brokers 127.0.0.1:19210 --partitions 8,32
@@ -68,42 +70,42 @@ func measure(brokers []string, p int, rangeOnly bool) error {
 			HeartbeatInterval: 300 * time.Millisecond, RebalanceTimeout: 10 * time.Second,
 		})
 	}
-	first, err := join()
-	if err != nil {
-		return err
-	}
-	defer func() { _ = first.Close(context.Background()) }()
-	members := []*kafka.Source{first}
-	before, _, err := settle(members, p)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	for range 2 {
-		m, err := join()
+	var members []*kafka.Source
+	defer func() {
+		for _, m := range members {
+			_ = m.Close(context.Background())
+		}
+	}()
+	before := [][]int{}
+	// 1 -> 3 at once, back to 1 at once, then 1 -> 2 -> 3 -> 2 -> 1 one at a time.
+	for _, step := range []struct {
+		name   string
+		target int
+	}{{"", 1}, {"1 -> 3 (two join)", 3}, {"3 -> 1 (two leave)", 1}, {"1 -> 2 (join)", 2}, {"2 -> 3 (join)", 3}, {"3 -> 2 (leave)", 2}, {"2 -> 1 (leave)", 1}} {
+		start := time.Now()
+		for len(members) < step.target {
+			m, err := join()
+			if err != nil {
+				return err
+			}
+			members = append(members, m)
+		}
+		for len(members) > step.target {
+			last := members[len(members)-1]
+			members = members[:len(members)-1]
+			if err := last.Close(context.Background()); err != nil {
+				return err
+			}
+		}
+		after, at, err := settle(members, p)
 		if err != nil {
 			return err
 		}
-		defer func() { _ = m.Close(context.Background()) }()
-		members = append(members, m)
-	}
-	after, at, err := settle(members, p)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("| %d | %s | 1 -> 3 (join) | %d | %.1f s |\n", p, name, moved(before, after), at.Sub(start).Seconds())
-	before = after
-	start = time.Now()
-	for _, m := range members[1:] {
-		if err := m.Close(context.Background()); err != nil {
-			return err
+		if step.name != "" {
+			fmt.Printf("| %d | %s | %s | %d | %.1f s |\n", p, name, step.name, moved(before[:min(len(before), len(after))], after), at.Sub(start).Seconds())
 		}
+		before = after
 	}
-	after, at, err = settle(members[:1], p)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("| %d | %s | 3 -> 1 (leave) | %d | %.1f s |\n", p, name, moved(before[:1], after), at.Sub(start).Seconds())
 	return nil
 }
 
