@@ -257,6 +257,23 @@ func (c *Checkpointer) Position(key Key) (next, committed int64, ok bool) {
 	return p.next, p.committed, true
 }
 
+// Done returns the offset below which every record of key that was
+// tracked is acked with a nil error (its commit point, whether committed
+// or not) and its last committed offset; ok is false when key has no state
+// or no record was tracked. A Source that gets a partition back whose
+// group offset is still the one it committed last starts reading there:
+// the records below are done.
+func (c *Checkpointer) Done(key Key) (point, committed int64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, found := c.parts[key]
+	if !found {
+		return 0, 0, false
+	}
+	point, ok = p.commitPoint()
+	return point, p.committed, ok
+}
+
 // InFlight returns the number of unacked offsets per partition.
 func (c *Checkpointer) InFlight() map[Key]int {
 	c.mu.Lock()

@@ -360,3 +360,37 @@ func TestForgetKeepsTheEpoch(t *testing.T) {
 		t.Fatalf("commits %v, want only %v at 1", got, p1)
 	}
 }
+
+// Done reports the commit point whether or not it was committed, and
+// stops at a record acked with an error.
+func TestDoneIsTheUncommittedPoint(t *testing.T) {
+	c, err := New(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.Done(p0); ok {
+		t.Fatal("Done of an unknown partition is ok")
+	}
+	c.Reset(p0, 3)
+	var tks []*Ticket
+	for off := int64(3); off < 8; off++ {
+		tk, err := c.Track(context.Background(), p0, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tks = append(tks, tk)
+	}
+	for i, tk := range tks {
+		var ackErr error
+		if i == 3 { // offset 6
+			ackErr = errors.New("failed")
+		}
+		if err := tk.Ack(ackErr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	point, committed, ok := c.Done(p0)
+	if !ok || point != 6 || committed != 3 {
+		t.Fatalf("Done = %d, %d, %v; want 6 (the failed offset), 3 (the last commit), true", point, committed, ok)
+	}
+}

@@ -44,7 +44,10 @@
 // generation directly follows this member's previous one, the group's
 // committed offset is the one this member committed last, and none of its
 // records failed. Otherwise the partition is read again from the committed
-// offset. When a generation ends the Source tells its transport.Revoker
+// offset, or, when that is still the offset this member committed last
+// (for example the coordinator was away, so its commits failed, and the
+// member was evicted and joined again), from past the records it had
+// already done: those are committed by its first commit, not repeated. When a generation ends the Source tells its transport.Revoker
 // pause handlers (the runner starts no new job until the rebalance ends);
 // before the first record of the next generation is delivered, it tells
 // its revoke handlers which partitions it lost (or reads again): the runner

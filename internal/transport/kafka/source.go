@@ -254,8 +254,10 @@ func (s *Source) ended(gen *kafkago.Generation) {
 }
 
 // expire gives up the partitions of generation id when no generation
-// followed it: their state is dropped (late acks commit nothing) and the
-// revoke handlers are told.
+// followed it: the revoke handlers are told. Their state stays until the
+// next generation begins (nothing commits without one); then a partition
+// not assigned again is dropped, and one that is starts past the records
+// done here if no one committed it since (see restart).
 func (s *Source) expire(id int32) {
 	s.mu.Lock()
 	if s.gen != nil || s.lastGen != id || s.isClosing() {
@@ -264,7 +266,6 @@ func (s *Source) expire(id int32) {
 	}
 	lost := s.lostLocked(nil)
 	s.parts = nil
-	s.cp.Assign(map[checkpoint.Key]bool{})
 	handlers := slices.Clone(s.onRevoke)
 	s.mu.Unlock()
 	for _, fn := range handlers {
@@ -374,8 +375,7 @@ func (s *Source) begin(gen *kafkago.Generation) {
 			starts[a.ID], resumed[a.ID] = next, true
 			continue
 		}
-		s.cp.Reset(s.key(a.ID), a.Offset)
-		starts[a.ID] = a.Offset
+		starts[a.ID] = s.restart(a)
 	}
 	lost := s.lostLocked(resumed)
 	slices.Sort(parts)
@@ -457,6 +457,23 @@ func (s *Source) resumable(consecutive bool, a kafkago.PartitionAssignment) (int
 		return a.Offset, true
 	}
 	return next, true
+}
+
+// restart resets the state of partition a, read again in the new
+// generation, and returns where its reader starts: at the group's
+// committed offset, or, when that is still the offset this member
+// committed last (no one else committed the partition since), past the
+// records this member had already done (acked with a nil error) but not
+// committed, for example while the coordinator was away: their work is not
+// repeated, and the first commit covers them. The caller holds s.mu.
+func (s *Source) restart(a kafkago.PartitionAssignment) int64 {
+	key := s.key(a.ID)
+	start := a.Offset
+	if point, committed, ok := s.cp.Done(key); ok && committed == max(a.Offset, -1) && point > max(a.Offset, 0) {
+		start = point
+	}
+	s.cp.Reset(key, a.Offset)
+	return start
 }
 
 func (s *Source) key(partition int) checkpoint.Key {
