@@ -66,7 +66,8 @@ log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
 # small heaps (scripts/kafka.sh cluster 3), beside the single broker.
 started_cluster=""
 if [[ -z "${HYGIENE_KAFKA_CLUSTER:-}" ]]; then
-  scripts/kafka.sh status 2>/dev/null | grep -q '^node 1 running' || started_cluster=1
+  cluster_status="$(scripts/kafka.sh status 2>/dev/null || true)"
+  grep -q '^node 1 running' <<<"$cluster_status" || started_cluster=1
   log "starting a 3-node Apache Kafka cluster (scripts/kafka.sh cluster 3)"
   HYGIENE_KAFKA_CLUSTER="$(scripts/kafka.sh cluster 3)"
   export HYGIENE_KAFKA_CLUSTER
