@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # scripts/kafka.sh start|stop|status
+# scripts/kafka.sh cluster N | kill NODE | pause NODE | resume NODE | restart NODE
 #
 # Runs one real Apache Kafka broker (KRaft, combined broker+controller) on loopback for integration
 # tests and measurements. The broker jars are resolved from Maven Central through
@@ -19,6 +20,16 @@
 # start prints the bootstrap address (e.g. 127.0.0.1:19092) on stdout when the broker answers, so
 #   export HYGIENE_KAFKA_BROKERS=$(scripts/kafka.sh start)
 # works.
+#
+# cluster N runs N KRaft nodes instead (1..9), from the same jars, each broker and controller at
+# once, with its own ports (client KAFKA_SH_CLUSTER_PORT + 10*NODE, default 19200 + 10*NODE;
+# controller one above), data directory, log and pid under .kafka/cluster/nodeNODE, and a small
+# heap (KAFKA_SH_CLUSTER_HEAP, default 320m). Internal and new topics get replication min(3, N)
+# and min.insync.replicas min(2, N). It prints the bootstrap list (127.0.0.1:19210,...) when
+# every node answers. stop and status cover the cluster's nodes too (stop broker or stop cluster
+# stops only one of them). Per node (1..N): kill
+# (SIGKILL), pause (SIGSTOP), resume (SIGCONT), restart (SIGKILL if running, then start it again
+# on its data and wait until it answers).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -197,9 +208,214 @@ status() {
   fi
 }
 
+# --- cluster mode -------------------------------------------------------------------------------
+CLUSTER="$STATE/cluster"
+CBASE="${KAFKA_SH_CLUSTER_PORT:-19200}"
+CHEAP="${KAFKA_SH_CLUSTER_HEAP:-320m}"
+
+node_dir() { echo "$CLUSTER/node$1"; }
+node_port() { echo $((CBASE + 10 * $1)); }
+node_cport() { echo $((CBASE + 10 * $1 + 1)); }
+cluster_size() { if [[ -f "$CLUSTER/size" ]]; then cat "$CLUSTER/size"; else echo 0; fi; }
+
+node_pid() {
+  local f pid
+  f="$(node_dir "$1")/kafka.pid"
+  [[ -f "$f" ]] || return 1
+  pid="$(cat "$f")"
+  kill -0 "$pid" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+node_answers() {
+  local port
+  port="$(node_port "$1")"
+  if command -v kcat >/dev/null; then
+    kcat -b "127.0.0.1:$port" -L -m 2 >/dev/null 2>&1
+  else
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+  fi
+}
+
+cluster_bootstrap() {
+  local n i out=""
+  n="$(cluster_size)"
+  for ((i = 1; i <= n; i++)); do out+="${out:+,}127.0.0.1:$(node_port "$i")"; done
+  echo "$out"
+}
+
+write_node_config() {
+  local node="$1" n="$2" dir voters="" i rf isr
+  dir="$(node_dir "$node")"
+  for ((i = 1; i <= n; i++)); do voters+="${voters:+,}$i@127.0.0.1:$(node_cport "$i")"; done
+  rf=$((n < 3 ? n : 3))
+  isr=$((n < 2 ? n : 2))
+  cat >"$dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=$node
+controller.quorum.voters=$voters
+listeners=PLAINTEXT://127.0.0.1:$(node_port "$node"),CONTROLLER://127.0.0.1:$(node_cport "$node")
+advertised.listeners=PLAINTEXT://127.0.0.1:$(node_port "$node")
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$dir/data
+auto.create.topics.enable=true
+num.partitions=4
+default.replication.factor=$rf
+min.insync.replicas=$isr
+offsets.topic.replication.factor=$rf
+offsets.topic.num.partitions=8
+transaction.state.log.replication.factor=$rf
+transaction.state.log.min.isr=$isr
+share.coordinator.state.topic.replication.factor=$rf
+share.coordinator.state.topic.min.isr=$isr
+group.initial.rebalance.delay.ms=0
+unclean.leader.election.enable=false
+EOF
+}
+
+start_node() {
+  local node="$1" dir
+  dir="$(node_dir "$node")"
+  if node_pid "$node" >/dev/null; then return; fi
+  log "starting node $node on 127.0.0.1:$(node_port "$node") (controller $(node_cport "$node")), log $dir/kafka.log"
+  nohup "$JAVA" -Xms"$CHEAP" -Xmx"$CHEAP" -XX:+UseG1GC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
+    -Dkafka.logfile="$dir/kafka.log" -Dlog4j2.configurationFile="$ROOT/scripts/kafka/log4j2.properties" \
+    -cp "$(classpath)" kafka.Kafka "$dir/server.properties" >"$dir/kafka.out" 2>&1 &
+  echo $! >"$dir/kafka.pid"
+}
+
+wait_node() {
+  local node="$1" deadline=$((SECONDS + WAIT)) dir
+  dir="$(node_dir "$node")"
+  until node_answers "$node"; do
+    if ! node_pid "$node" >/dev/null; then
+      tail -n 30 "$dir/kafka.out" "$dir/kafka.log" >&2 2>/dev/null || true
+      die "node $node exited during start-up (see $dir/kafka.log)"
+    fi
+    ((SECONDS < deadline)) || die "node $node did not answer within ${WAIT}s (see $dir/kafka.log)"
+    sleep 0.5
+  done
+}
+
+cluster() {
+  local n="${1:-}" i id cp
+  [[ "$n" =~ ^[1-9]$ ]] || die "usage: $0 cluster N (1..9 nodes)"
+  if [[ "$(cluster_size)" != 0 && "$(cluster_size)" != "$n" ]]; then
+    die "a cluster of $(cluster_size) nodes exists in $CLUSTER; stop it and delete the directory first"
+  fi
+  check_java
+  resolve_jars
+  mkdir -p "$CLUSTER"
+  echo "$n" >"$CLUSTER/size"
+  cp="$(classpath)"
+  if [[ -f "$CLUSTER/id" ]]; then id="$(cat "$CLUSTER/id")"; else id="$(cluster_id)"; fi
+  echo "$id" >"$CLUSTER/id"
+  for ((i = 1; i <= n; i++)); do
+    mkdir -p "$(node_dir "$i")/data"
+    write_node_config "$i" "$n"
+    if [[ ! -f "$(node_dir "$i")/data/meta.properties" ]]; then
+      "$JAVA" -cp "$cp" -Dkafka.logfile="$(node_dir "$i")/kafka.log" kafka.tools.StorageTool format \
+        -t "$id" -c "$(node_dir "$i")/server.properties" >&2 || die "formatting node $i failed"
+    fi
+  done
+  for ((i = 1; i <= n; i++)); do start_node "$i"; done
+  for ((i = 1; i <= n; i++)); do wait_node "$i"; done
+  log "cluster of $n nodes answers"
+  cluster_bootstrap
+}
+
+node_arg() {
+  local node="${1:-}"
+  [[ "$node" =~ ^[1-9]$ && "$node" -le "$(cluster_size)" ]] || die "no cluster node '$node' (the cluster has $(cluster_size))"
+  echo "$node"
+}
+
+signal_node() {
+  local node pid
+  node="$(node_arg "$2")"
+  pid="$(node_pid "$node")" || die "node $node is not running"
+  kill "-$1" "$pid"
+  log "node $node (pid $pid): SIG$1"
+}
+
+restart_node() {
+  local node pid
+  node="$(node_arg "$1")"
+  if pid="$(node_pid "$node")"; then
+    kill -CONT "$pid" 2>/dev/null || true
+    kill -KILL "$pid"
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  fi
+  check_java
+  start_node "$node"
+  wait_node "$node"
+  log "node $node answers again"
+}
+
+stop_cluster() {
+  local n i pid deadline
+  n="$(cluster_size)"
+  for ((i = 1; i <= n; i++)); do
+    if pid="$(node_pid "$i")"; then
+      kill -CONT "$pid" 2>/dev/null || true
+      kill "$pid" 2>/dev/null || true
+    fi
+  done
+  for ((i = 1; i <= n; i++)); do
+    if pid="$(node_pid "$i")"; then
+      deadline=$((SECONDS + 30))
+      while kill -0 "$pid" 2>/dev/null; do
+        ((SECONDS < deadline)) || { kill -9 "$pid" 2>/dev/null || true; break; }
+        sleep 0.2
+      done
+      log "node $i stopped (pid $pid)"
+    fi
+    rm -f "$(node_dir "$i")/kafka.pid"
+  done
+}
+
+status_cluster() {
+  local n i pid state
+  n="$(cluster_size)"
+  for ((i = 1; i <= n; i++)); do
+    if pid="$(node_pid "$i")"; then
+      state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo '?')"
+      if [[ "$state" == T ]]; then
+        echo "node $i paused pid=$pid bootstrap=127.0.0.1:$(node_port "$i")"
+      elif node_answers "$i"; then
+        echo "node $i running pid=$pid bootstrap=127.0.0.1:$(node_port "$i")"
+      else
+        echo "node $i starting pid=$pid bootstrap=127.0.0.1:$(node_port "$i")"
+      fi
+    else
+      echo "node $i stopped"
+    fi
+  done
+}
+
 case "${1:-}" in
   start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  stop)
+    case "${2:-all}" in
+      broker) stop ;;
+      cluster) stop_cluster ;;
+      all)
+        stop
+        stop_cluster
+        ;;
+      *) die "usage: $0 stop [broker|cluster|all]" ;;
+    esac
+    ;;
+  status)
+    status_cluster
+    status
+    ;;
+  cluster) cluster "${2:-}" ;;
+  kill) signal_node KILL "${2:-}" ;;
+  pause) signal_node STOP "${2:-}" ;;
+  resume) signal_node CONT "${2:-}" ;;
+  restart) restart_node "${2:-}" ;;
+  *) echo "usage: $0 start|stop|status|cluster N|kill NODE|pause NODE|resume NODE|restart NODE" >&2; exit 2 ;;
 esac

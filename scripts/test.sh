@@ -4,7 +4,8 @@
 # Installs what the tests need when it is missing (libvips-dev and the tools
 # the tests call, through apt; the Go modules; Java 17 for the broker),
 # starts a real Apache Kafka broker on 127.0.0.1 (scripts/kafka.sh) unless
-# HYGIENE_KAFKA_BROKERS already names one, then runs gofmt, go vet,
+# HYGIENE_KAFKA_BROKERS already names one, and a 3-node cluster (scripts/kafka.sh
+# cluster 3) unless HYGIENE_KAFKA_CLUSTER names one, then runs gofmt, go vet,
 # staticcheck, govulncheck offline (scripts/vulncheck.sh), builds the container image
 # from Debian packages (scripts/image.sh, both variants), and runs
 # go test -race over the module (test/image runs the image with podman), the
@@ -58,11 +59,25 @@ if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
   log "starting a real Apache Kafka broker (scripts/kafka.sh)"
   HYGIENE_KAFKA_BROKERS="$(scripts/kafka.sh start)"
   export HYGIENE_KAFKA_BROKERS
-  if [[ -n "$started_kafka" ]]; then
-    trap 'scripts/kafka.sh stop >/dev/null 2>&1 || true' EXIT
-  fi
 fi
 log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
+
+# The cluster faults of test/integration (TestClusterFaults) run on a 3-node KRaft cluster with
+# small heaps (scripts/kafka.sh cluster 3), beside the single broker.
+started_cluster=""
+if [[ -z "${HYGIENE_KAFKA_CLUSTER:-}" ]]; then
+  cluster_status="$(scripts/kafka.sh status 2>/dev/null || true)"
+  grep -q '^node 1 running' <<<"$cluster_status" || started_cluster=1
+  log "starting a 3-node Apache Kafka cluster (scripts/kafka.sh cluster 3)"
+  HYGIENE_KAFKA_CLUSTER="$(scripts/kafka.sh cluster 3)"
+  export HYGIENE_KAFKA_CLUSTER
+fi
+stop_started() {
+  [[ -z "$started_kafka" ]] || scripts/kafka.sh stop broker >/dev/null 2>&1 || true
+  [[ -z "$started_cluster" ]] || scripts/kafka.sh stop cluster >/dev/null 2>&1 || true
+}
+trap stop_started EXIT
+log "Kafka cluster for the cluster faults: $HYGIENE_KAFKA_CLUSTER"
 
 # No well-formed tool call (or its result) of the examples is dropped for
 # their own targets (internal/audit; the generated corpus, every target, is

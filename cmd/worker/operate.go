@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -17,16 +18,22 @@ import (
 )
 
 // startSanitizeHTTP serves POST /v1/sanitize on http.listen through the
-// runner, or does nothing (a nil closer) when http.listen is empty. The
-// returned func stops the server, letting answers in progress finish.
-func startSanitizeHTTP(cfg config.Config, runner *pipeline.Runner, m *metrics.Metrics, log *slog.Logger) (func(context.Context) error, error) {
+// runner, and GET /healthz and /readyz from probes, or does nothing (a nil
+// closer) when http.listen is empty. The returned func stops the server,
+// letting answers in progress finish.
+func startSanitizeHTTP(cfg config.Config, runner *pipeline.Runner, m *metrics.Metrics, log *slog.Logger, probes http.Handler) (func(context.Context) error, error) {
 	if cfg.HTTP.Listen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	h := httpapi.Handler(httpapi.Config{
+	h := http.NewServeMux()
+	h.Handle("/", httpapi.Handler(httpapi.Config{
 		MaxBodyBytes: cfg.Limits.MaxCompressedBytes, MaxConcurrent: cfg.HTTP.MaxConcurrent,
 		RetryAfter: cfg.HTTP.RetryAfter, ReadTimeout: cfg.HTTP.ReadTimeout,
-	}, runner, m, log)
+	}, runner, m, log))
+	// The probes of the metrics listener, so a load balancer in front of
+	// this port can check it (not /metrics, which can stay internal).
+	h.Handle("GET /healthz", probes)
+	h.Handle("GET /readyz", probes)
 	srv, err := health.Listen(cfg.HTTP.Listen, h)
 	if err != nil {
 		return nil, fmt.Errorf("http.listen: %w", err)

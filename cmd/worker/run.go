@@ -228,12 +228,13 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return fail(err)
 	}
 
-	srv, err := health.Listen(cfg.Metrics.Listen, health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic)))
+	probes := health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic))
+	srv, err := health.Listen(cfg.Metrics.Listen, metrics.WithPprof(probes, cfg.Metrics.Pprof))
 	if err != nil {
 		return fail(err)
 	}
 	opened = append(opened, srv.Close)
-	closeHTTP, err := startSanitizeHTTP(cfg, runner, m, log)
+	closeHTTP, err := startSanitizeHTTP(cfg, runner, m, log, probes)
 	if err != nil {
 		return fail(err)
 	}

@@ -155,8 +155,8 @@ func checkCommon(t *testing.T, o Objects, cfg config.Config) {
 	if got := envValue(c.Env, "MALLOC_ARENA_MAX"); got != "2" {
 		t.Errorf("MALLOC_ARENA_MAX = %q, want 2", got)
 	}
-	if len(c.Ports) != 1 || c.Ports[0].Name != "metrics" {
-		t.Fatalf("ports = %+v, want one named metrics", c.Ports)
+	if len(c.Ports) == 0 || c.Ports[0].Name != "metrics" {
+		t.Fatalf("ports = %+v, want the first named metrics", c.Ports)
 	}
 	port := c.Ports[0].ContainerPort
 	if want := "0.0.0.0:" + strconv.Itoa(int(port)); cfg.Metrics.Listen != want {
@@ -185,9 +185,7 @@ func checkCommon(t *testing.T, o Objects, cfg config.Config) {
 	if mem.IsZero() || mem.Cmp(c.Resources.Requests[corev1.ResourceMemory]) != 0 {
 		t.Errorf("memory request %v and limit %v: want a limit equal to the request", c.Resources.Requests.Memory(), mem.String())
 	}
-	if len(o.Services) != 1 || o.Services[0].Spec.Ports[0].TargetPort.String() != "metrics" {
-		t.Errorf("want one Service targeting the metrics port, got %+v", o.Services)
-	}
+	checkHTTP(t, o, c, cfg)
 	for _, s := range o.Services {
 		if !subset(s.Spec.Selector, d.Spec.Template.Labels) {
 			t.Errorf("Service selector %v does not select the pods %v", s.Spec.Selector, d.Spec.Template.Labels)
@@ -203,8 +201,45 @@ func checkCommon(t *testing.T, o Objects, cfg config.Config) {
 	}
 }
 
+// checkHTTP checks the Services against the endpoints the worker serves:
+// one on the metrics port always; one on the http port exactly when the
+// rendered worker.yaml sets http.listen, to that container port.
+func checkHTTP(t *testing.T, o Objects, c corev1.Container, cfg config.Config) {
+	t.Helper()
+	targets := map[string]bool{}
+	for _, s := range o.Services {
+		for _, p := range s.Spec.Ports {
+			targets[p.TargetPort.String()] = true
+		}
+	}
+	if !targets["metrics"] {
+		t.Errorf("no Service targets the metrics port: %+v", o.Services)
+	}
+	var httpPort *corev1.ContainerPort
+	for i := range c.Ports {
+		if c.Ports[i].Name == "http" {
+			httpPort = &c.Ports[i]
+		}
+	}
+	if cfg.HTTP.Listen == "" {
+		if httpPort != nil || targets["http"] || len(o.Services) != 1 {
+			t.Errorf("http.listen is off but the chart renders an http port %+v or Services %+v", httpPort, o.Services)
+		}
+		return
+	}
+	if httpPort == nil || cfg.HTTP.Listen != "0.0.0.0:"+strconv.Itoa(int(httpPort.ContainerPort)) {
+		t.Fatalf("http.listen = %q, want 0.0.0.0:<the container port named http> (%+v)", cfg.HTTP.Listen, httpPort)
+	}
+	if !targets["http"] || len(o.Services) != 2 {
+		t.Errorf("http.listen is set but no second Service targets the http port: %+v", o.Services)
+	}
+}
+
 func checkDefault(t *testing.T, o Objects, cfg config.Config, notes string) {
 	d := o.Deployments[0]
+	if cfg.Metrics.Pprof {
+		t.Errorf("metrics.pprof is on by default")
+	}
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
 		t.Errorf("replicas = %v, want 2", d.Spec.Replicas)
 	}
@@ -235,6 +270,12 @@ func checkDefault(t *testing.T, o Objects, cfg config.Config, notes string) {
 
 func checkAllFeatures(t *testing.T, o Objects, cfg config.Config, notes string) {
 	d := o.Deployments[0]
+	if !cfg.Metrics.Pprof {
+		t.Errorf("metrics.pprof: true in the values did not reach worker.yaml")
+	}
+	if cfg.HTTP.Listen != "0.0.0.0:8080" {
+		t.Errorf("http.listen = %q, want 0.0.0.0:8080 from http.port", cfg.HTTP.Listen)
+	}
 	pod := d.Spec.Template.Spec
 	c := pod.Containers[0]
 	if d.Spec.Replicas != nil {

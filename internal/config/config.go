@@ -167,6 +167,11 @@ type ContractConfig struct {
 // MetricsConfig sets the HTTP listener for /metrics, /healthz and /readyz.
 type MetricsConfig struct {
 	Listen string `yaml:"listen"`
+	// Pprof also serves Go's profiles (net/http/pprof) under /debug/pprof/
+	// on the same listener. Off by default: a profile shows the code and
+	// costs CPU while it runs, so switch it on only where the listener is
+	// private.
+	Pprof bool `yaml:"pprof"`
 }
 
 // LogConfig sets the log level (debug|info|warn|error) and format (json|text).

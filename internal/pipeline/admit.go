@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
@@ -49,4 +50,23 @@ func (r *Runner) releaseWaiting(readErr error) {
 	if r.lim != nil && !errors.Is(readErr, transport.ErrEndOfInput) {
 		r.lim.Close(errRateReleased)
 	}
+}
+
+// rateGroup names a job's partition to the rate limiter, for revokeWaiting.
+func rateGroup(p transport.Partition) string { return p.Topic + "/" + strconv.Itoa(p.Partition) }
+
+// revokeWaiting releases the jobs of parts still waiting for their tenant's
+// rate (acknowledged with transport.ErrRevoked, never processed: their
+// partition's new owner reads them). It runs before the scheduler drops the
+// revoked partitions' queued jobs, and returns only once no job it let go
+// earlier is still on its way into the scheduler, so none slips past both.
+func (r *Runner) revokeWaiting(parts []transport.Partition) {
+	if r.lim == nil || len(parts) == 0 {
+		return
+	}
+	lost := make(map[string]bool, len(parts))
+	for _, p := range parts {
+		lost[rateGroup(p)] = true
+	}
+	r.lim.Revoke(func(g string) bool { return lost[g] }, transport.ErrRevoked)
 }

@@ -98,7 +98,7 @@ func (r *Runner) admit(ctx context.Context, j *job) error {
 		r.sch.dispatch(j)
 		return nil
 	}
-	return r.lim.Admit(ctx, j.tenant, j.size,
+	return r.lim.Admit(ctx, j.tenant, rateGroup(j.rec.PartitionOf()), j.size,
 		func() { r.sch.dispatch(j); r.updateGauges() },
 		func(err error) { r.abandon(j, err) })
 }

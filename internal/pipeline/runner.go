@@ -203,6 +203,7 @@ func (r *Runner) revoked(parts []transport.Partition) {
 	for _, p := range parts {
 		set[p] = true
 	}
+	r.revokeWaiting(parts)
 	dropped := r.sch.dropPartitions(set)
 	for _, j := range dropped {
 		r.abandon(j, transport.ErrRevoked)

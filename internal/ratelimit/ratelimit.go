@@ -7,6 +7,10 @@
 // Each bucket holds one second's worth of its rate (at least one job or one
 // byte). A job larger than the byte bucket is charged in full, in bucket-sized
 // reservations, so it waits until the tenant's bytes per second cover it.
+//
+// Each job names the group it came from (its partition); Revoke releases
+// the waiting jobs of groups taken away, so a job whose partition moved to
+// another worker is never started here.
 package ratelimit
 
 import (
@@ -48,10 +52,12 @@ type Limiter struct {
 	cfg Config
 	ctx context.Context // ends every wait; waiting jobs are then cancelled
 
-	mu      sync.Mutex
-	tenants map[string]*tenant
-	waiting int
-	closed  error // set by Close: Admit refuses with it
+	mu       sync.Mutex
+	tenants  map[string]*tenant
+	waiting  int
+	closed   error      // set by Close: Admit refuses with it
+	starting int        // jobs taken off a queue whose start has not returned
+	started  *sync.Cond // on mu: broadcast when starting drops
 }
 
 // tenant is the buckets and the waiting jobs of one limited tenant.
@@ -66,6 +72,7 @@ type tenant struct {
 // item is one waiting job.
 type item struct {
 	readyAt, queuedAt time.Time
+	group             string
 	start             func()
 	cancel            func(error)
 }
@@ -74,17 +81,20 @@ type item struct {
 // when ctx ends.
 func New(ctx context.Context, cfg Config) *Limiter {
 	cfg.MaxWaiting = max(cfg.MaxWaiting, 1)
-	return &Limiter{cfg: cfg, ctx: ctx, tenants: map[string]*tenant{}}
+	l := &Limiter{cfg: cfg, ctx: ctx, tenants: map[string]*tenant{}}
+	l.started = sync.NewCond(&l.mu)
+	return l
 }
 
-// Admit lets one job of tenant, of n record bytes, go. start runs before
+// Admit lets one job of tenant, of n record bytes, from group (its
+// partition, for Revoke), go. start runs before
 // Admit returns when the tenant is within its rates (and no earlier job of
 // it waits); otherwise the job waits and start runs later, after every
 // earlier job of the tenant, once the rates allow. If the limiter's context
 // ends first, cancel runs instead, with its error. Admit itself blocks only
 // while MaxWaiting jobs of the tenant already wait, until one leaves or ctx
 // ends; it then returns the context's error and runs neither func.
-func (l *Limiter) Admit(ctx context.Context, name string, n int64, start func(), cancel func(error)) error {
+func (l *Limiter) Admit(ctx context.Context, name, group string, n int64, start func(), cancel func(error)) error {
 	rates := l.cfg.RatesFor(name)
 	if rates.unlimited() {
 		start()
@@ -119,7 +129,7 @@ func (l *Limiter) Admit(ctx context.Context, name string, n int64, start func(),
 			start()
 			return nil
 		}
-		t.queue = append(t.queue, &item{readyAt: readyAt, queuedAt: now, start: start, cancel: cancel})
+		t.queue = append(t.queue, &item{readyAt: readyAt, queuedAt: now, group: group, start: start, cancel: cancel})
 		l.setWaiting(l.waiting + 1)
 		if !t.draining {
 			t.draining = true
@@ -235,11 +245,16 @@ func (l *Limiter) drain(t *tenant) {
 		l.setWaiting(l.waiting - 1)
 		close(t.room)
 		t.room = make(chan struct{})
+		l.starting++
 		l.mu.Unlock()
 		if l.cfg.OnWaited != nil {
 			l.cfg.OnWaited(time.Since(it.queuedAt))
 		}
 		it.start()
+		l.mu.Lock()
+		l.starting--
+		l.started.Broadcast()
+		l.mu.Unlock()
 	}
 }
 
@@ -254,6 +269,40 @@ func (l *Limiter) Close(err error) {
 	}
 	l.mu.Unlock()
 	cancel(queue, err)
+}
+
+// Revoke releases every waiting job of a group revoked reports true for:
+// its cancel runs with err and its start never does. Revoke returns once no
+// job taken off a queue before it is still being started, so a caller that
+// drops the started jobs of those groups next misses none. The released
+// jobs' reservations are not given back: the tenant's later jobs keep
+// their times. It returns how many jobs it released.
+func (l *Limiter) Revoke(revoked func(group string) bool, err error) int {
+	l.mu.Lock()
+	var out []*item
+	for _, t := range l.tenants {
+		kept := t.queue[:0:0]
+		for _, it := range t.queue {
+			if revoked(it.group) {
+				out = append(out, it)
+			} else {
+				kept = append(kept, it)
+			}
+		}
+		if len(kept) == len(t.queue) {
+			continue
+		}
+		t.queue = kept
+		close(t.room)
+		t.room = make(chan struct{})
+	}
+	l.setWaiting(l.waiting - len(out))
+	for l.starting > 0 {
+		l.started.Wait()
+	}
+	l.mu.Unlock()
+	cancel(out, err)
+	return len(out)
 }
 
 // takeQueue empties t's queue and returns what it held; the caller holds

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestOverRateWaitsInOrderOthersPass(t *testing.T) {
 	const flood = 40
 	for i := range flood {
 		start, cancel := rec.funcs(i)
-		if err := l.Admit(context.Background(), "flood", 10, start, cancel); err != nil {
+		if err := l.Admit(context.Background(), "flood", "jobs/0", 10, start, cancel); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,7 +68,7 @@ func TestOverRateWaitsInOrderOthersPass(t *testing.T) {
 	}
 	for i, name := range []string{"calm", "free"} {
 		start, cancel := rec.funcs(1000 + i)
-		if err := l.Admit(context.Background(), name, 10, start, cancel); err != nil {
+		if err := l.Admit(context.Background(), name, "jobs/0", 10, start, cancel); err != nil {
 			t.Fatal(err)
 		}
 		if s := rec.startedNow(); s[len(s)-1] != 1000+i {
@@ -99,7 +100,7 @@ func TestBytesRateChargesLargeJobsWhole(t *testing.T) {
 	l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {BytesPerSecond: 1000}}), MaxWaiting: 10})
 	rec := newRecorder()
 	start, cancel := rec.funcs(0)
-	_ = l.Admit(context.Background(), "a", 1500, start, cancel)
+	_ = l.Admit(context.Background(), "a", "jobs/0", 1500, start, cancel)
 	if len(rec.startedNow()) != 0 {
 		t.Fatal("a job of 1.5 s worth of bytes started from a bucket of 1 s")
 	}
@@ -114,14 +115,14 @@ func TestFullQueueBlocksAndCloseCancels(t *testing.T) {
 	rec := newRecorder()
 	for i := range 3 { // one from the burst, two waiting
 		start, cancel := rec.funcs(i)
-		if err := l.Admit(context.Background(), "a", 1, start, cancel); err != nil {
+		if err := l.Admit(context.Background(), "a", "jobs/0", 1, start, cancel); err != nil {
 			t.Fatal(err)
 		}
 	}
 	short, cancelShort := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancelShort()
 	start, cancel := rec.funcs(3)
-	if err := l.Admit(short, "a", 1, start, cancel); err != context.DeadlineExceeded {
+	if err := l.Admit(short, "a", "jobs/0", 1, start, cancel); err != context.DeadlineExceeded {
 		t.Fatalf("Admit on a full queue = %v, want DeadlineExceeded", err)
 	}
 	stop()
@@ -133,7 +134,7 @@ func TestFullQueueBlocksAndCloseCancels(t *testing.T) {
 	if len(rec.started) != 1 || len(rec.cancelled) != 2 {
 		t.Fatalf("started %v cancelled %v, want [0] and [1 2]", rec.started, rec.cancelled)
 	}
-	if err := l.Admit(context.Background(), "a", 1, func() {}, func(error) {}); err != context.Canceled {
+	if err := l.Admit(context.Background(), "a", "jobs/0", 1, func() {}, func(error) {}); err != context.Canceled {
 		t.Fatalf("Admit after the limiter's end = %v", err)
 	}
 }
@@ -145,7 +146,7 @@ func TestCloseCancelsEveryWaitingJob(t *testing.T) {
 	rec := newRecorder()
 	for i := range 6 {
 		start, cancel := rec.funcs(i)
-		if err := l.Admit(context.Background(), []string{"a", "b"}[i%2], 10, start, cancel); err != nil {
+		if err := l.Admit(context.Background(), []string{"a", "b"}[i%2], "jobs/0", 10, start, cancel); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,7 +162,7 @@ func TestCloseCancelsEveryWaitingJob(t *testing.T) {
 	if len(started) != 2 || len(cancelled) != 4 || l.Waiting() != 0 {
 		t.Fatalf("started %v, cancelled %v, waiting %d; want the two in the bursts started, the other four cancelled", started, cancelled, l.Waiting())
 	}
-	if err := l.Admit(context.Background(), "a", 1, func() {}, func(error) {}); err != stopped {
+	if err := l.Admit(context.Background(), "a", "jobs/0", 1, func() {}, func(error) {}); err != stopped {
 		t.Fatalf("Admit after Close = %v, want %v", err, stopped)
 	}
 	// The drain goroutines wake at their next job's time, find nothing and end.
@@ -185,4 +186,53 @@ func drainsRunning(l *Limiter) int {
 		}
 	}
 	return n
+}
+
+// Revoke releases the waiting jobs of the revoked partitions (cancelled
+// with its error, never started) and keeps the others waiting, in order:
+// they start when the rate allows.
+func TestRevokeReleasesWaitingJobsOfRevokedGroups(t *testing.T) {
+	l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 2}}), MaxWaiting: 100})
+	var mu sync.Mutex
+	var started []int
+	revokedBy := map[int]error{}
+	next := make(chan int, 100)
+	groups := []string{"jobs/0", "jobs/1", "jobs/2"}
+	const n = 30 // 2 pass in the burst, 28 wait, one more every 500ms
+	for i := range n {
+		start := func() { mu.Lock(); started = append(started, i); mu.Unlock(); next <- i }
+		cancel := func(err error) { mu.Lock(); revokedBy[i] = err; mu.Unlock() }
+		if err := l.Admit(context.Background(), "a", groups[i%3], 1, start, cancel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-next
+	<-next
+	lost := errors.New("partition revoked")
+	released := l.Revoke(func(g string) bool { return g == "jobs/1" }, lost)
+	for range 2 { // the next two waiting jobs, of jobs/2 and jobs/0, start at their times
+		<-next
+	}
+	stopped := errors.New("stopping")
+	l.Close(stopped)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []int{0, 1, 2, 3}; !slices.Equal(started, want) {
+		t.Fatalf("started %v, want %v: the burst, then the waiting jobs of the partitions kept, in order", started, want)
+	}
+	if released != 9 {
+		t.Fatalf("Revoke released %d jobs, want the 9 waiting jobs of jobs/1", released)
+	}
+	for i := 2; i < n; i++ {
+		want := stopped
+		if i%3 == 1 {
+			want = lost
+		}
+		if i <= 3 {
+			want = nil
+		}
+		if revokedBy[i] != want {
+			t.Errorf("job %d (%s) was cancelled with %v, want %v", i, groups[i%3], revokedBy[i], want)
+		}
+	}
 }

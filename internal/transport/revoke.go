@@ -15,22 +15,21 @@ type Partition struct {
 func (r Record) PartitionOf() Partition { return Partition{Topic: r.Topic, Partition: r.Partition} }
 
 // Revoker is implemented by a Source whose partitions can be taken away and
-// given to another consumer (a member of a consumer group). After a
-// revocation, acks of the revoked partitions' records no longer commit
-// anything: the new owner reads them again from the committed offset. So a
-// consumer should not start records of a revoked partition it has not
-// started yet (their work would only be duplicated); records already in
-// progress may finish and write their output, which is then a duplicate at
-// worst, never a loss.
+// given to another consumer (a member of a consumer group). A consumer
+// should not start records of a revoked partition it has not started yet:
+// it acks them with ErrRevoked, and the new owner reads them again. Records
+// already in progress may finish: a Source that hands partitions off (the
+// Kafka Source) commits their acks before the new owner starts, so their
+// work is not done twice; after the hand-off, acks of the partition commit
+// nothing, and a late one is a duplicate at worst, never a loss.
 type Revoker interface {
 	// OnPause registers fn, which the Source calls when a rebalance begins:
 	// partitions may move, but which ones is known only when it ends. A
 	// consumer should start no new record until the next OnRevoke call, so
-	// it does not work on records about to move (the jobs it finishes
-	// meanwhile would be duplicated by their new owner), and may block
-	// until ctx ends to finish and ack the records it has started: the
-	// Source commits once more after fn returns, so their work is not done
-	// twice when their partition moves.
+	// it does not work on records about to move. fn may block until ctx
+	// ends to finish the records it started; a Source that hands off the
+	// partitions that move (waiting for their started records itself)
+	// passes a ctx that is already done.
 	OnPause(fn func(ctx context.Context))
 	// OnRevoke registers fn, which the Source calls when a rebalance ends,
 	// with the partitions it lost (possibly none), before it delivers any

@@ -13,11 +13,15 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
-// broker is one Kafka-protocol broker the worker runs against.
+// broker is one Kafka-protocol broker (or cluster) the worker runs
+// against; addr is its bootstrap list, comma-separated.
 type broker struct {
 	name string
 	addr string
 }
+
+// brokers is the bootstrap list of b.
+func (b broker) brokers() []string { return strings.Split(b.addr, ",") }
 
 // forEachBroker runs fn on a fresh embedded broker, then on the real Kafka
 // broker of HYGIENE_KAFKA_BROKERS.
@@ -63,7 +67,7 @@ func newTopics(t *testing.T, b broker) topics {
 	tp := topicNames(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := kafka.EnsureTopics(ctx, []string{b.addr}, []string{tp.jobs, tp.ready, tp.dlq}, 4); err != nil {
+	if err := kafka.EnsureTopics(ctx, b.brokers(), []string{tp.jobs, tp.ready, tp.dlq}, 4); err != nil {
 		t.Fatalf("creating the topics on %s: %v", b.name, err)
 	}
 	return tp

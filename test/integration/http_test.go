@@ -42,6 +42,13 @@ func TestSanitizeOverHTTP(t *testing.T) {
 		tp := newTopics(t, b)
 		w := startWorker(t, "http", workerEnv(b, tp, "HYGIENE_HTTP_LISTEN=127.0.0.1:0", "HYGIENE_HTTP_MAX_CONCURRENT=4"))
 		url := w.sanitizeURL(t)
+		waitReady(t, w)
+		base := strings.TrimSuffix(url, httpapi.Path)
+		for path, want := range map[string]int{"/healthz": http.StatusOK, "/readyz": http.StatusOK, "/metrics": http.StatusNotFound} {
+			if status, body := httpGet(t, base+path); status != want {
+				t.Errorf("GET %s on the sanitize port = %d %q, want %d (the probes, not the metrics)", path, status, body, want)
+			}
+		}
 
 		job, err := os.ReadFile("../../examples/openai-responses-damaged.json")
 		if err != nil {

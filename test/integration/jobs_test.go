@@ -36,7 +36,7 @@ type producer struct {
 
 func newProducer(t *testing.T, b broker, topic string) *producer {
 	t.Helper()
-	sink, err := kafka.NewSink(kafka.SinkConfig{Config: kafka.Config{Brokers: []string{b.addr}}, Topic: topic,
+	sink, err := kafka.NewSink(kafka.SinkConfig{Config: kafka.Config{Brokers: b.brokers()}, Topic: topic,
 		MaxMessageBytes: 1_000_000, CompressAbove: -1, BatchTimeout: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

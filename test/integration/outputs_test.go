@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -25,20 +26,22 @@ type outputs struct {
 	ready   map[string]int
 	dead    map[string]int
 	letters []transport.Record
+	first   map[string][]byte // the value of each job's first ready record
 	changed chan struct{}
+	differs int // ready records whose value is not their job's first one
 }
 
 // collect reads tp's ready and dead-letter topics from the start, in a
 // consumer group of its own, until the test ends.
 func collect(t *testing.T, b broker, tp topics) *outputs {
 	t.Helper()
-	o := &outputs{ready: map[string]int{}, dead: map[string]int{}, changed: make(chan struct{})}
+	o := &outputs{ready: map[string]int{}, dead: map[string]int{}, first: map[string][]byte{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	suffix := make([]byte, 4)
 	_, _ = rand.Read(suffix)
 	for _, topic := range []string{tp.ready, tp.dlq} {
-		src, err := kafka.NewSource(kafka.SourceConfig{Config: kafka.Config{Brokers: []string{b.addr}},
+		src, err := kafka.NewSource(kafka.SourceConfig{Config: kafka.Config{Brokers: b.brokers()},
 			Topic: topic, GroupID: topic + ".collector-" + hex.EncodeToString(suffix)})
 		if err != nil {
 			t.Fatal(err)
@@ -77,6 +80,11 @@ func (o *outputs) add(ready bool, rec transport.Record) {
 	defer o.mu.Unlock()
 	if ready {
 		o.ready[id]++
+		if first, ok := o.first[id]; !ok {
+			o.first[id] = rec.Value
+		} else if !bytes.Equal(first, rec.Value) {
+			o.differs++
+		}
 	} else {
 		o.dead[id]++
 		o.letters = append(o.letters, rec)
@@ -154,6 +162,14 @@ func (o *outputs) duplicates(ids []string) int {
 		n += max(0, o.ready[id]+o.dead[id]-1)
 	}
 	return n
+}
+
+// differing counts the ready records that are not byte-identical to the
+// first ready record of their job (a repeated job must repeat its output).
+func (o *outputs) differing() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.differs
 }
 
 // deadLetters returns the dead letters collected so far.

@@ -48,7 +48,7 @@ func TestRedriveSendsFixedJobsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		rc := redrive.Config{Kafka: kafka.Config{Brokers: []string{b.addr}}, DLQTopic: tp.dlq, JobsTopic: tp.jobs,
+		rc := redrive.Config{Kafka: kafka.Config{Brokers: b.brokers()}, DLQTopic: tp.dlq, JobsTopic: tp.jobs,
 			Group: tp.group + ".redrive", FromOffset: -1, Codes: []string{string(code)}, Tenants: []string{"acme"},
 			MaxMessageBytes: 1_000_000, DryRun: true}
 		sum, err := redrive.Run(context.Background(), rc)

@@ -24,7 +24,7 @@ import (
 // proc, until the returned func is called (it drains and closes everything).
 func runInProcess(t *testing.T, b broker, tp topics, proc pipeline.JobProcessor) func() {
 	t.Helper()
-	kcfg := kafka.Config{Brokers: []string{b.addr}}
+	kcfg := kafka.Config{Brokers: b.brokers()}
 	src, err := kafka.NewSource(kafka.SourceConfig{Config: kcfg, Topic: tp.jobs, GroupID: tp.group, CommitInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func runInProcess(t *testing.T, b broker, tp topics, proc pipeline.JobProcessor)
 // readN reads n records of topic from its start in a group of its own.
 func readN(t *testing.T, b broker, topic string, n int) []transport.Record {
 	t.Helper()
-	src, err := kafka.NewSource(kafka.SourceConfig{Config: kafka.Config{Brokers: []string{b.addr}}, Topic: topic, GroupID: topic + ".reader"})
+	src, err := kafka.NewSource(kafka.SourceConfig{Config: kafka.Config{Brokers: b.brokers()}, Topic: topic, GroupID: topic + ".reader"})
 	if err != nil {
 		t.Fatal(err)
 	}

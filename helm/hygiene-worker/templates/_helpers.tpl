@@ -81,6 +81,9 @@ chart owns written over it.
 {{- end }}
 {{- end }}
 {{- $kafka := dict "brokers" $k.brokers "group_id" $k.groupId "jobs_topic" $k.jobsTopic "ready_topic" $k.readyTopic "dlq_topic" $k.dlqTopic "tls" $tls "sasl" (dict "mechanism" $k.sasl.mechanism) }}
-{{- $owned := dict "kafka" $kafka "metrics" (dict "listen" (printf "0.0.0.0:%d" (int .Values.metrics.port))) "pipeline" (dict "shutdown_timeout" (printf "%ds" (int .Values.shutdownTimeoutSeconds))) }}
+{{- $owned := dict "kafka" $kafka "metrics" (dict "listen" (printf "0.0.0.0:%d" (int .Values.metrics.port)) "pprof" .Values.metrics.pprof) "pipeline" (dict "shutdown_timeout" (printf "%ds" (int .Values.shutdownTimeoutSeconds))) }}
+{{- if .Values.http.port }}
+{{- $_ := set $owned "http" (dict "listen" (printf "0.0.0.0:%d" (int .Values.http.port))) }}
+{{- end }}
 {{- toYaml (mergeOverwrite (deepCopy .Values.config) $owned) }}
 {{- end }}

@@ -206,6 +206,20 @@ func (c *Checkpointer) Assign(keep map[Key]bool) {
 	}
 }
 
+// Forget drops the state of keys without starting a new epoch: their
+// tickets no longer move a commit point, and every other partition's
+// readers go on. A Source calls it for partitions it handed off.
+func (c *Checkpointer) Forget(keys ...Key) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, key := range keys {
+		if p, ok := c.parts[key]; ok {
+			c.dropLocked(key, p)
+		}
+		delete(c.assigned, key)
+	}
+}
+
 // Reset replaces the state of key by a fresh one whose last committed
 // offset is committed (negative: none is known). A Source calls it for a
 // partition it starts reading from the group's committed offset; tickets of
@@ -241,6 +255,23 @@ func (c *Checkpointer) Position(key Key) (next, committed int64, ok bool) {
 		return -1, -1, false
 	}
 	return p.next, p.committed, true
+}
+
+// Done returns the offset below which every record of key that was
+// tracked is acked with a nil error (its commit point, whether committed
+// or not) and its last committed offset; ok is false when key has no state
+// or no record was tracked. A Source that gets a partition back whose
+// group offset is still the one it committed last starts reading there:
+// the records below are done.
+func (c *Checkpointer) Done(key Key) (point, committed int64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, found := c.parts[key]
+	if !found {
+		return 0, 0, false
+	}
+	point, ok = p.commitPoint()
+	return point, p.committed, ok
 }
 
 // InFlight returns the number of unacked offsets per partition.

@@ -325,3 +325,72 @@ func mustTrack(t *testing.T, c *Checkpointer, key Key, off int64) *Ticket {
 	}
 	return tk
 }
+
+// Forget drops a handed-off partition without a new epoch: its late acks
+// move no commit point, and the other partitions' readers, which track
+// with the current epoch, go on.
+func TestForgetKeepsTheEpoch(t *testing.T) {
+	c, err := New(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := Key{Topic: "jobs", Partition: 1}
+	c.Assign(map[Key]bool{p0: true, p1: true})
+	epoch := c.Epoch()
+	late, err := c.TrackAt(context.Background(), p0, 0, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Forget(p0)
+	if c.Epoch() != epoch {
+		t.Fatalf("Forget moved the epoch from %d to %d", epoch, c.Epoch())
+	}
+	if _, err := c.TrackAt(context.Background(), p0, 1, epoch); !errors.Is(err, ErrStale) {
+		t.Fatalf("tracking a forgotten partition: %v, want ErrStale", err)
+	}
+	tk, err := c.TrackAt(context.Background(), p1, 0, epoch)
+	if err != nil {
+		t.Fatalf("tracking a kept partition after Forget: %v", err)
+	}
+	if err := tk.Ack(nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = late.Ack(nil)
+	if got := c.Commits(); len(got) != 1 || got[p1] != 1 {
+		t.Fatalf("commits %v, want only %v at 1", got, p1)
+	}
+}
+
+// Done reports the commit point whether or not it was committed, and
+// stops at a record acked with an error.
+func TestDoneIsTheUncommittedPoint(t *testing.T) {
+	c, err := New(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := c.Done(p0); ok {
+		t.Fatal("Done of an unknown partition is ok")
+	}
+	c.Reset(p0, 3)
+	var tks []*Ticket
+	for off := int64(3); off < 8; off++ {
+		tk, err := c.Track(context.Background(), p0, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tks = append(tks, tk)
+	}
+	for i, tk := range tks {
+		var ackErr error
+		if i == 3 { // offset 6
+			ackErr = errors.New("failed")
+		}
+		if err := tk.Ack(ackErr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	point, committed, ok := c.Done(p0)
+	if !ok || point != 6 || committed != 3 {
+		t.Fatalf("Done = %d, %d, %v; want 6 (the failed offset), 3 (the last commit), true", point, committed, ok)
+	}
+}

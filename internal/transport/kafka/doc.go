@@ -8,10 +8,33 @@
 // carries this member's exact assignment and the group's committed offset
 // of each assigned partition; the Source starts a Reader per partition (via
 // Generation.Start, so the group waits for them when the generation ends)
-// and a commit loop bound to that generation. kafka-go's group protocol is
-// eager: when a member joins or leaves, every member's generation ends,
-// its readers stop, and the next generation assigns the partitions afresh.
-// Readiness (/readyz) is "holds a generation".
+// and a commit loop bound to that generation. Readiness (/readyz) is "holds
+// a generation".
+//
+// # Sticky assignment over the eager protocol
+//
+// kafka-go speaks only the eager group protocol: when a member joins or
+// leaves, every member's generation ends, its readers stop, and the next
+// generation assigns the partitions afresh. It has no cooperative protocol
+// (KIP-429), in which members give up only the partitions that move while
+// the others keep going, so the Source emulates it. Each member offers the
+// group protocol "hygiene-sticky-v1" first (stickyBalancer) and sends the
+// partitions it owns in its join metadata; the leader keeps every partition
+// with its owner and moves as few as balance needs (a join moves at most
+// ⌈P/N⌉, a leave only the leaver's). A partition that must move from one
+// live member to another is first withheld from everyone: its owner, told
+// it lost it, drops the records it had not started, waits for the ones it
+// started, commits them and rejoins (handOff), and the next generation
+// gives the partition to its new owner, which reads it from where that
+// work ended. So no pause waits for started work on a partition that
+// stays: the pause handlers get a context that is already done, and only
+// a partition that moves waits, for its own records.
+//
+// A member of another version that offers only "range" makes the
+// coordinator choose kafka-go's range assignor (every Source offers it
+// second): everything still works, but partitions then move straight to
+// their new owner, so the records its old owner had started may be done
+// twice (never lost).
 //
 // A partition this member keeps across two consecutive generations is
 // resumed, not re-read: its checkpoint state (the records still in flight)
@@ -21,14 +44,17 @@
 // generation directly follows this member's previous one, the group's
 // committed offset is the one this member committed last, and none of its
 // records failed. Otherwise the partition is read again from the committed
-// offset. When a generation ends the Source tells its transport.Revoker
-// pause handlers (the runner starts no new job until the rebalance ends:
-// work on a partition about to move would be duplicated); before the first
-// record of the next generation is delivered, it tells its revoke handlers
-// which partitions it lost (or reads again): the runner drops their jobs not
-// started yet, whose new owner reads them from the committed offset, and
-// resumes. When no generation follows within SessionTimeout (the
-// coordinator has evicted this member), every partition counts as lost.
+// offset, or, when that is still the offset this member committed last
+// (for example the coordinator was away, so its commits failed, and the
+// member was evicted and joined again), from past the records it had
+// already done: those are committed by its first commit, not repeated. When a generation ends the Source tells its transport.Revoker
+// pause handlers (the runner starts no new job until the rebalance ends);
+// before the first record of the next generation is delivered, it tells
+// its revoke handlers which partitions it lost (or reads again): the runner
+// drops their jobs not started yet, whose new owner reads them from the
+// committed offset, and resumes. When no generation follows within
+// SessionTimeout (the coordinator has evicted this member), every partition
+// counts as lost.
 //
 // # The commit protocol
 //
@@ -47,10 +73,11 @@
 // rebalance, as does everything after it (duplicates, which the pipeline's
 // deterministic output makes harmless).
 //
-// A revoked partition is never committed by its former owner: its
-// checkpoint state is dropped when the next generation begins, so late acks
-// of its records move no commit point, and a generation that ended cannot
-// commit at all (the coordinator refuses a stale generation id). This is
+// A revoked partition is committed by its former owner only during its
+// hand-off, through the generation that withholds it: then its state is
+// dropped, so late acks of its records move no commit point, and a
+// generation that ended cannot commit at all (the coordinator refuses a
+// stale generation id). This is
 // what kafka-go's Reader, which learns of rebalances only internally, could
 // not promise (kafka-go issue #1308).
 //

@@ -47,6 +47,10 @@ type SourceConfig struct {
 	SessionTimeout    time.Duration
 	HeartbeatInterval time.Duration
 	RebalanceTimeout  time.Duration
+	// RangeOnly offers only kafka-go's range assignor, as workers before the
+	// sticky one did: for tests of a group of mixed versions and for the
+	// before/after measurement of partitions moved (bench/rebalance).
+	RangeOnly bool
 	// Logger receives kafka-go's informational logs; ErrorLogger its errors
 	// and the Source's own (a fetch that failed and is retried). Both optional.
 	Logger      kafkago.Logger
@@ -159,6 +163,11 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := &Source{
+		cfg: cfg, dialer: dialer, cp: cp, out: make(chan delivery),
+		lastGen: -1, readers: map[int]*kafkago.Reader{},
+		closing: make(chan struct{}), loopDone: make(chan struct{}),
+	}
 	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
 		ID:                     cfg.GroupID,
 		Brokers:                cfg.Brokers,
@@ -174,15 +183,12 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		Timeout:                cfg.CommitTimeout,
 		Logger:                 cfg.Logger,
 		ErrorLogger:            cfg.ErrorLogger,
+		GroupBalancers:         s.balancers(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka: joining group %q: %w", cfg.GroupID, err)
 	}
-	s := &Source{
-		cfg: cfg, dialer: dialer, group: group, cp: cp, out: make(chan delivery),
-		lastGen: -1, readers: map[int]*kafkago.Reader{},
-		closing: make(chan struct{}), loopDone: make(chan struct{}),
-	}
+	s.group = group
 	s.loopCtx, s.stopLoop = context.WithCancel(context.Background())
 	go s.groupLoop()
 	return s, nil
@@ -197,14 +203,32 @@ func (s *Source) OnRevoke(fn func([]transport.Partition)) {
 	s.onRevoke = append(s.onRevoke, fn)
 }
 
-// OnPause registers fn to be told when a generation ends; fn may take up to
-// half of RebalanceTimeout to finish the records it started before the
-// generation's final commit (the coordinator waits for this member to
-// rejoin for up to RebalanceTimeout).
+// OnPause registers fn to be told when a generation ends. fn gets a context
+// that is already done: it should start no new record, but need not wait
+// for the records it started, since under the sticky protocol no partition
+// moves straight from this member to another (the partitions that move are
+// handed off in the next generation, see handOff), and every other
+// partition stays.
 func (s *Source) OnPause(fn func(context.Context)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onPause = append(s.onPause, fn)
+}
+
+// balancers are the assignors this member offers, in order of preference.
+func (s *Source) balancers() []kafkago.GroupBalancer {
+	if s.cfg.RangeOnly {
+		return []kafkago.GroupBalancer{kafkago.RangeGroupBalancer{}}
+	}
+	return []kafkago.GroupBalancer{stickyBalancer{owned: s.ownership}, kafkago.RangeGroupBalancer{}}
+}
+
+// ownership is what this member owns, for its join metadata: the latest
+// generation's partitions (none after they expired).
+func (s *Source) ownership() ownership {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ownership{Generation: s.lastGen, Topics: map[string][]int{s.cfg.Topic: slices.Clone(s.parts)}}
 }
 
 // ended is called when gen ends, before its final commit: it tells the
@@ -222,16 +246,18 @@ func (s *Source) ended(gen *kafkago.Generation) {
 	}
 	s.expiry = time.AfterFunc(s.cfg.SessionTimeout, func() { s.expire(gen.ID) })
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(s.loopCtx, s.cfg.RebalanceTimeout/2)
-	defer cancel()
+	ctx, cancel := context.WithCancel(s.loopCtx)
+	cancel()
 	for _, fn := range handlers {
 		fn(ctx)
 	}
 }
 
 // expire gives up the partitions of generation id when no generation
-// followed it: their state is dropped (late acks commit nothing) and the
-// revoke handlers are told.
+// followed it: the revoke handlers are told. Their state stays until the
+// next generation begins (nothing commits without one); then a partition
+// not assigned again is dropped, and one that is starts past the records
+// done here if no one committed it since (see restart).
 func (s *Source) expire(id int32) {
 	s.mu.Lock()
 	if s.gen != nil || s.lastGen != id || s.isClosing() {
@@ -240,7 +266,6 @@ func (s *Source) expire(id int32) {
 	}
 	lost := s.lostLocked(nil)
 	s.parts = nil
-	s.cp.Assign(map[checkpoint.Key]bool{})
 	handlers := slices.Clone(s.onRevoke)
 	s.mu.Unlock()
 	for _, fn := range handlers {
@@ -329,6 +354,17 @@ func (s *Source) begin(gen *kafkago.Generation) {
 	}
 	rebalanced := s.lastGen >= 0 // the first generation ends no pause
 	consecutive := rebalanced && gen.ID == s.lastGen+1 && gen.MemberID == s.lastMember
+	// the partitions this member held and lost are handed off: their state
+	// stays until the records started on them are acked and committed.
+	var handoff []checkpoint.Key
+	if consecutive {
+		for _, p := range s.parts {
+			if k := s.key(p); !keep[k] {
+				handoff = append(handoff, k)
+				keep[k] = true
+			}
+		}
+	}
 	s.cp.Assign(keep)
 	starts := make(map[int]int64, len(assigned))
 	parts := make([]int, 0, len(assigned))
@@ -339,8 +375,7 @@ func (s *Source) begin(gen *kafkago.Generation) {
 			starts[a.ID], resumed[a.ID] = next, true
 			continue
 		}
-		s.cp.Reset(s.key(a.ID), a.Offset)
-		starts[a.ID] = a.Offset
+		starts[a.ID] = s.restart(a)
 	}
 	lost := s.lostLocked(resumed)
 	slices.Sort(parts)
@@ -360,6 +395,49 @@ func (s *Source) begin(gen *kafkago.Generation) {
 		gen.Start(func(ctx context.Context) { s.readPartition(ctx, p, start, epoch) })
 	}
 	gen.Start(func(ctx context.Context) { s.commitLoop(ctx, gen) })
+	if len(handoff) > 0 {
+		gen.Start(func(ctx context.Context) { s.handOff(ctx, gen, handoff) })
+	}
+}
+
+// handOff ends the move of partitions this member lost in gen (the sticky
+// balancer withholds them from everyone meanwhile): it waits, up to half of
+// RebalanceTimeout, until every record this member delivered of them is
+// acked (the runner drops the ones not started when it is told of the
+// revocation, and finishes the ones started), commits them through gen and
+// forgets them. Returning ends gen for this member, which rejoins without
+// them, so the next generation gives them to their new owner, which reads
+// them from where this member's work ended: nothing is done twice. When
+// gen ends first, the final commit of gen covers them.
+func (s *Source) handOff(ctx context.Context, gen *kafkago.Generation, keys []checkpoint.Key) {
+	deadline := time.NewTimer(s.cfg.RebalanceTimeout / 2)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for !s.settled(keys) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			s.logError("kafka: group %q: records of partitions %v still in flight after %s; handing them off", s.cfg.GroupID, keys, s.cfg.RebalanceTimeout/2)
+			break wait
+		case <-tick.C:
+		}
+	}
+	_ = s.commit(gen) // a failure is counted; the new owner then reads from the last commit
+	s.cp.Forget(keys...)
+}
+
+// settled reports whether no record of keys is in flight.
+func (s *Source) settled(keys []checkpoint.Key) bool {
+	inflight := s.cp.InFlight()
+	for _, k := range keys {
+		if inflight[k] > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // resumable reports whether the member's state of partition a carries over
@@ -379,6 +457,23 @@ func (s *Source) resumable(consecutive bool, a kafkago.PartitionAssignment) (int
 		return a.Offset, true
 	}
 	return next, true
+}
+
+// restart resets the state of partition a, read again in the new
+// generation, and returns where its reader starts: at the group's
+// committed offset, or, when that is still the offset this member
+// committed last (no one else committed the partition since), past the
+// records this member had already done (acked with a nil error) but not
+// committed, for example while the coordinator was away: their work is not
+// repeated, and the first commit covers them. The caller holds s.mu.
+func (s *Source) restart(a kafkago.PartitionAssignment) int64 {
+	key := s.key(a.ID)
+	start := a.Offset
+	if point, committed, ok := s.cp.Done(key); ok && committed == max(a.Offset, -1) && point > max(a.Offset, 0) {
+		start = point
+	}
+	s.cp.Reset(key, a.Offset)
+	return start
 }
 
 func (s *Source) key(partition int) checkpoint.Key {

@@ -5,7 +5,8 @@
 // redelivery of unacked and nacked records after a crash or reopen, close
 // semantics, the in-flight cap, keys and headers kept by a Sink, the size
 // limit after compression, a randomized crash loop that must lose nothing,
-// and, for a transport.Revoker, that acks of revoked partitions commit nothing).
+// and, for a transport.Revoker, that a revoked partition's finished records
+// count and its dropped ones are read again by the new owner).
 package transporttest
 
 import (
