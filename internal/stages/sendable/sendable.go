@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -86,7 +87,7 @@ func Contract() stage.Stage {
 			return nil
 		}
 		env.Report.Contract = Report(c.Family, res)
-		if env.Settings.ContractMode == stage.ContractModeReport {
+		if env.Settings.ContractMode == settings.ContractReport {
 			return nil
 		}
 		return &stage.Reject{Code: transcript.CodeUnsendable, Msg: res.Summary()}
