@@ -11,8 +11,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/ratelimit"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/memory"
 )
@@ -223,5 +225,30 @@ func TestShutdownReleasesJobsWaitingForTheirRate(t *testing.T) {
 	}
 	if jobs, bytes := r.bud.inUse(); jobs != 0 || bytes != 0 {
 		t.Errorf("budget holds %d jobs and %d bytes after the shutdown", jobs, bytes)
+	}
+}
+
+// tenantRates resolves each tenant once, from the global rates and the
+// tenant's override; a tenant without one, or unknown, gets the global rates.
+func TestTenantRatesResolvedPerTenant(t *testing.T) {
+	cfg := config.Default()
+	cfg.RateLimits.JobsPerSecond, cfg.RateLimits.BytesPerSecond = 10, 1<<20
+	cfg.Tenants["acme"] = config.TenantOverride{RateLimits: settings.OverlayOf[config.RateLimitsConfig]("jobs_per_second: 2")}
+	cfg.Tenants["quiet"] = config.TenantOverride{}
+	rates := tenantRates(cfg)
+	global := ratelimit.Rates{JobsPerSecond: 10, BytesPerSecond: 1 << 20}
+	tests := []struct {
+		tenant string
+		want   ratelimit.Rates
+	}{
+		{"acme", ratelimit.Rates{JobsPerSecond: 2, BytesPerSecond: 1 << 20}},
+		{"quiet", global},
+		{"unknown", global},
+		{"", global},
+	}
+	for _, tt := range tests {
+		if got := rates(tt.tenant); got != tt.want {
+			t.Errorf("rates(%q) = %+v, want %+v", tt.tenant, got, tt.want)
+		}
 	}
 }
