@@ -215,7 +215,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	// leaving the group get the rest.
 	rcfg := pipeline.RunnerConfigFrom(cfg, runtime.NumCPU())
 	rcfg.ShutdownTimeout = cfg.Pipeline.ShutdownTimeout * 4 / 5
-	deps := pipeline.RunnerDeps{Source: src, Ready: ready, DLQ: dlq, Processor: proc, Metrics: m, Logger: log}
+	deps := pipeline.RunnerDeps{Source: src, SourceName: metrics.SourceKafka, Ready: ready, DLQ: dlq, Processor: proc, Metrics: m, Logger: log}
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	if demo != nil {

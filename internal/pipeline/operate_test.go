@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -250,5 +251,48 @@ func TestTenantRatesResolvedPerTenant(t *testing.T) {
 		if got := rates(tt.tenant); got != tt.want {
 			t.Errorf("rates(%q) = %+v, want %+v", tt.tenant, got, tt.want)
 		}
+	}
+}
+
+// A job read from the Source is counted under the Source's name, one
+// submitted under http; both pass the one admission (Runner.enter), which
+// counts their bytes in.
+func TestSourceLabelComesFromTheSource(t *testing.T) {
+	g := newRig(t, 1)
+	n := g.produce(t, []string{"acme/s1", "acme/s2"}, 2)
+	r, src := g.runner(t, ProcessorFunc(echo), nil)
+	r.deps.SourceName = "replay"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// Submitted before Run, the job is admitted at once and waits for the
+	// pool, so it is part of the run (which ends at the end of the topic).
+	sub := transport.Record{Key: []byte("acme/s3"), Value: []byte("submitted")}
+	submitted := make(chan error, 1)
+	go func() { _, err := r.Submit(ctx, sub); submitted <- err }()
+	for r.inflight.Load() == 0 {
+		runtime.Gosched()
+	}
+	if err := r.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-submitted; err != nil {
+		t.Fatal(err)
+	}
+	_ = src.Close(context.Background())
+	if got := testutil.ToFloat64(g.m.SourceJobs.WithLabelValues("replay", metrics.OutcomeReady)); got != float64(n) {
+		t.Errorf("jobs counted under the source's name = %v, want %d", got, n)
+	}
+	if got := testutil.ToFloat64(g.m.SourceJobs.WithLabelValues(metrics.SourceKafka, metrics.OutcomeReady)); got != 0 {
+		t.Errorf("jobs counted under kafka = %v, want 0 (the source is named replay)", got)
+	}
+	if got := testutil.ToFloat64(g.m.SourceJobs.WithLabelValues(metrics.SourceHTTP, metrics.OutcomeReady)); got != 1 {
+		t.Errorf("submitted jobs counted under http = %v, want 1", got)
+	}
+	want := sub.Size()
+	for _, rec := range g.records(t, jobsTopic) {
+		want += rec.Size()
+	}
+	if got := testutil.ToFloat64(g.m.BytesIn); got != float64(want) {
+		t.Errorf("bytes in = %v, want %d (every admitted record, read or submitted)", got, want)
 	}
 }
