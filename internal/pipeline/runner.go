@@ -98,11 +98,11 @@ type RunnerDeps struct {
 	// SourceName is Source's value of the metrics source label (Submit's
 	// jobs are metrics.SourceHTTP); "" means metrics.SourceKafka.
 	SourceName string
-	Ready     transport.Sink // ready payloads
-	DLQ       transport.Sink // dead letters
-	Processor JobProcessor
-	Metrics   *metrics.Metrics
-	Logger    *slog.Logger
+	Ready      transport.Sink // ready payloads
+	DLQ        transport.Sink // dead letters
+	Processor  JobProcessor
+	Metrics    *metrics.Metrics
+	Logger     *slog.Logger
 	// OnDone, when set, is called once per job after it was acknowledged
 	// with a nil error (its output is durable).
 	OnDone func(Done)
