@@ -11,6 +11,8 @@
 //
 // Exit codes: 0 done, 1 runtime failure, 2 bad input or usage, each failure
 // with a one-line reason on stderr. main is the only place that exits.
+//
+// May import: any package of this module (a command is the top of the house).
 package main
 
 import (

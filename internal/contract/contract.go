@@ -7,6 +7,8 @@
 // and the rules read their provider limits from it, so a limit lives here
 // and nowhere else; the final stage "contract" checks every sanitized
 // transcript against it (Check), and `worker check` does the same for a file.
+//
+// May import: internal/images, internal/transcript.
 package contract
 
 // Family names a target wire that has one contract.

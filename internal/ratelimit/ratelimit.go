@@ -7,6 +7,8 @@
 // Each bucket holds one second's worth of its rate (at least one job or one
 // byte). A job larger than the byte bucket is charged in full, in bucket-sized
 // reservations, so it waits until the tenant's bytes per second cover it.
+//
+// May import: no package of this module.
 package ratelimit
 
 import (

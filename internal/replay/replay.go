@@ -10,6 +10,8 @@
 // leaves a half-written payload or a checkpoint that claims unfinished work.
 // A file that cannot be read, decompressed or parsed is named in the Summary
 // and the other sessions are still processed.
+//
+// May import: internal/compression, internal/pipeline, internal/transcript.
 package replay
 
 import (

@@ -71,4 +71,6 @@
 //
 // Conformance with each provider's own SDK request types is tested in the
 // separate module test/wiresdk (so the SDKs stay out of this module).
+//
+// May import: internal/policy, internal/transcript.
 package wire

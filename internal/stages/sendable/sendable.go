@@ -4,6 +4,9 @@
 // transcript is checked against the target's documented contract, package
 // contract; a violation is a dead letter unsendable, or a report entry).
 // They repair nothing: by the time they run every rule has.
+//
+// May import: internal/contract, internal/settings, internal/stages/stage,
+// internal/transcript.
 package sendable
 
 import (

@@ -3,6 +3,8 @@
 // that goes into the ready payload. The rules themselves live in the sibling
 // packages (toolcalls, pairing, turns, media); package stages lists them in
 // the order of spec §4.
+//
+// May import: internal/policy, internal/settings, internal/transcript.
 package stage
 
 import (

@@ -6,6 +6,8 @@
 // semantics, the in-flight cap, keys and headers kept by a Sink, the size
 // limit after compression, a randomized crash loop that must lose nothing,
 // and, for a transport.Revoker, that acks of revoked partitions commit nothing).
+//
+// May import: internal/compression, internal/transport.
 package transporttest
 
 import (
