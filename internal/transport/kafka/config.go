@@ -16,19 +16,20 @@ import (
 )
 
 // Config is how to reach the cluster; it is shared by Sources, Sinks and
-// EnsureTopics. Its yaml tags are the keys of the worker's kafka section
-// (internal/config composes them; DefaultConfig holds the defaults).
+// EnsureTopics. Its TLS and SASL sections are the worker's kafka.tls and
+// kafka.sasl as they are (internal/config composes them, with their yaml
+// keys); DefaultConfig holds the defaults of every field.
 type Config struct {
 	// Brokers are the bootstrap addresses, host:port.
-	Brokers []string `yaml:"brokers"`
+	Brokers []string
 	// ClientID names this process to the brokers (their logs and quotas).
-	ClientID string `yaml:"client_id"`
+	ClientID string
 	// DialTimeout bounds one connection attempt.
-	DialTimeout time.Duration `yaml:"dial_timeout"`
+	DialTimeout time.Duration
 	// TLS enables TLS when Enabled is true.
-	TLS TLSConfig `yaml:"tls"`
+	TLS TLSConfig
 	// SASL enables SASL authentication when Mechanism is set.
-	SASL SASLConfig `yaml:"sasl"`
+	SASL SASLConfig
 }
 
 // TLSConfig configures TLS to the brokers (the kafka.tls section).
