@@ -104,7 +104,7 @@ func TestJobNumber(t *testing.T) {
 	payload := []byte(`{"job_id":"job-42","tenant":"t","messages":[]}`)
 	for name, rec := range map[string]transport.Record{
 		"plain": {Value: payload},
-		"zstd":  compression.EncodeRecord(transport.Record{Value: payload}, 0),
+		"zstd":  transport.Record{Value: payload}.Compressed(0, compression.LevelDefault),
 	} {
 		if n, err := jobNumber(rec); err != nil || n != 42 {
 			t.Errorf("%s: jobNumber = %d, %v; want 42", name, n, err)

@@ -12,6 +12,8 @@
 //
 // Every load run is bounded in jobs and in time (--duration) and uses
 // loopback addresses only.
+//
+// May import: any package of this module (a command is the top of the house).
 package main
 
 import (

@@ -147,9 +147,9 @@ var jobIDPrefix = []byte(`"job_id":"job-`)
 // letter (decompressing it first when needed).
 func jobNumber(rec transport.Record) (int, error) {
 	value := rec.Value
-	if compression.IsZstd(value, rec.Headers) {
+	if compression.IsZstd(value, rec.ContentEncoding()) {
 		var err error
-		if value, err = compression.Decode(value, rec.Headers, 1<<30); err != nil {
+		if value, err = compression.Decode(value, rec.ContentEncoding(), 1<<30); err != nil {
 			return -1, fmt.Errorf("decompressing an output record: %w", err)
 		}
 	}

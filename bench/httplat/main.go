@@ -9,6 +9,8 @@
 //	go run ./bench/httplat --requests 1000 --processes 50
 //
 // It prints a Markdown table of p50, p99 and mean per size and path.
+//
+// May import: any package of this module (a command is the top of the house).
 package main
 
 import (

@@ -89,7 +89,7 @@ func dlqCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rc := redrive.Config{
-		Kafka: kafkaConfig(cfg.Kafka, cfg.Kafka.Brokers), DLQTopic: cfg.Kafka.DLQTopic, JobsTopic: cfg.Kafka.JobsTopic,
+		Kafka: cfg.Kafka.Connection(cfg.Kafka.Brokers), DLQTopic: cfg.Kafka.DLQTopic, JobsTopic: cfg.Kafka.JobsTopic,
 		Group: *group, FromOffset: *fromOffset, FromTime: start, Codes: list(*codes), Tenants: list(*tenants),
 		DryRun: *dryRun, MaxMessageBytes: int(cfg.Kafka.MaxMessageBytes), Progress: progressPrinter(stderr),
 	}

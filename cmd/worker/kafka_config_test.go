@@ -21,7 +21,7 @@ func TestKafkaConnectionSettingsReachTheTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := kafkaConfig(cfg.Kafka, []string{"b:9092"})
+	k := cfg.Kafka.Connection([]string{"b:9092"})
 	if k.ClientID != "from-yaml" || k.DialTimeout != 3*time.Second || !k.TLS.Enabled || k.TLS.ServerName != "kafka.internal" {
 		t.Fatalf("from the YAML: %+v", k)
 	}
@@ -29,7 +29,7 @@ func TestKafkaConnectionSettingsReachTheTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k = kafkaConfig(cfg.Kafka, []string{"b:9092"})
+	k = cfg.Kafka.Connection([]string{"b:9092"})
 	if k.ClientID != "from-env" || k.DialTimeout != 4*time.Second || k.TLS.ServerName != "other.internal" {
 		t.Fatalf("from the environment: %+v", k)
 	}

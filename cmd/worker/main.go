@@ -13,6 +13,8 @@
 // Exit codes: 0 done, 1 runtime failure or a bug (internal_error: a panic,
 // never bad input), 2 bad input or usage, each failure with a one-line
 // reason on stderr. main is the only place that exits.
+//
+// May import: any package of this module (a command is the top of the house).
 package main
 
 import (

@@ -169,7 +169,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 		if len(cfg.Kafka.Brokers) == 0 {
 			return fail(exitUsage, "--to-kafka needs brokers: set kafka.brokers in --config or HYGIENE_KAFKA_BROKERS")
 		}
-		sink, err := newSink(cfg.Kafka, kafkaConfig(cfg.Kafka, cfg.Kafka.Brokers), cfg.Kafka.JobsTopic)
+		sink, err := newSink(cfg.Kafka, cfg.Kafka.Connection(cfg.Kafka.Brokers), cfg.Kafka.JobsTopic)
 		if err != nil {
 			return fail(exitRuntime, "%v", err)
 		}

@@ -126,7 +126,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		log.Info("no kafka.brokers configured: started the embedded Kafka broker; its data lives in memory only and is lost when the worker stops",
 			"addr", b.Addr(), "topics", topics, "partitions", cfg.Kafka.EmbeddedPartitions)
 	}
-	kcfg := kafkaConfig(cfg.Kafka, brokers)
+	kcfg := cfg.Kafka.Connection(brokers)
 	ensureCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	err := kcfg.EnsureTopics(ensureCtx, topics, cfg.Kafka.EmbeddedPartitions)
 	cancel()
@@ -215,7 +215,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	// leaving the group get the rest.
 	rcfg := pipeline.RunnerConfigFrom(cfg, runtime.NumCPU())
 	rcfg.ShutdownTimeout = cfg.Pipeline.ShutdownTimeout * 4 / 5
-	deps := pipeline.RunnerDeps{Source: src, Ready: ready, DLQ: dlq, Processor: proc, Metrics: m, Logger: log}
+	deps := pipeline.RunnerDeps{Source: src, SourceName: metrics.SourceKafka, Ready: ready, DLQ: dlq, Processor: proc, Metrics: m, Logger: log}
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	if demo != nil {
@@ -278,16 +278,6 @@ func readerErrorLogger(log *slog.Logger, closing *atomic.Bool) kafkago.Logger {
 		}
 		log.Log(context.Background(), level, "kafka reader: "+msg)
 	})
-}
-
-// kafkaConfig is the connection of cfg to brokers.
-func kafkaConfig(cfg config.KafkaConfig, brokers []string) kafka.Config {
-	return kafka.Config{
-		Brokers: brokers, ClientID: cfg.ClientID, DialTimeout: cfg.DialTimeout,
-		TLS: kafka.TLSConfig{Enabled: cfg.TLS.Enabled, CAFile: cfg.TLS.CAFile, CertFile: cfg.TLS.CertFile,
-			KeyFile: cfg.TLS.KeyFile, ServerName: cfg.TLS.ServerName, InsecureSkipVerify: cfg.TLS.InsecureSkipVerify},
-		SASL: kafka.SASLConfig{Mechanism: cfg.SASL.Mechanism, Username: cfg.SASL.Username, Password: cfg.SASL.Password},
-	}
 }
 
 // newSink opens the Sink of one output topic, compressing values longer

@@ -14,6 +14,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/memlimit"
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 // scenario is one set of values the chart must lint, render and decode.
@@ -342,7 +343,7 @@ func checkAllFeatures(t *testing.T, o Objects, cfg config.Config, notes string) 
 			t.Errorf("%s is not taken from Secret kafka-sasl: %+v", name, e)
 		}
 	}
-	if cfg.Kafka.SASL.Password != "from-secret-password" || cfg.Kafka.SASL.Mechanism != config.SASLScramSHA512 {
+	if cfg.Kafka.SASL.Password != "from-secret-password" || cfg.Kafka.SASL.Mechanism != kafka.SASLScramSHA512 {
 		t.Errorf("sasl = %+v, want the password from the Secret", cfg.Kafka.SASL)
 	}
 	if cfg.Pipeline.MaxInflightBytes != 512<<20 {

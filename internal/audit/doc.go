@@ -97,4 +97,7 @@
 //	             "calls": {...}, "results": {...}, "drops_by_class": {"errored_turn": 1},
 //	             "valid_drops": 0, "request_failures": 0}
 //	}
+//
+// May import: internal/contract, internal/pipeline, internal/policy,
+// internal/replay, internal/transcript, internal/wire.
 package audit

@@ -29,6 +29,8 @@
 // "_", cut to 55 characters, then "-" and the first 8 hex digits of the
 // SHA-256 of the path. The id is deterministic, and unique: two sessions
 // with the same id (a clash of hashes) are an error naming both.
+//
+// May import: internal/transcript, internal/wire.
 package batch
 
 import (

@@ -1,4 +1,6 @@
-// Package compression encodes and decodes record values with zstd.
+// Package compression encodes and decodes record values with zstd. It
+// takes a value's bytes and its content-encoding header's value; the
+// record-level step, Record.Compressed, is package transport's.
 //
 // A value is zstd-compressed when its record carries the header
 // "content-encoding: zstd" or when it starts with the zstd frame magic
@@ -9,4 +11,6 @@
 // Corrupt input fails with ErrCorrupt; an encoding other than zstd fails with
 // ErrUnsupportedEncoding. The three errors map to the dead-letter codes
 // payload_too_large and decompression_failed.
+//
+// May import: no package of this module.
 package compression

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"testing"
-
-	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // FuzzDecode checks that Decode never panics, never returns more than the
@@ -19,11 +17,11 @@ func FuzzDecode(f *testing.F) {
 		if limit <= 0 || limit > 1<<22 {
 			limit = 1 << 16
 		}
-		var headers []transport.Header
+		var encoding []byte
 		if header {
-			headers = zstdHeader
+			encoding = zstdHeader
 		}
-		out, err := Decode(value, headers, limit)
+		out, err := Decode(value, encoding, limit)
 		if err != nil {
 			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("Decode returned an undocumented error: %v", err)

@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // Level is a zstd compression level by name: "fastest", "default",
@@ -72,25 +70,4 @@ func encoderAt(l Level) *zstd.Encoder {
 // records its content size.
 func EncodeAt(value []byte, l Level) []byte {
 	return encoderAt(l).EncodeAll(value, make([]byte, 0, len(value)/2+64))
-}
-
-// EncodeRecordAt is EncodeRecord at level l.
-func EncodeRecordAt(r transport.Record, above int, l Level) transport.Record {
-	if above < 0 || len(r.Value) <= above {
-		return r
-	}
-	for _, h := range r.Headers {
-		if strings.EqualFold(h.Key, HeaderContentEncoding) {
-			return r
-		}
-	}
-	packed := EncodeAt(r.Value, l)
-	if len(packed) >= len(r.Value) {
-		return r
-	}
-	headers := make([]transport.Header, len(r.Headers), len(r.Headers)+1)
-	copy(headers, r.Headers)
-	r.Headers = append(headers, transport.Header{Key: HeaderContentEncoding, Value: []byte(EncodingZstd)})
-	r.Value = packed
-	return r
 }

@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
 // HeaderContentEncoding is the record header that names a value's encoding.
@@ -37,36 +35,27 @@ var (
 	ErrUnsupportedEncoding = errors.New("content-encoding is not supported")
 )
 
-// IsZstd reports whether value is to be decoded as zstd: the headers say
-// content-encoding zstd, or the value starts with the zstd frame magic.
-func IsZstd(value []byte, headers []transport.Header) bool {
-	for _, h := range headers {
-		if strings.EqualFold(h.Key, HeaderContentEncoding) && strings.EqualFold(string(h.Value), EncodingZstd) {
-			return true
-		}
-	}
-	return bytes.HasPrefix(value, zstdMagic)
+// IsZstd reports whether value is to be decoded as zstd: its
+// content-encoding header (encoding, nil when there is none) says zstd, or
+// the value starts with the zstd frame magic.
+func IsZstd(value, encoding []byte) bool {
+	return strings.EqualFold(string(encoding), EncodingZstd) || bytes.HasPrefix(value, zstdMagic)
 }
 
-// Decode returns value decompressed when it is zstd (see IsZstd), else value
-// itself. Either way the result is at most maxBytes long, or Decode fails
-// with ErrTooLarge. A content-encoding header naming anything but zstd (or
-// "identity") fails with ErrUnsupportedEncoding; undecodable zstd fails with
+// Decode returns value decompressed when it is zstd (see IsZstd; encoding
+// is the value of its content-encoding header, nil when there is none),
+// else value itself. Either way the result is at most maxBytes long, or
+// Decode fails with ErrTooLarge. An encoding other than zstd, "identity" or
+// "" fails with ErrUnsupportedEncoding; undecodable zstd fails with
 // ErrCorrupt. maxBytes must be positive.
-func Decode(value []byte, headers []transport.Header, maxBytes int64) ([]byte, error) {
+func Decode(value, encoding []byte, maxBytes int64) ([]byte, error) {
 	if maxBytes <= 0 {
 		return nil, fmt.Errorf("compression: the decompressed size limit must be positive, got %d", maxBytes)
 	}
-	for _, h := range headers {
-		if !strings.EqualFold(h.Key, HeaderContentEncoding) {
-			continue
-		}
-		enc := strings.ToLower(string(h.Value))
-		if enc != EncodingZstd && enc != "identity" && enc != "" {
-			return nil, fmt.Errorf("compression: %w: %q (only zstd is)", ErrUnsupportedEncoding, h.Value)
-		}
+	if enc := string(encoding); enc != "" && !strings.EqualFold(enc, EncodingZstd) && !strings.EqualFold(enc, "identity") {
+		return nil, fmt.Errorf("compression: %w: %q (only zstd is)", ErrUnsupportedEncoding, encoding)
 	}
-	if !IsZstd(value, headers) {
+	if !IsZstd(value, encoding) {
 		if int64(len(value)) > maxBytes {
 			return nil, fmt.Errorf("compression: %w: the value is %d bytes, the limit is %d", ErrTooLarge, len(value), maxBytes)
 		}

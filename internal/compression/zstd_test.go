@@ -6,11 +6,10 @@ import (
 	"errors"
 	"runtime"
 	"testing"
-
-	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
-var zstdHeader = []transport.Header{{Key: HeaderContentEncoding, Value: []byte(EncodingZstd)}}
+// zstdHeader is the content-encoding header value of a zstd value.
+var zstdHeader = []byte(EncodingZstd)
 
 func TestDecode(t *testing.T) {
 	plain := bytes.Repeat([]byte(`{"role":"user","content":"hello"}`), 1000)
@@ -20,30 +19,30 @@ func TestDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name    string
-		value   []byte
-		headers []transport.Header
-		max     int64
-		want    []byte
-		wantErr error
+		name     string
+		value    []byte
+		encoding []byte
+		max      int64
+		want     []byte
+		wantErr  error
 	}{
 		{name: "plain value passes through", value: plain, max: int64(len(plain)), want: plain},
 		{name: "plain value over the limit", value: plain, max: 10, wantErr: ErrTooLarge},
-		{name: "zstd by header", value: packed, headers: zstdHeader, max: 1 << 20, want: plain},
+		{name: "zstd by header", value: packed, encoding: zstdHeader, max: 1 << 20, want: plain},
 		{name: "zstd by magic without header", value: packed, max: 1 << 20, want: plain},
-		{name: "zstd header in other case", value: packed, headers: []transport.Header{{Key: "Content-Encoding", Value: []byte("ZSTD")}}, max: 1 << 20, want: plain},
-		{name: "zstd exactly at the limit", value: packed, headers: zstdHeader, max: int64(len(plain)), want: plain},
-		{name: "zstd one byte over the limit", value: packed, headers: zstdHeader, max: int64(len(plain)) - 1, wantErr: ErrTooLarge},
-		{name: "zstd header on plain bytes", value: random, headers: zstdHeader, max: 1 << 20, wantErr: ErrCorrupt},
+		{name: "zstd encoding in other case", value: packed, encoding: []byte("ZSTD"), max: 1 << 20, want: plain},
+		{name: "zstd exactly at the limit", value: packed, encoding: zstdHeader, max: int64(len(plain)), want: plain},
+		{name: "zstd one byte over the limit", value: packed, encoding: zstdHeader, max: int64(len(plain)) - 1, wantErr: ErrTooLarge},
+		{name: "zstd header on plain bytes", value: random, encoding: zstdHeader, max: 1 << 20, wantErr: ErrCorrupt},
 		{name: "flipped bytes inside the frame", value: flipped(packed), max: 1 << 20, wantErr: ErrCorrupt},
-		{name: "truncated frame", value: packed[:len(packed)/2], headers: zstdHeader, max: 1 << 20, wantErr: ErrCorrupt},
-		{name: "identity encoding", value: plain, headers: []transport.Header{{Key: HeaderContentEncoding, Value: []byte("identity")}}, max: 1 << 20, want: plain},
-		{name: "gzip is not supported", value: plain, headers: []transport.Header{{Key: HeaderContentEncoding, Value: []byte("gzip")}}, max: 1 << 20, wantErr: ErrUnsupportedEncoding},
-		{name: "empty zstd value", value: Encode(nil), headers: zstdHeader, max: 1, want: []byte{}},
+		{name: "truncated frame", value: packed[:len(packed)/2], encoding: zstdHeader, max: 1 << 20, wantErr: ErrCorrupt},
+		{name: "identity encoding", value: plain, encoding: []byte("identity"), max: 1 << 20, want: plain},
+		{name: "gzip is not supported", value: plain, encoding: []byte("gzip"), max: 1 << 20, wantErr: ErrUnsupportedEncoding},
+		{name: "empty zstd value", value: Encode(nil), encoding: zstdHeader, max: 1, want: []byte{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Decode(tt.value, tt.headers, tt.max)
+			got, err := Decode(tt.value, tt.encoding, tt.max)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Decode error = %v, want %v", err, tt.wantErr)

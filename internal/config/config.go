@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 // Config is the whole worker configuration, one field per section of
@@ -30,6 +31,8 @@ type Config struct {
 }
 
 // KafkaConfig is the broker connection, topics and producer/consumer bounds.
+// The connection's types and defaults (TLS, SASL, client id, dial timeout)
+// are package kafka's; Connection hands them to it.
 type KafkaConfig struct {
 	// Brokers are the bootstrap addresses; empty starts the embedded broker.
 	Brokers []string `yaml:"brokers"`
@@ -72,33 +75,16 @@ type KafkaConfig struct {
 	// WriterBatchTimeout is the longest a record waits for its batch to fill.
 	WriterBatchTimeout time.Duration `yaml:"writer_batch_timeout"`
 	// TLS configures transport encryption to the brokers.
-	TLS TLSConfig `yaml:"tls"`
-	// SASL configures broker authentication.
-	SASL SASLConfig `yaml:"sasl"`
+	TLS kafka.TLSConfig `yaml:"tls"`
+	// SASL configures broker authentication; Print redacts its password.
+	SASL kafka.SASLConfig `yaml:"sasl"`
 }
 
-// TLSConfig configures TLS to the brokers.
-type TLSConfig struct {
-	Enabled            bool   `yaml:"enabled"`
-	CAFile             string `yaml:"ca_file"`
-	CertFile           string `yaml:"cert_file"`
-	KeyFile            string `yaml:"key_file"`
-	ServerName         string `yaml:"server_name"`
-	InsecureSkipVerify bool   `yaml:"insecure_skip_verify"`
-}
-
-// SASL mechanisms accepted in SASLConfig.Mechanism ("" disables SASL).
-const (
-	SASLPlain       = "plain"
-	SASLScramSHA256 = "scram-sha-256"
-	SASLScramSHA512 = "scram-sha-512"
-)
-
-// SASLConfig configures SASL authentication. Password is redacted by Print.
-type SASLConfig struct {
-	Mechanism string `yaml:"mechanism"`
-	Username  string `yaml:"username"`
-	Password  string `yaml:"password"`
+// Connection is how the transport reaches brokers with this section's
+// client id, dial timeout, TLS and SASL: the configured Brokers, or the
+// embedded broker's address when none are configured.
+func (k KafkaConfig) Connection(brokers []string) kafka.Config {
+	return kafka.Config{Brokers: brokers, ClientID: k.ClientID, DialTimeout: k.DialTimeout, TLS: k.TLS, SASL: k.SASL}
 }
 
 // PipelineConfig bounds the job pool and sets shutdown and retry timing.
@@ -150,18 +136,12 @@ type HygieneConfig struct {
 	MissingToolResultText string `yaml:"missing_tool_result_text"`
 }
 
-// Contract modes accepted in ContractConfig.Mode.
-const (
-	ContractReject = "reject"
-	ContractReport = "report"
-)
-
 // ContractConfig sets what the final check against the target's contract
 // (package contract) does with a sanitized transcript the target would
 // refuse: reject makes it a dead letter "unsendable"; report writes the
 // payload and lists the violations under report.contract.
 type ContractConfig struct {
-	Mode string `yaml:"mode"`
+	Mode settings.ContractMode `yaml:"mode"`
 }
 
 // MetricsConfig sets the HTTP listener for /metrics, /healthz and /readyz.

@@ -4,18 +4,21 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 // Default returns every setting at its default; configs/worker.yaml writes
 // the same values out (a test keeps them equal).
+// The connection's defaults are package kafka's (kafka.DefaultConfig).
 func Default() Config {
+	conn := kafka.DefaultConfig()
 	return Config{
 		Kafka: KafkaConfig{
-			Brokers:                 []string{},
+			Brokers:                 conn.Brokers,
 			EmbeddedListen:          "127.0.0.1:9092",
 			EmbeddedPartitions:      4,
-			ClientID:                "hygiene",
-			DialTimeout:             10 * time.Second,
+			ClientID:                conn.ClientID,
+			DialTimeout:             conn.DialTimeout,
 			GroupID:                 "hygiene-worker",
 			JobsTopic:               "hygiene.jobs",
 			ReadyTopic:              "hygiene.ready",
@@ -30,6 +33,8 @@ func Default() Config {
 			CompressionLevel:        "better",
 			WriterBatchSize:         100,
 			WriterBatchTimeout:      10 * time.Millisecond,
+			TLS:                     conn.TLS,
+			SASL:                    conn.SASL,
 		},
 		Pipeline: PipelineConfig{
 			MaxInflightBytes:    256 << 20,
@@ -47,7 +52,7 @@ func Default() Config {
 			MaxMessages:        1_000_000,
 			MaxDepth:           256,
 		},
-		Contract: ContractConfig{Mode: ContractReject},
+		Contract: ContractConfig{Mode: settings.ContractReject},
 		Images: settings.Images{
 			MaxDimensionPx:           1200,
 			MaxBytes:                 5 << 20,

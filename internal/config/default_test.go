@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 const shippedFile = "../../configs/worker.yaml"
@@ -93,5 +95,13 @@ func TestPoolSizes(t *testing.T) {
 				t.Errorf("PipelineConfig.PoolSize = %d, want %d", got, tt.wantJobs)
 			}
 		})
+	}
+}
+
+// The kafka connection's defaults are package kafka's: Default hands the
+// transport exactly kafka.DefaultConfig.
+func TestDefaultKafkaConnectionIsTheTransports(t *testing.T) {
+	if got, want := Default().Kafka.Connection([]string{}), kafka.DefaultConfig(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Default().Kafka.Connection = %+v, want kafka.DefaultConfig() %+v", got, want)
 	}
 }

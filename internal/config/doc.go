@@ -18,4 +18,7 @@
 // sections (images, pruning) are package settings' types, and their range
 // rules are settings.Validate, which this package runs over the global
 // sections and each tenant's overlay.
+//
+// May import: internal/settings, internal/transcript,
+// internal/transport/kafka.
 package config

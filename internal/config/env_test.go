@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
 // Every setting, listed by reflection, is reachable by its own HYGIENE_
@@ -44,7 +46,7 @@ func overrideValue(t *testing.T, s setting) (string, reflect.Value) {
 		return d.String(), reflect.ValueOf(d).Convert(s.Field.Type())
 	case s.Field.Kind() == reflect.String:
 		v := "set-by-" + strings.ToLower(s.Env)
-		return v, reflect.ValueOf(v)
+		return v, reflect.ValueOf(v).Convert(s.Field.Type())
 	case s.Field.Kind() == reflect.Bool:
 		v := !def.Bool()
 		return strconv.FormatBool(v), reflect.ValueOf(v)
@@ -152,7 +154,7 @@ func TestEnvOverridesFileAndIgnoresOtherVariables(t *testing.T) {
 // is validated like the file's value.
 func TestContractModeFromEnv(t *testing.T) {
 	cfg, err := Load("", []string{"HYGIENE_CONTRACT_MODE=report"})
-	if err != nil || cfg.Contract.Mode != ContractReport {
+	if err != nil || cfg.Contract.Mode != settings.ContractReport {
 		t.Fatalf("mode %q, err %v", cfg.Contract.Mode, err)
 	}
 	if _, err := Load("", []string{"HYGIENE_CONTRACT_MODE=ignore"}); err == nil || !strings.Contains(err.Error(), `contract.mode: must be one of "reject", "report", got "ignore"`) {

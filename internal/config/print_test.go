@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 // Print's output loads back to the same config (secrets aside).
@@ -21,7 +22,7 @@ func TestPrintRoundTrip(t *testing.T) {
 		{"defaults", func(*Config) {}},
 		{"everything set", func(c *Config) {
 			c.Kafka.Brokers = []string{"a:9092", "b:9092"}
-			c.Kafka.TLS = TLSConfig{Enabled: true, CAFile: "/tls/ca.crt"}
+			c.Kafka.TLS = kafka.TLSConfig{Enabled: true, CAFile: "/tls/ca.crt"}
 			c.Pruning.Mode = settings.PruningCacheTTL
 			c.Pruning.Tools.Deny = []string{"read"}
 			c.Hygiene.MissingToolResultText = "no: result\n\"quoted\""
@@ -65,7 +66,7 @@ func TestPrintRedactsSecrets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cfg := Default()
-		cfg.Kafka.SASL = SASLConfig{Mechanism: SASLPlain, Username: "svc", Password: tt.password}
+		cfg.Kafka.SASL = kafka.SASLConfig{Mechanism: kafka.SASLPlain, Username: "svc", Password: tt.password}
 		var buf bytes.Buffer
 		if err := Print(&buf, cfg); err != nil {
 			t.Fatal(err)

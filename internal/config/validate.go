@@ -10,6 +10,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 // ValidationError lists every bad value of a configuration, each naming its
@@ -34,7 +35,7 @@ func (c Config) Validate() error {
 	p.atLeast("limits.max_compressed_bytes", l.MaxCompressedBytes, 1)
 	p.atLeast("limits.max_messages", int64(l.MaxMessages), 1)
 	p.atLeast("limits.max_depth", int64(l.MaxDepth), 1)
-	p.oneOf("contract.mode", c.Contract.Mode, ContractReject, ContractReport)
+	p.oneOf("contract.mode", string(c.Contract.Mode), string(settings.ContractReject), string(settings.ContractReport))
 	p = append(p, settings.Validate(c.Images, settings.FromConfig[settings.Images]("images"))...)
 	p = append(p, settings.Validate(c.Pruning, settings.FromConfig[settings.Pruning]("pruning"))...)
 	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
@@ -96,7 +97,7 @@ func (c Config) validateKafka(p *problems) {
 	if !k.TLS.Enabled && (k.TLS.CAFile != "" || k.TLS.CertFile != "" || k.TLS.InsecureSkipVerify) {
 		p.add("kafka.tls.enabled: must be true when other kafka.tls settings are set")
 	}
-	p.oneOf("kafka.sasl.mechanism", k.SASL.Mechanism, "", SASLPlain, SASLScramSHA256, SASLScramSHA512)
+	p.oneOf("kafka.sasl.mechanism", k.SASL.Mechanism, "", kafka.SASLPlain, kafka.SASLScramSHA256, kafka.SASLScramSHA512)
 	if k.SASL.Mechanism != "" {
 		p.notBlank("kafka.sasl.username", k.SASL.Username)
 	} else if k.SASL.Username != "" || k.SASL.Password != "" {

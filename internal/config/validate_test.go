@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 func TestValidateNamesEachBadValue(t *testing.T) {
@@ -26,10 +27,10 @@ func TestValidateNamesEachBadValue(t *testing.T) {
 		{"empty group", func(c *Config) { c.Kafka.GroupID = "" }, "kafka.group_id: must not be empty"},
 		{"commit interval", func(c *Config) { c.Kafka.CommitInterval = 0 }, "kafka.commit_interval: must be a positive duration, got 0s"},
 		{"heartbeat not shorter than the session", func(c *Config) { c.Kafka.HeartbeatInterval = c.Kafka.SessionTimeout }, "kafka.heartbeat_interval: must be shorter than kafka.session_timeout (10s), got 10s"},
-		{"cert without key", func(c *Config) { c.Kafka.TLS = TLSConfig{Enabled: true, CertFile: "c.pem"} }, "kafka.tls.cert_file, kafka.tls.key_file: must be set together"},
+		{"cert without key", func(c *Config) { c.Kafka.TLS = kafka.TLSConfig{Enabled: true, CertFile: "c.pem"} }, "kafka.tls.cert_file, kafka.tls.key_file: must be set together"},
 		{"tls files while disabled", func(c *Config) { c.Kafka.TLS.CAFile = "ca.pem" }, "kafka.tls.enabled: must be true"},
-		{"sasl mechanism", func(c *Config) { c.Kafka.SASL = SASLConfig{Mechanism: "gssapi", Username: "u"} }, `kafka.sasl.mechanism: must be one of "", "plain", "scram-sha-256", "scram-sha-512", got "gssapi"`},
-		{"sasl without user", func(c *Config) { c.Kafka.SASL.Mechanism = SASLPlain }, "kafka.sasl.username: must not be empty"},
+		{"sasl mechanism", func(c *Config) { c.Kafka.SASL = kafka.SASLConfig{Mechanism: "gssapi", Username: "u"} }, `kafka.sasl.mechanism: must be one of "", "plain", "scram-sha-256", "scram-sha-512", got "gssapi"`},
+		{"sasl without user", func(c *Config) { c.Kafka.SASL.Mechanism = kafka.SASLPlain }, "kafka.sasl.username: must not be empty"},
 		{"sasl password without mechanism", func(c *Config) { c.Kafka.SASL.Password = "p" }, "kafka.sasl.mechanism: must be set"},
 		{"negative workers", func(c *Config) { c.Pipeline.Workers = -1 }, "pipeline.workers: must be at least 0, got -1"},
 		{"negative fanout workers", func(c *Config) { c.Pipeline.FanoutWorkers = -1 }, "pipeline.fanout_workers: must be at least 0, got -1"},
@@ -96,8 +97,8 @@ func TestValidateReportsEveryProblemOnOneLine(t *testing.T) {
 func TestValidateAcceptsGoodSettings(t *testing.T) {
 	c := Default()
 	c.Kafka.Brokers = []string{"kafka-0.kafka:9093", "[::1]:9092"}
-	c.Kafka.TLS = TLSConfig{Enabled: true, CAFile: "/tls/ca.crt", CertFile: "/tls/tls.crt", KeyFile: "/tls/tls.key"}
-	c.Kafka.SASL = SASLConfig{Mechanism: SASLScramSHA512, Username: "u", Password: "p"}
+	c.Kafka.TLS = kafka.TLSConfig{Enabled: true, CAFile: "/tls/ca.crt", CertFile: "/tls/tls.crt", KeyFile: "/tls/tls.key"}
+	c.Kafka.SASL = kafka.SASLConfig{Mechanism: kafka.SASLScramSHA512, Username: "u", Password: "p"}
 	c.Metrics.Listen = "0.0.0.0:9464"
 	c.Kafka.EmbeddedListen = "nohost" // unused when brokers are set
 	c.Pruning.Mode = settings.PruningCacheTTL

@@ -9,6 +9,8 @@
 // transcript against it (Check), and `worker check` does the same for a file.
 // CheckBody checks a provider request body as sent (final turn, system
 // text, tool names), by the prefill facts of PrefillOf.
+//
+// May import: internal/images, internal/transcript.
 package contract
 
 // Family names a target wire that has one contract.

@@ -6,6 +6,8 @@
 // group coordinator departs from Apache Kafka's in a way the worker meets
 // (a member killed during a rebalance is never expired), the broker corrects
 // it from outside (see reaper).
+//
+// May import: no package of this module.
 package embedded
 
 import (

@@ -14,6 +14,8 @@
 // fanout_workers extra goroutines (the job pool's per-tenant share is
 // unchanged). A job's chunks work on the bytes it already holds, so they
 // add nothing to the in-flight byte budget.
+//
+// May import: no package of this module.
 package fanout
 
 import "sync"

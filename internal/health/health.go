@@ -3,6 +3,8 @@
 // alive and its pool is up) and /readyz (it holds partitions and can work).
 // A check is a func returning nil when fine or an error whose sentence is
 // the response body, so a probe's failure says why.
+//
+// May import: no package of this module.
 package health
 
 import (

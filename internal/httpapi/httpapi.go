@@ -22,6 +22,9 @@
 // the Kafka producer writes it; a body that does not parse as a JSON object
 // (a zstd one included) gets a key of its own and the empty tenant, and the
 // Processor then gives it its dead-letter answer.
+//
+// May import: internal/compression, internal/metrics, internal/pipeline,
+// internal/transcript, internal/transport.
 package httpapi
 
 import (

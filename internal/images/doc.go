@@ -80,4 +80,6 @@
 // SHA-256 of the input base64 plus the tenant, the limits, the declared
 // mime and the label (the last two change the Result too). Entries are
 // never shared across tenants, and results handed out are copies.
+//
+// May import: no package of this module.
 package images

@@ -11,6 +11,8 @@
 // in-flight job bytes live in the Go heap; what is left of the budget after
 // the three bounds is the working room for decoding transcripts, encoding
 // outputs and the runtime itself.
+//
+// May import: no package of this module.
 package memlimit
 
 import (

@@ -8,6 +8,8 @@
 // owned by another component (the Kafka reader's lag, the image processor's
 // counters) are read at scrape time through the collectors RegisterSource and
 // RegisterImages add.
+//
+// May import: no package of this module.
 package metrics
 
 import (

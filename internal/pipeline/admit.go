@@ -10,12 +10,24 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
-// tenantRates reads each tenant's admission rates from cfg (rate_limits,
-// then tenants.NAME.rate_limits).
+// tenantRates resolves each tenant's admission rates from cfg once
+// (rate_limits, then tenants.NAME.rate_limits), as ResolverFor does the
+// per-job sections; the limiter asks on every Admit, and a tenant without
+// an override gets the global rates.
 func tenantRates(cfg config.Config) func(string) ratelimit.Rates {
-	return func(tenant string) ratelimit.Rates {
-		rl := cfg.RateLimitsFor(tenant)
+	ratesOf := func(rl config.RateLimitsConfig) ratelimit.Rates {
 		return ratelimit.Rates{JobsPerSecond: rl.JobsPerSecond, BytesPerSecond: rl.BytesPerSecond}
+	}
+	global := ratesOf(cfg.RateLimits)
+	tenants := make(map[string]ratelimit.Rates, len(cfg.Tenants))
+	for name := range cfg.Tenants {
+		tenants[name] = ratesOf(cfg.RateLimitsFor(name))
+	}
+	return func(tenant string) ratelimit.Rates {
+		if r, ok := tenants[tenant]; ok {
+			return r
+		}
+		return global
 	}
 }
 

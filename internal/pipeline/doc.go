@@ -41,4 +41,9 @@
 // stage, counted). Delivery is at least once; because output is a pure
 // function of the input bytes and the configuration, a redelivered job
 // produces the same bytes again.
+//
+// May import: internal/compression, internal/config, internal/metrics,
+// internal/policy, internal/ratelimit, internal/settings,
+// internal/stages/stage, internal/stages/turns, internal/transcript,
+// internal/transport, internal/wire.
 package pipeline

@@ -3,8 +3,9 @@ package pipeline
 // A job's life, top to bottom. Each step is the function that does it, in
 // the order a job meets them:
 //
-//	read      Runner.readLoop: an in-flight slot, the Source's Read, the
-//	          record's bytes, then Runner.admit (the tenant's rate)
+//	read      Runner.readLoop: an in-flight slot, the Source's Read, then
+//	          Runner.enter, every source's one admission: the record's
+//	          bytes, then Runner.admit (the tenant's rate)
 //	schedule  scheduler.dispatch: behind the earlier jobs of its key; the
 //	          scheduler's loop (scheduler.go) starts it on a pool worker
 //	          within its tenant's share
@@ -16,9 +17,9 @@ package pipeline
 //	          Runner.release (the budget); a job not done is acknowledged
 //	          with its error by Runner.abandon and delivered again
 //
-// A job submitted with Runner.Submit (submit.go) takes the same steps,
-// except that its pool task is Runner.answer, which hands the outcome back
-// instead of writing and acknowledging it. The scheduler's queues and gap
+// A job submitted with Runner.Submit (submit.go) takes the same steps from
+// Runner.enter on, except that its pool task is Runner.answer, which hands
+// the outcome back instead of writing and acknowledging it. The scheduler's queues and gap
 // fillers (scheduler.go), the budget (budget.go), the rates (admit.go), the
 // dead-letter records (deliver.go) and the drain (Runner.run, runner.go) live in their
 // own files.
@@ -43,6 +44,7 @@ type job struct {
 	start  time.Time
 	key    string
 	tenant string
+	source string // the metrics source label (metrics.SourceKafka, SourceHTTP)
 	reply  *reply // set for a job submitted with Submit (submit.go)
 	seq    uint64 // read order
 }
@@ -70,21 +72,36 @@ func (r *Runner) readLoop(ctx context.Context) error {
 			continue
 		}
 		backoff = r.cfg.RetryInitialBackoff
-		size := int64(rec.Size())
-		if err := r.bud.acquireBytes(ctx, size); err != nil {
-			r.bud.release(1, 0)
-			r.ackQuietly(rec, ack, err)
+		if _, err := r.enter(ctx, rec, ack, r.deps.SourceName, nil); err != nil {
 			return err
 		}
-		r.deps.Metrics.BytesIn.Add(float64(size))
-		r.inflight.Add(1)
-		j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), seq: r.seq.Add(1)}
-		if err := r.admit(ctx, j); err != nil {
-			r.abandon(j, err)
-			return err
-		}
-		r.updateGauges()
 	}
+}
+
+// enter is the one admission of a job, whatever its source (readLoop,
+// Submit), once the source holds an in-flight job slot for it: the
+// record's bytes in the in-flight budget, then its tenant's rate (admit),
+// labelled with its source for the metrics. rp is where the outcome goes
+// instead of the sinks (nil for a job read from the Source). On an error
+// the job is not admitted: its slot and bytes are freed and rec is
+// acknowledged with the error (delivered again).
+func (r *Runner) enter(ctx context.Context, rec transport.Record, ack transport.AckFunc, source string, rp *reply) (*job, error) {
+	size := int64(rec.Size())
+	if err := r.bud.acquireBytes(ctx, size); err != nil {
+		r.bud.release(1, 0)
+		r.ackQuietly(rec, ack, err)
+		return nil, err
+	}
+	r.deps.Metrics.BytesIn.Add(float64(size))
+	r.inflight.Add(1)
+	j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key),
+		source: source, reply: rp, seq: r.seq.Add(1)}
+	if err := r.admit(ctx, j); err != nil {
+		r.abandon(j, err)
+		return nil, err
+	}
+	r.updateGauges()
+	return j, nil
 }
 
 // admit hands a job read (or submitted) to the dispatcher once its tenant
@@ -174,8 +191,7 @@ func (r *Runner) finish(j *job, out Outcome) {
 	m := r.deps.Metrics
 	m.JobDuration.Observe(time.Since(j.start).Seconds())
 	m.BytesOut.Add(float64(written))
-	m.SourceJobDuration.WithLabelValues(metrics.SourceKafka).Observe(time.Since(j.start).Seconds())
-	m.SourceJobs.WithLabelValues(metrics.SourceKafka, outcomeLabel(out)).Inc()
+	observeSource(m, j, out)
 	if out.Report != nil && out.Report.Contract != nil {
 		m.CountViolations(out.Report.Contract.ByRule)
 	}

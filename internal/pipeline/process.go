@@ -137,7 +137,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (out Outc
 		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
 	}
-	value, err := compression.Decode(rec.Value, rec.Headers, p.limits.MaxJobBytes)
+	value, err := compression.Decode(rec.Value, rec.ContentEncoding(), p.limits.MaxJobBytes)
 	if err != nil {
 		return decompressionOutcome(err), nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/sendable"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transport"
@@ -46,7 +47,7 @@ func TestProcessUnsendable(t *testing.T) {
 // and lists the violations under report.contract.
 func TestProcessContractReportMode(t *testing.T) {
 	cfg := config.Default()
-	cfg.Contract.Mode = config.ContractReport
+	cfg.Contract.Mode = settings.ContractReport
 	out := processWith(t, cfg, badIDJob)
 	if !out.Ready {
 		t.Fatalf("dead letter in report mode: %+v", out)

@@ -94,12 +94,15 @@ func (c RunnerConfig) validate() error {
 
 // RunnerDeps are the parts a Runner connects.
 type RunnerDeps struct {
-	Source    transport.Source
-	Ready     transport.Sink // ready payloads
-	DLQ       transport.Sink // dead letters
-	Processor JobProcessor
-	Metrics   *metrics.Metrics
-	Logger    *slog.Logger
+	Source transport.Source
+	// SourceName is Source's value of the metrics source label (Submit's
+	// jobs are metrics.SourceHTTP); "" means metrics.SourceKafka.
+	SourceName string
+	Ready      transport.Sink // ready payloads
+	DLQ        transport.Sink // dead letters
+	Processor  JobProcessor
+	Metrics    *metrics.Metrics
+	Logger     *slog.Logger
 	// OnDone, when set, is called once per job after it was acknowledged
 	// with a nil error (its output is durable).
 	OnDone func(Done)
@@ -154,6 +157,9 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	}
 	if deps.Source == nil || deps.Ready == nil || deps.DLQ == nil || deps.Processor == nil || deps.Metrics == nil {
 		return nil, errors.New("pipeline: a runner needs a source, a ready sink, a dead-letter sink, a processor and metrics")
+	}
+	if deps.SourceName == "" {
+		deps.SourceName = metrics.SourceKafka
 	}
 	r := &Runner{cfg: cfg, deps: deps, bud: newBudget(cfg.MaxInflightJobs, cfg.MaxInflightBytes), log: deps.Logger}
 	if r.log == nil {

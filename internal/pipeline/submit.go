@@ -41,11 +41,6 @@ func (r *Runner) Submit(ctx context.Context, rec transport.Record) (Outcome, err
 		r.bud.release(1, 0)
 		return Outcome{}, ErrDraining
 	}
-	size := int64(rec.Size())
-	if err := r.bud.acquireBytes(ctx, size); err != nil {
-		r.bud.release(1, 0)
-		return Outcome{}, err
-	}
 	failed := make(chan error, 1)
 	ack := func(_ context.Context, err error) error {
 		if err != nil {
@@ -54,18 +49,13 @@ func (r *Runner) Submit(ctx context.Context, rec transport.Record) (Outcome, err
 		return nil
 	}
 	rp := &reply{ctx: ctx, out: make(chan Outcome, 1)}
-	r.inflight.Add(1)
-	j := &job{rec: rec, ack: ack, size: size, start: time.Now(), key: dispatchKey(rec), tenant: tenantOfKey(rec.Key), seq: r.seq.Add(1), reply: rp}
-	if err := r.admit(ctx, j); err != nil {
-		r.abandon(j, err)
+	j, err := r.enter(ctx, rec, ack, metrics.SourceHTTP, rp)
+	if err != nil {
 		return Outcome{}, err
 	}
-	r.updateGauges()
 	select {
 	case out := <-rp.out:
-		m := r.deps.Metrics
-		m.SourceJobDuration.WithLabelValues(metrics.SourceHTTP).Observe(time.Since(j.start).Seconds())
-		m.SourceJobs.WithLabelValues(metrics.SourceHTTP, outcomeLabel(out)).Inc()
+		observeSource(r.deps.Metrics, j, out)
 		return out, nil
 	case err := <-failed:
 		return Outcome{}, err
@@ -93,6 +83,13 @@ func (r *Runner) answer(j *job, done func()) {
 	}
 	j.reply.out <- out
 	r.release(j)
+}
+
+// observeSource counts j's outcome and its time from admission under j's
+// source label.
+func observeSource(m *metrics.Metrics, j *job, out Outcome) {
+	m.SourceJobDuration.WithLabelValues(j.source).Observe(time.Since(j.start).Seconds())
+	m.SourceJobs.WithLabelValues(j.source, outcomeLabel(out)).Inc()
 }
 
 // outcomeLabel is the outcome label value of out.

@@ -44,4 +44,6 @@
 //   - Of the §2.4 legacy detections only the Mistral one is kept; the OpenRouter
 //     Gemini and OpenAI cases are covered by the provider table, and the Azure case
 //     by the transport fallback (strict ids on every OpenAI API).
+//
+// May import: internal/contract, internal/transcript.
 package policy

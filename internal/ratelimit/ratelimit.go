@@ -11,6 +11,8 @@
 // Each job names the group it came from (its partition); Revoke releases
 // the waiting jobs of groups taken away, so a job whose partition moved to
 // another worker is never started here.
+//
+// May import: no package of this module.
 package ratelimit
 
 import (

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -45,135 +46,144 @@ func ratesOf(m map[string]Rates) func(string) Rates { return func(t string) Rate
 // start in arrival order, while an unlimited tenant and a second limited
 // tenant pass at once.
 func TestOverRateWaitsInOrderOthersPass(t *testing.T) {
-	var waited []time.Duration
-	var mu sync.Mutex
-	l := New(context.Background(), Config{
-		RatesFor:   ratesOf(map[string]Rates{"flood": {JobsPerSecond: 20}, "calm": {JobsPerSecond: 20}}),
-		MaxWaiting: 100,
-		OnWaited:   func(d time.Duration) { mu.Lock(); waited = append(waited, d); mu.Unlock() },
+	synctest.Test(t, func(t *testing.T) {
+		var waited []time.Duration
+		var mu sync.Mutex
+		l := New(context.Background(), Config{
+			RatesFor:   ratesOf(map[string]Rates{"flood": {JobsPerSecond: 20}, "calm": {JobsPerSecond: 20}}),
+			MaxWaiting: 100,
+			OnWaited:   func(d time.Duration) { mu.Lock(); waited = append(waited, d); mu.Unlock() },
+		})
+		rec := newRecorder()
+		const flood = 40
+		for i := range flood {
+			start, cancel := rec.funcs(i)
+			if err := l.Admit(context.Background(), "flood", "jobs/0", 10, start, cancel); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := len(rec.startedNow()); got != 20 {
+			t.Fatalf("started within the burst of 20 = %d", got)
+		}
+		if l.Waiting() != flood-20 {
+			t.Fatalf("Waiting() = %d, want %d", l.Waiting(), flood-20)
+		}
+		for i, name := range []string{"calm", "free"} {
+			start, cancel := rec.funcs(1000 + i)
+			if err := l.Admit(context.Background(), name, "jobs/0", 10, start, cancel); err != nil {
+				t.Fatal(err)
+			}
+			if s := rec.startedNow(); s[len(s)-1] != 1000+i {
+				t.Fatalf("tenant %s did not start at once while another tenant waits: %v", name, s)
+			}
+		}
+		for range flood + 2 {
+			<-rec.done
+		}
+		got := rec.startedNow()
+		var order []int
+		for _, id := range got {
+			if id < 1000 {
+				order = append(order, id)
+			}
+		}
+		for i, id := range order {
+			if id != i {
+				t.Fatalf("flood jobs started out of order: %v", order)
+			}
+		}
+		if len(waited) != flood-20 || l.Waiting() != 0 {
+			t.Fatalf("waited %d jobs, still waiting %d; want %d and 0", len(waited), l.Waiting(), flood-20)
+		}
 	})
-	rec := newRecorder()
-	const flood = 40
-	for i := range flood {
-		start, cancel := rec.funcs(i)
-		if err := l.Admit(context.Background(), "flood", "jobs/0", 10, start, cancel); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := len(rec.startedNow()); got != 20 {
-		t.Fatalf("started within the burst of 20 = %d", got)
-	}
-	if l.Waiting() != flood-20 {
-		t.Fatalf("Waiting() = %d, want %d", l.Waiting(), flood-20)
-	}
-	for i, name := range []string{"calm", "free"} {
-		start, cancel := rec.funcs(1000 + i)
-		if err := l.Admit(context.Background(), name, "jobs/0", 10, start, cancel); err != nil {
-			t.Fatal(err)
-		}
-		if s := rec.startedNow(); s[len(s)-1] != 1000+i {
-			t.Fatalf("tenant %s did not start at once while another tenant waits: %v", name, s)
-		}
-	}
-	for range flood + 2 {
-		<-rec.done
-	}
-	got := rec.startedNow()
-	var order []int
-	for _, id := range got {
-		if id < 1000 {
-			order = append(order, id)
-		}
-	}
-	for i, id := range order {
-		if id != i {
-			t.Fatalf("flood jobs started out of order: %v", order)
-		}
-	}
-	if len(waited) != flood-20 || l.Waiting() != 0 {
-		t.Fatalf("waited %d jobs, still waiting %d; want %d and 0", len(waited), l.Waiting(), flood-20)
-	}
 }
 
 // A job larger than the byte bucket is charged whole: the next one waits.
 func TestBytesRateChargesLargeJobsWhole(t *testing.T) {
-	l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {BytesPerSecond: 1000}}), MaxWaiting: 10})
-	rec := newRecorder()
-	start, cancel := rec.funcs(0)
-	_ = l.Admit(context.Background(), "a", "jobs/0", 1500, start, cancel)
-	if len(rec.startedNow()) != 0 {
-		t.Fatal("a job of 1.5 s worth of bytes started from a bucket of 1 s")
-	}
-	<-rec.done
+	synctest.Test(t, func(t *testing.T) {
+		l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {BytesPerSecond: 1000}}), MaxWaiting: 10})
+		rec := newRecorder()
+		start, cancel := rec.funcs(0)
+		_ = l.Admit(context.Background(), "a", "jobs/0", 1500, start, cancel)
+		if len(rec.startedNow()) != 0 {
+			t.Fatal("a job of 1.5 s worth of bytes started from a bucket of 1 s")
+		}
+		<-rec.done
+	})
 }
 
 // When the tenant's queue is full, Admit blocks until ctx ends; when the
 // limiter's context ends, every waiting job is cancelled, none started.
 func TestFullQueueBlocksAndCloseCancels(t *testing.T) {
-	ctx, stop := context.WithCancel(context.Background())
-	l := New(ctx, Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 0.01}}), MaxWaiting: 2})
-	rec := newRecorder()
-	for i := range 3 { // one from the burst, two waiting
-		start, cancel := rec.funcs(i)
-		if err := l.Admit(context.Background(), "a", "jobs/0", 1, start, cancel); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, stop := context.WithCancel(context.Background())
+		l := New(ctx, Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 0.01}}), MaxWaiting: 2})
+		rec := newRecorder()
+		for i := range 3 { // one from the burst, two waiting
+			start, cancel := rec.funcs(i)
+			if err := l.Admit(context.Background(), "a", "jobs/0", 1, start, cancel); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	short, cancelShort := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancelShort()
-	start, cancel := rec.funcs(3)
-	if err := l.Admit(short, "a", "jobs/0", 1, start, cancel); err != context.DeadlineExceeded {
-		t.Fatalf("Admit on a full queue = %v, want DeadlineExceeded", err)
-	}
-	stop()
-	<-rec.done
-	<-rec.done
-	<-rec.done
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.started) != 1 || len(rec.cancelled) != 2 {
-		t.Fatalf("started %v cancelled %v, want [0] and [1 2]", rec.started, rec.cancelled)
-	}
-	if err := l.Admit(context.Background(), "a", "jobs/0", 1, func() {}, func(error) {}); err != context.Canceled {
-		t.Fatalf("Admit after the limiter's end = %v", err)
-	}
+		short, cancelShort := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancelShort()
+		start, cancel := rec.funcs(3)
+		if err := l.Admit(short, "a", "jobs/0", 1, start, cancel); err != context.DeadlineExceeded {
+			t.Fatalf("Admit on a full queue = %v, want DeadlineExceeded", err)
+		}
+		stop()
+		<-rec.done
+		<-rec.done
+		<-rec.done
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if len(rec.started) != 1 || len(rec.cancelled) != 2 {
+			t.Fatalf("started %v cancelled %v, want [0] and [1 2]", rec.started, rec.cancelled)
+		}
+		if err := l.Admit(context.Background(), "a", "jobs/0", 1, func() {}, func(error) {}); err != context.Canceled {
+			t.Fatalf("Admit after the limiter's end = %v", err)
+		}
+	})
 }
 
 // Close cancels the waiting jobs of every tenant at once, in the order they
 // came, and Admit refuses afterwards; a job already started stays started.
 func TestCloseCancelsEveryWaitingJob(t *testing.T) {
-	l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 1}, "b": {BytesPerSecond: 10}}), MaxWaiting: 10})
-	rec := newRecorder()
-	for i := range 6 {
-		start, cancel := rec.funcs(i)
-		if err := l.Admit(context.Background(), []string{"a", "b"}[i%2], "jobs/0", 10, start, cancel); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 1}, "b": {BytesPerSecond: 10}}), MaxWaiting: 10})
+		rec := newRecorder()
+		for i := range 6 {
+			start, cancel := rec.funcs(i)
+			if err := l.Admit(context.Background(), []string{"a", "b"}[i%2], "jobs/0", 10, start, cancel); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	time.Sleep(20 * time.Millisecond) // let the drain goroutines reach their wait (the path under test)
-	stopped := errors.New("stopping")
-	l.Close(stopped)
-	for range 6 {
-		<-rec.done
-	}
-	rec.mu.Lock()
-	started, cancelled := rec.started, rec.cancelled
-	rec.mu.Unlock()
-	if len(started) != 2 || len(cancelled) != 4 || l.Waiting() != 0 {
-		t.Fatalf("started %v, cancelled %v, waiting %d; want the two in the bursts started, the other four cancelled", started, cancelled, l.Waiting())
-	}
-	if err := l.Admit(context.Background(), "a", "jobs/0", 1, func() {}, func(error) {}); err != stopped {
-		t.Fatalf("Admit after Close = %v, want %v", err, stopped)
-	}
-	// The drain goroutines wake at their next job's time, find nothing and end.
-	for deadline := time.Now().Add(10 * time.Second); drainsRunning(l) > 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("drain goroutines still running 10s after Close")
+		synctest.Wait() // the drain goroutines wait for their next job's time (the path under test)
+		stopped := errors.New("stopping")
+		l.Close(stopped)
+		for range 6 {
+			<-rec.done
 		}
-	}
-	if got := len(rec.startedNow()); got != 2 {
-		t.Fatalf("%d started after Close, want 2", got)
-	}
+		rec.mu.Lock()
+		started, cancelled := rec.started, rec.cancelled
+		rec.mu.Unlock()
+		if len(started) != 2 || len(cancelled) != 4 || l.Waiting() != 0 {
+			t.Fatalf("started %v, cancelled %v, waiting %d; want the two in the bursts started, the other four cancelled", started, cancelled, l.Waiting())
+		}
+		if err := l.Admit(context.Background(), "a", "jobs/0", 1, func() {}, func(error) {}); err != stopped {
+			t.Fatalf("Admit after Close = %v, want %v", err, stopped)
+		}
+		// The drain goroutines wake at their next job's time (within a second
+		// of the fake clock), find nothing and end.
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if n := drainsRunning(l); n > 0 {
+			t.Fatalf("%d drain goroutines still running 10s after Close", n)
+		}
+		if got := len(rec.startedNow()); got != 2 {
+			t.Fatalf("%d started after Close, want 2", got)
+		}
+	})
 }
 
 func drainsRunning(l *Limiter) int {

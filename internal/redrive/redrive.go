@@ -16,6 +16,9 @@
 // worker itself; the worker's output for a job is the same bytes either
 // way). The group's offsets are committed without joining it (generation
 // -1), so the run must not share its group with a consumer.
+//
+// May import: internal/pipeline, internal/transport,
+// internal/transport/kafka.
 package redrive
 
 import (

@@ -11,6 +11,8 @@
 // A file that cannot be read, decompressed or parsed, or that meets a bug (a
 // panic: internal_error), is named in the Summary and the other sessions
 // are still processed.
+//
+// May import: internal/compression, internal/pipeline, internal/transcript.
 package replay
 
 import (

@@ -14,6 +14,8 @@
 //	"fail:<n>"   the result of a call in a failed (error) assistant turn
 //	"bad:<n>"    the result of a malformed call (no arguments or a bad name)
 //	"idless:<n>" a legacy result without an id, beside a call whose id is ""
+//
+// May import: internal/transcript.
 package sessiongen
 
 import (

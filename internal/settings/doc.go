@@ -22,4 +22,6 @@
 // field of type Duration carrying both tags; and the image options may be
 // sent at the top of options as image_max_dimension_px and image_max_bytes
 // (ImageAliases maps those names onto options.images).
+//
+// May import: no package of this module.
 package settings

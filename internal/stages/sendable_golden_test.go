@@ -32,7 +32,7 @@ func tinyPNG(t *testing.T) string {
 // outcome runs the whole chain with the given context window and contract
 // mode, and returns what the job became: the dead letter's code and
 // sentence, or the messages and the report.
-func outcome(t *testing.T, tg transcript.Target, messages string, contextWindow int, mode string) []byte {
+func outcome(t *testing.T, tg transcript.Target, messages string, contextWindow int, mode settings.ContractMode) []byte {
 	t.Helper()
 	tr, err := transcript.FromMessages([]byte(messages), transcript.Target(tg))
 	if err != nil {
@@ -74,7 +74,7 @@ func TestGoldenSendable(t *testing.T) {
 		target        transcript.Target
 		messages      string
 		contextWindow int
-		mode          string
+		mode          settings.ContractMode
 	}{
 		{"emptied", anthropicOpus, `[{"role":"toolResult","toolCallId":"ghost","toolName":"read","content":[{"type":"text","text":"orphan"}]},` +
 			`{"role":"assistant","content":[],"stopReason":"error"}]`, 0, ""},

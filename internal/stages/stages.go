@@ -14,6 +14,10 @@
 //   - media: images (libvips), context pruning, stale media cleanup, the
 //     request-size cap;
 //   - sendable: nothing left to send, and the contract check.
+//
+// May import: internal/images, internal/stages/media,
+// internal/stages/pairing, internal/stages/sendable, internal/stages/stage,
+// internal/stages/toolcalls, internal/stages/turns.
 package stages
 
 import (

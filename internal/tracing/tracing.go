@@ -4,6 +4,8 @@
 // pipeline.Processor from the job span's context), exported over OTLP/HTTP.
 // It is off by default (tracing.enabled); the trace headers are copied to
 // the job's outputs whether or not it is on (package pipeline).
+//
+// May import: internal/config, internal/pipeline, internal/transport.
 package tracing
 
 import (

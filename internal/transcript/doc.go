@@ -74,4 +74,6 @@
 // Libraries that build a tree (or a map) must re-encode every message and
 // lose byte identity; sonic and simdjson-go need amd64-specific assembly and
 // still produce trees. (2-core Xeon, Go 1.26; figures also in bench/README.md.)
+//
+// May import: internal/settings.
 package transcript

@@ -23,4 +23,6 @@
 // member) implements Revoker: it says when a rebalance begins and which
 // partitions it lost when it ends, so a consumer can stop starting work
 // that the new owner will read again.
+//
+// May import: internal/compression.
 package transport

@@ -104,4 +104,6 @@
 //
 // Conformance with each provider's own SDK request types is tested in the
 // separate module test/wiresdk (so the SDKs stay out of this module).
+//
+// May import: internal/contract, internal/policy, internal/transcript.
 package wire

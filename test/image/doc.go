@@ -17,4 +17,8 @@
 // Without podman the test is skipped with the reason, unless CI=true: then
 // it fails, because CI must test the image. podman reads the
 // containers.conf of scripts/image.sh (CONTAINERS_CONF, if set, wins).
+//
+// Its tests import what they test.
+//
+// May import: no package of this module.
 package image

@@ -490,7 +490,7 @@ func roundTrip(t *testing.T, addr string, job []byte) []byte {
 		t.Fatalf("reading the ready topic on %s: %v", addr, err)
 	}
 	_ = ack(ctx, nil)
-	value, err := compression.Decode(rec.Value, rec.Headers, 64<<20)
+	value, err := compression.Decode(rec.Value, rec.ContentEncoding(), 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

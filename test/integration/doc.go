@@ -7,4 +7,8 @@
 // several workers, restart the broker, and feed malformed records, and then
 // check the at-least-once contract by job id: every input has a ready or a
 // dead-letter record, and duplicates stay under the in-flight cap.
+//
+// Its tests import what they test.
+//
+// May import: no package of this module.
 package integration

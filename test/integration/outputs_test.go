@@ -96,7 +96,7 @@ func (o *outputs) add(ready bool, rec transport.Record) {
 // jobID reads the job id of a ready payload or of a dead letter's original
 // value; "" when there is none.
 func jobID(rec transport.Record) string {
-	value, err := compression.Decode(rec.Value, withoutDLQHeaders(rec.Headers), 8<<20)
+	value, err := compression.Decode(rec.Value, transport.Record{Headers: withoutDLQHeaders(rec.Headers)}.ContentEncoding(), 8<<20)
 	if err != nil {
 		return ""
 	}

@@ -1,6 +1,9 @@
 // Package pipelinetest builds the worker's real Processor for tests of the
 // packages around it (HTTP, tracing, integration), so that they test the
 // outputs users get rather than a fake's.
+//
+// May import: internal/config, internal/images, internal/pipeline,
+// internal/stages, internal/stages/stage.
 package pipelinetest
 
 import (

@@ -40,4 +40,7 @@
 //   - stale_media: JavaScript's \s and ASCII-only case folding are spelled
 //     out in the patterns, so RE2 matches exactly what OpenClaw's patterns
 //     match. Images it replaces also count in Report.Images.Stale.
+//
+// May import: internal/contract, internal/images, internal/policy,
+// internal/settings, internal/stages/stage, internal/transcript.
 package media

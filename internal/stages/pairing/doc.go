@@ -54,4 +54,6 @@
 // Every rule is a pure, idempotent function of the transcript and env,
 // linear in the number of messages and blocks (ids are looked up in maps),
 // and keeps untouched messages as the same pointers and bytes.
+//
+// May import: internal/stages/stage, internal/transcript.
 package pairing

@@ -4,6 +4,9 @@
 // transcript is checked against the target's documented contract, package
 // contract; a violation is a dead letter unsendable, or a report entry).
 // They repair nothing: by the time they run every rule has.
+//
+// May import: internal/contract, internal/settings, internal/stages/stage,
+// internal/transcript.
 package sendable
 
 import (
@@ -13,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -86,7 +90,7 @@ func Contract() stage.Stage {
 			return nil
 		}
 		env.Report.Contract = Report(c.Family, res)
-		if env.Settings.ContractMode == stage.ContractModeReport {
+		if env.Settings.ContractMode == settings.ContractReport {
 			return nil
 		}
 		return &stage.Reject{Code: transcript.CodeUnsendable, Msg: res.Summary()}

@@ -8,12 +8,13 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-func apply(t testing.TB, s stage.Stage, tg transcript.Target, mode string, msgs []byte, env0 stage.Env) (*transcript.Transcript, *stage.Env, error) {
+func apply(t testing.TB, s stage.Stage, tg transcript.Target, mode settings.ContractMode, msgs []byte, env0 stage.Env) (*transcript.Transcript, *stage.Env, error) {
 	t.Helper()
 	tr, err := transcript.FromMessages(msgs, transcript.Target(tg))
 	if err != nil {
@@ -69,7 +70,7 @@ func TestEmptyHistory(t *testing.T) {
 
 func TestContractModes(t *testing.T) {
 	in := []byte(`[{"role":"user","content":"cut \ud83d"},{"role":"assistant","content":[{"type":"toolCall","id":"c|1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c|1","content":"x"}]`)
-	_, env, err := apply(t, Contract(), stagetest.Anthropic, stage.ContractModeReject, in, stage.Env{})
+	_, env, err := apply(t, Contract(), stagetest.Anthropic, settings.ContractReject, in, stage.Env{})
 	var rej *stage.Reject
 	if !errors.As(err, &rej) || rej.Code != transcript.CodeUnsendable ||
 		rej.Msg != `messages[0]: lone UTF-16 surrogate \ud83d (3 violations: text_validity 1, tool_call_id 2)` {
@@ -78,7 +79,7 @@ func TestContractModes(t *testing.T) {
 	if c := env.Report.Contract; c == nil || c.ByRule["text_validity"] != 1 || len(c.Violations) != 3 {
 		t.Fatalf("report %+v", env.Report.Contract)
 	}
-	tr, env, err := apply(t, Contract(), stagetest.Anthropic, stage.ContractModeReport, in, stage.Env{})
+	tr, env, err := apply(t, Contract(), stagetest.Anthropic, settings.ContractReport, in, stage.Env{})
 	if err != nil || env.Report.Contract == nil || string(tr.MessagesJSON()) != string(in) {
 		t.Fatalf("report mode: err %v, report %+v", err, env.Report.Contract)
 	}
@@ -111,7 +112,7 @@ func FuzzContract(f *testing.F) {
 			return
 		}
 		tg := targets[int(which)%len(targets)]
-		tr, env, err := apply(t, Contract(), tg, stage.ContractModeReject, msgs, stage.Env{})
+		tr, env, err := apply(t, Contract(), tg, settings.ContractReject, msgs, stage.Env{})
 		if tr == nil {
 			return // not a message array
 		}
@@ -123,7 +124,7 @@ func FuzzContract(f *testing.F) {
 		case !want.OK() && (!errors.As(err, &rej) || rej.Code != transcript.CodeUnsendable || !strings.HasPrefix(rej.Msg, want.Violations[0].String())):
 			t.Fatalf("got %v, want unsendable naming %s", err, want.Violations[0])
 		}
-		tr2, env2, err2 := apply(t, Contract(), tg, stage.ContractModeReport, msgs, stage.Env{})
+		tr2, env2, err2 := apply(t, Contract(), tg, settings.ContractReport, msgs, stage.Env{})
 		if err2 != nil || string(tr2.MessagesJSON()) != string(tr.MessagesJSON()) || (env2.Report.Contract == nil) != want.OK() {
 			t.Fatalf("report mode: err %v, report %+v", err2, env2.Report.Contract)
 		}

@@ -3,6 +3,8 @@
 // that goes into the ready payload. The rules themselves live in the sibling
 // packages (toolcalls, pairing, turns, media); package stages lists them in
 // the order of spec §4.
+//
+// May import: internal/policy, internal/settings, internal/transcript.
 package stage
 
 import (
@@ -84,16 +86,10 @@ type Settings struct {
 	// clock, context window, tools, retry): the options' own declaration.
 	Request settings.Request
 	// ContractMode is what the contract stage does with a violation:
-	// ContractModeReject (a dead letter) or ContractModeReport (listed in
-	// the report); "" means ContractModeReject.
-	ContractMode string
+	// settings.ContractReject (a dead letter) or settings.ContractReport
+	// (listed in the report); "" means settings.ContractReject.
+	ContractMode settings.ContractMode
 }
-
-// The values of Settings.ContractMode (config contract.mode).
-const (
-	ContractModeReject = "reject"
-	ContractModeReport = "report"
-)
 
 // Report records what the chain changed; it goes into the ready payload.
 // Its JSON encoding is deterministic (encoding/json sorts map keys).

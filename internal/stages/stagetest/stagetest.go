@@ -2,6 +2,8 @@
 // transcript from a message array, apply stages, compare the output, and
 // fuzz a stage for the properties every rule must have (no panic, output
 // re-parses, a second run changes nothing, two runs give the same bytes).
+//
+// May import: internal/policy, internal/stages/stage, internal/transcript.
 package stagetest
 
 import (

@@ -46,4 +46,7 @@
 // None of these rules creates a tool result. A call dropped by
 // ToolCallInputs leaves its results behind as orphans, which pairing repair
 // (a later rule) removes.
+//
+// May import: internal/contract, internal/policy, internal/stages/stage,
+// internal/transcript.
 package toolcalls

@@ -56,4 +56,6 @@
 // Every rule is a pure function of the transcript and its environment,
 // idempotent, and linear in the history's length; messages it does not need
 // to touch keep their bytes.
+//
+// May import: internal/policy, internal/stages/stage, internal/transcript.
 package turns

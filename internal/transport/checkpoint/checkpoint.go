@@ -27,6 +27,8 @@
 // a record fetched in an earlier epoch is refused (TrackAt returns ErrStale):
 // the reader of the new epoch starts at Position, after every record tracked
 // before the switch, so the refused record is read again, never skipped.
+//
+// May import: internal/transport.
 package checkpoint
 
 import (

@@ -15,13 +15,16 @@ import (
 	"github.com/segmentio/kafka-go/sasl/scram"
 )
 
-// Config is how to reach the cluster; it is shared by Sources, Sinks and EnsureTopics.
+// Config is how to reach the cluster; it is shared by Sources, Sinks and
+// EnsureTopics. Its TLS and SASL sections are the worker's kafka.tls and
+// kafka.sasl as they are (internal/config composes them, with their yaml
+// keys); DefaultConfig holds the defaults of every field.
 type Config struct {
 	// Brokers are the bootstrap addresses, host:port.
 	Brokers []string
-	// ClientID names this process to the brokers. Default "hygiene".
+	// ClientID names this process to the brokers (their logs and quotas).
 	ClientID string
-	// DialTimeout bounds one connection attempt. Default 10s.
+	// DialTimeout bounds one connection attempt.
 	DialTimeout time.Duration
 	// TLS enables TLS when Enabled is true.
 	TLS TLSConfig
@@ -29,35 +32,53 @@ type Config struct {
 	SASL SASLConfig
 }
 
-// TLSConfig configures TLS to the brokers.
+// TLSConfig configures TLS to the brokers (the kafka.tls section).
 type TLSConfig struct {
-	Enabled bool
+	// Enabled connects over TLS.
+	Enabled bool `yaml:"enabled"`
 	// CAFile is a PEM bundle of CAs to trust instead of the system pool.
-	CAFile string
+	CAFile string `yaml:"ca_file"`
 	// CertFile and KeyFile are a PEM client certificate and key (mutual TLS).
-	CertFile string
-	KeyFile  string
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
 	// ServerName overrides the name checked in the broker certificates.
-	ServerName string
+	ServerName string `yaml:"server_name"`
 	// InsecureSkipVerify disables certificate verification (tests only).
-	InsecureSkipVerify bool
+	InsecureSkipVerify bool `yaml:"insecure_skip_verify"`
 }
 
-// SASLConfig configures SASL authentication.
+// SASL mechanisms accepted in SASLConfig.Mechanism ("" disables SASL); the
+// match ignores case.
+const (
+	SASLPlain       = "plain"
+	SASLScramSHA256 = "scram-sha-256"
+	SASLScramSHA512 = "scram-sha-512"
+)
+
+// SASLConfig configures SASL authentication (the kafka.sasl section).
 type SASLConfig struct {
-	// Mechanism is "plain", "scram-sha-256" or "scram-sha-512"; empty disables SASL.
-	Mechanism string
-	Username  string
-	Password  string
+	// Mechanism is SASLPlain, SASLScramSHA256 or SASLScramSHA512; empty disables SASL.
+	Mechanism string `yaml:"mechanism"`
+	// Username and Password are the SASL credentials.
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
+}
+
+// DefaultConfig is a Config with every default set: no brokers, the client
+// id "hygiene", a 10s dial timeout, neither TLS nor SASL. A zero ClientID or
+// DialTimeout is read as its default.
+func DefaultConfig() Config {
+	return Config{Brokers: []string{}, ClientID: "hygiene", DialTimeout: 10 * time.Second}
 }
 
 // withDefaults returns c with zero fields set to their defaults.
 func (c Config) withDefaults() Config {
+	d := DefaultConfig()
 	if c.ClientID == "" {
-		c.ClientID = "hygiene"
+		c.ClientID = d.ClientID
 	}
 	if c.DialTimeout == 0 {
-		c.DialTimeout = 10 * time.Second
+		c.DialTimeout = d.DialTimeout
 	}
 	return c
 }
@@ -116,11 +137,11 @@ func (s SASLConfig) mechanism() (sasl.Mechanism, error) {
 	switch strings.ToLower(s.Mechanism) {
 	case "":
 		return nil, nil
-	case "plain":
+	case SASLPlain:
 		return plain.Mechanism{Username: s.Username, Password: s.Password}, nil
-	case "scram-sha-256":
+	case SASLScramSHA256:
 		return scram.Mechanism(scram.SHA256, s.Username, s.Password)
-	case "scram-sha-512":
+	case SASLScramSHA512:
 		return scram.Mechanism(scram.SHA512, s.Username, s.Password)
 	default:
 		return nil, fmt.Errorf("kafka: SASL mechanism %q is not supported (plain, scram-sha-256, scram-sha-512)", s.Mechanism)

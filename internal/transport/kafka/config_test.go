@@ -180,3 +180,23 @@ func selfSignedTLS(t *testing.T) (string, *tls.Config) {
 	}
 	return caFile, &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 }
+
+// A Config that leaves the client id and dial timeout zero connects with
+// DefaultConfig's, and one that sets them keeps its own.
+func TestZeroFieldsTakeDefaultConfig(t *testing.T) {
+	def := DefaultConfig()
+	d, err := Config{Brokers: []string{"b:1"}}.dialer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ClientID != def.ClientID || d.Timeout != def.DialTimeout {
+		t.Fatalf("zero config dials as %q within %s, want %q within %s", d.ClientID, d.Timeout, def.ClientID, def.DialTimeout)
+	}
+	tr, err := Config{Brokers: []string{"b:1"}, ClientID: "svc", DialTimeout: 3 * time.Second}.transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.ClientID != "svc" || tr.DialTimeout != 3*time.Second {
+		t.Fatalf("set config connects as %q within %s, want svc within 3s", tr.ClientID, tr.DialTimeout)
+	}
+}

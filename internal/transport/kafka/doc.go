@@ -110,4 +110,7 @@
 // Config.TLS (CA file, client certificate, server name) and Config.SASL
 // (plain, scram-sha-256, scram-sha-512) apply to Readers, Writers and
 // EnsureTopics alike.
+//
+// May import: internal/compression, internal/transport,
+// internal/transport/checkpoint.
 package kafka

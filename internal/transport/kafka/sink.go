@@ -143,7 +143,7 @@ func (s *Sink) Write(ctx context.Context, recs ...transport.Record) error {
 	}
 	msgs := make([]kafkago.Message, len(recs))
 	for i, r := range recs {
-		r = compression.EncodeRecordAt(r, s.cfg.CompressAbove, s.cfg.CompressionLevel)
+		r = r.Compressed(s.cfg.CompressAbove, s.cfg.CompressionLevel)
 		if err := transport.CheckSize(r, s.cfg.MaxMessageBytes); err != nil {
 			return fmt.Errorf("kafka: writing to topic %q: %w", s.cfg.Topic, err)
 		}

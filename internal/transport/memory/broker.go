@@ -9,6 +9,9 @@
 // Commits are immediate: an ack that moves a partition's commit point updates
 // the group at once, so a crash loses no acked work. A group has at most one
 // open Source at a time and it owns every partition of its topic.
+//
+// May import: internal/compression, internal/transport,
+// internal/transport/checkpoint.
 package memory
 
 import (

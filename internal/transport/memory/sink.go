@@ -53,7 +53,7 @@ func (s *Sink) Write(ctx context.Context, recs ...transport.Record) error {
 	}
 	out := make([]transport.Record, len(recs))
 	for i, r := range recs {
-		out[i] = compression.EncodeRecord(r, s.cfg.CompressAbove)
+		out[i] = r.Compressed(s.cfg.CompressAbove, compression.LevelDefault)
 		if err := transport.CheckSize(out[i], s.cfg.MaxMessageBytes); err != nil {
 			return err
 		}

@@ -7,6 +7,8 @@
 // limit after compression, a randomized crash loop that must lose nothing,
 // and, for a transport.Revoker, that a revoked partition's finished records
 // count and its dropped ones are read again by the new owner).
+//
+// May import: internal/compression, internal/transport.
 package transporttest
 
 import (

@@ -276,7 +276,7 @@ func testTooLarge(t *testing.T, h Harness) {
 	if enc, _ := d.rec.Header(compression.HeaderContentEncoding); string(enc) != compression.EncodingZstd {
 		t.Fatalf("compressed record has content-encoding %q", enc)
 	}
-	plain, err := compression.Decode(d.rec.Value, d.rec.Headers, 1<<20)
+	plain, err := compression.Decode(d.rec.Value, d.rec.ContentEncoding(), 1<<20)
 	if err != nil || !bytes.Equal(plain, zeros) {
 		t.Fatalf("decoded value: %v (len %d)", err, len(plain))
 	}
