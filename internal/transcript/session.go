@@ -3,6 +3,8 @@ package transcript
 import (
 	"bytes"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // DecodeSession reads an OpenClaw session file (JSONL, spec §1.1) into a
@@ -37,7 +39,7 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 	}
 	t := &Transcript{Target: target, InputBytes: len(data), Repair: &RepairReport{}}
 	var entries []Object
-	invalid := map[*byte]bool{} // the message entries that hold invalid text, by their first byte
+	tape := &jsontape.Tape{Data: data} // the message entries' messages, recorded as they are kept
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -49,13 +51,10 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		obj, sp, err := parseObject(line, lim.MaxDepth, "", Parallel{})
+		obj, err := parseObject(line, lim.MaxDepth)
 		if err != nil {
 			t.Repair.DroppedLines++
 			continue
-		}
-		if raw, ok := obj.Get("message"); ok && sp.invalidText && len(raw) > 0 {
-			invalid[&raw[0]] = true
 		}
 		entries = append(entries, obj)
 	}
@@ -86,10 +85,10 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 				break
 			}
 		}
-		t.appendEntries(branch[from:start], invalid)
-		t.appendEntries(branch[start+1:], invalid)
+		t.appendEntries(branch[from:start], tape)
+		t.appendEntries(branch[start+1:], tape)
 	} else {
-		t.appendEntries(branch, invalid)
+		t.appendEntries(branch, tape)
 	}
 	if len(t.Messages) > lim.MaxMessages {
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
@@ -135,15 +134,13 @@ func activeBranch(entries []Object) []Object {
 	return branch
 }
 
-func (t *Transcript) appendEntries(entries []Object, invalid map[*byte]bool) {
+func (t *Transcript) appendEntries(entries []Object, tape *jsontape.Tape) {
 	for _, e := range entries {
 		typ, _ := e.String("type")
 		switch typ {
 		case "message":
 			if raw, ok := e.Get("message"); ok && len(raw) > 0 && raw[0] == '{' {
-				m := messageFromRaw(raw)
-				m.invalidText = invalid[&raw[0]]
-				t.Messages = append(t.Messages, m)
+				t.Messages = append(t.Messages, messageOf(tape, tape.AddMessage(raw)))
 			}
 		case "branch_summary":
 			fields := []Field{{"role", JSONString("branchSummary")}}

@@ -1,4 +1,4 @@
-package transcript
+package jsontape
 
 // internKey returns the common member names as the program's own string
 // constants. Rules look members up by these names many times per message;

@@ -1,4 +1,4 @@
-package transcript
+package legacy
 
 // The decoding pass splits each message as it validates it: its members,
 // and, when its content is an array, its content blocks and their members.

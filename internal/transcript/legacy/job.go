@@ -1,0 +1,530 @@
+package legacy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/hygiene-dev/hygiene/internal/settings"
+)
+
+// Target names the provider a history will be replayed to (design §2),
+// exactly as the job gives it: policy.Resolve normalises it, Target keeps the
+// caller's spelling. It is the one declaration of a target; package policy
+// reads and resolves this type.
+type Target struct {
+	Provider string `json:"provider"`
+	API      string `json:"api"`
+	Model    string `json:"model"`
+}
+
+// Options are a job's optional per-request settings (design §2). A nil
+// pointer means "use the worker's configured default". Images and Pruning
+// are overlays of the configuration's own sections (package settings):
+// the job writes the same keys (pruning's ttl as ttl_ms, in milliseconds),
+// except the worker bounds tagged job:"no". The two image options design
+// §2 puts at the top of options, image_max_dimension_px and
+// image_max_bytes, are read onto Images (settings.ImageAliases).
+type Options struct {
+	Images  settings.Overlay[settings.Images]  `json:"-"` // options.images
+	Pruning settings.Overlay[settings.Pruning] `json:"-"` // options.pruning
+	// Request is what only the job says (now_ms, context_window_tokens,
+	// tools_offered, ...), its keys at the top of options.
+	settings.Request
+	// Render is "messages" (the default) or "request": the ready payload
+	// then also carries the provider request body (package wire).
+	Render string `json:"render,omitempty"`
+	// System is the system prompt for the request body: a JSON string or
+	// an array of {"type":"text","text":...} blocks.
+	System json.RawMessage `json:"system,omitempty"`
+	// Tools are the tools the runner offers the model, for the request body.
+	Tools []Tool `json:"tools,omitempty"`
+}
+
+// Tool is one entry of the job option `tools`: a tool the runner offers the
+// model, with its input's JSON Schema.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+}
+
+// Request is a provider request body rendered for the ready payload (job
+// option render: request): its format's name and the body as JSON.
+type Request struct {
+	Format string
+	Body   []byte
+}
+
+// CustomEntry is a session custom entry (spec §1.1), such as a
+// `model-snapshot` or `google-turn-ordering-bootstrap` marker.
+type CustomEntry struct {
+	CustomType string
+	Data       []byte // raw JSON; nil when absent
+}
+
+// RepairReport counts what session-file repair (spec §3.17) dropped while
+// reading a JSONL session. The input file itself is never modified.
+type RepairReport struct {
+	DroppedLines int // lines that were not valid JSON objects
+}
+
+// Transcript is one provider request context: the job envelope and its
+// message list. Messages decoded from a job arrive split into members and
+// blocks (see tape); see Message.
+type Transcript struct {
+	JobID     string
+	Tenant    string
+	SessionID string
+	Target    Target
+	Options   Options
+	Messages  []*Message
+	// CustomEntries is the session state the rules read (model snapshots).
+	CustomEntries []CustomEntry
+	// AppendEntries are custom entries the rules ask the runner to persist.
+	AppendEntries []CustomEntry
+	// Repair is set for sessions read from JSONL (spec §3.17).
+	Repair *RepairReport
+	// InputBytes is the size of the decoded input.
+	InputBytes int
+	// Request, when set, is written to the ready payload as request_format
+	// and request.
+	Request *Request
+
+	rawTarget []byte // the job's target object, echoed byte-identical
+}
+
+// Limits bound what a single job may cost to decode.
+type Limits struct {
+	MaxBytes    int // input size
+	MaxMessages int // entries in the message list
+	MaxDepth    int // JSON nesting depth
+}
+
+// DefaultLimits are the limits used when a field of Limits is zero.
+func DefaultLimits() Limits {
+	return Limits{MaxBytes: 64 << 20, MaxMessages: 1_000_000, MaxDepth: 256}
+}
+
+// WithDefaults fills every zero field of l with its DefaultLimits value.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = d.MaxBytes
+	}
+	if l.MaxMessages <= 0 {
+		l.MaxMessages = d.MaxMessages
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	return l
+}
+
+// DecodeJob decodes a job (design §2). The transcript aliases data, which
+// must not be modified while the transcript is in use. Unknown top-level
+// members are an error (the job schema is ours; a misspelt "mesages" must not
+// pass silently), while unknown members inside messages are preserved.
+func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
+	return DecodeJobParallel(data, lim, Parallel{})
+}
+
+// DecodeJobParallel is DecodeJob with the message array parsed in the parts
+// par gives (see messageArrayInParts): the transcript, or the error, is
+// exactly DecodeJob's.
+func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, error) {
+	lim = lim.WithDefaults()
+	if len(data) > lim.MaxBytes {
+		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
+	}
+	top, messages, err := parseObject(data, lim.MaxDepth, "messages", par)
+	if err != nil {
+		if Valid(data, lim.MaxDepth) == nil {
+			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")
+		}
+		return nil, jsonError("", err)
+	}
+	t := &Transcript{InputBytes: len(data)}
+	var seenMessages, seenTarget bool
+	for _, f := range top.Fields {
+		switch f.Key {
+		case "job_id":
+			t.JobID, err = requiredString(f, 128)
+		case "tenant":
+			t.Tenant, err = requiredString(f, 64)
+			if err == nil && !ValidTenant(t.Tenant) {
+				err = errorf(CodeInvalidJob, "tenant", "%q must match "+TenantNameForm, t.Tenant)
+			}
+		case "session_id":
+			t.SessionID, err = requiredString(f, 1024)
+		case "target":
+			seenTarget = true
+			t.rawTarget = f.Value
+			err = strictUnmarshal(f.Value, &t.Target, "target", CodeInvalidTarget)
+		case "options":
+			t.Options, err = decodeOptions(f.Value)
+		case "custom_entries":
+			t.CustomEntries, err = decodeCustomEntries(f.Value)
+		case "messages":
+			seenMessages = true
+			t.Messages, err = wrapMessages(messages, f.Value, lim)
+		default:
+			err = errorf(CodeInvalidJob, f.Key, "unknown job field")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, req := range []struct {
+		name string
+		ok   bool
+	}{{"job_id", t.JobID != ""}, {"tenant", t.Tenant != ""}, {"session_id", t.SessionID != ""}, {"messages", seenMessages}} {
+		if !req.ok {
+			return nil, errorf(CodeInvalidJob, req.name, "required field is missing")
+		}
+	}
+	if !seenTarget {
+		return nil, errorf(CodeInvalidTarget, "target", "required field is missing")
+	}
+	if err := t.Target.validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (tg Target) validate() error {
+	if tg.Provider == "" && tg.API == "" {
+		return errorf(CodeInvalidTarget, "target", "provider and api are both empty")
+	}
+	return nil
+}
+
+func requiredString(f Field, maxLen int) (string, error) {
+	s, ok := decodeString(f.Value)
+	if !ok {
+		return "", errorf(CodeInvalidJob, f.Key, "must be a string")
+	}
+	if s == "" {
+		return "", errorf(CodeInvalidJob, f.Key, "must not be empty")
+	}
+	if len(s) > maxLen {
+		return "", errorf(CodeInvalidJob, f.Key, "is %d bytes, over the limit of %d", len(s), maxLen)
+	}
+	return s, nil
+}
+
+// TenantNameForm is the form of a tenant name (design §2, Job.tenant), as
+// the errors that reject one say it.
+const TenantNameForm = "[A-Za-z0-9._-]{1,64}"
+
+// ValidTenant reports whether s is a tenant name: 1 to 64 ASCII letters,
+// digits, dots, underscores and hyphens. Jobs and the configuration's
+// tenants: section are checked by it alike.
+func ValidTenant(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// strictUnmarshal decodes a small envelope member with encoding/json,
+// rejecting unknown fields, and names the member in the error.
+func strictUnmarshal(raw []byte, v any, path string, code Code) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(code, path, "%s", cleanJSONError(err))
+	}
+	return nil
+}
+
+// decodeOptions reads a job's options: images and pruning as overlays of
+// their sections (settings.DecodeOption, which names a bad key), the image
+// aliases onto images, and the other options strictly with encoding/json.
+func decodeOptions(raw []byte) (Options, error) {
+	var o Options
+	obj, err := ParseObject(raw)
+	if err != nil {
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			return o, nil
+		}
+		return o, errorf(CodeInvalidJob, "options", "must be an object")
+	}
+	rest := []byte{'{'}
+	var aliases []Field
+	for _, f := range obj.Fields {
+		switch f.Key {
+		case "images":
+			o.Images, err = settings.DecodeOption[settings.Images](f.Value, "options.images")
+		case "pruning":
+			o.Pruning, err = settings.DecodeOption[settings.Pruning](f.Value, "options.pruning")
+		default:
+			if _, ok := settings.ImageAliases[f.Key]; ok {
+				aliases = append(aliases, f)
+				continue
+			}
+			if len(rest) > 1 {
+				rest = append(rest, ',')
+			}
+			rest = append(AppendString(rest, f.Key), ':')
+			rest = append(rest, f.Value...)
+		}
+		if err != nil {
+			return o, optionError(err)
+		}
+	}
+	// After images, so that a setting sent both ways is refused whatever
+	// the order of the keys.
+	for _, f := range aliases {
+		if err := o.Images.AddAlias(settings.ImageAliases[f.Key], "options."+f.Key, f.Value); err != nil {
+			return o, optionError(err)
+		}
+	}
+	if err := strictUnmarshal(append(rest, '}'), &o, "options", CodeInvalidJob); err != nil {
+		return o, err
+	}
+	if n := o.ContextWindowTokens; n != nil && *n < 1 {
+		return o, errorf(CodeInvalidJob, "options.context_window_tokens", "must be at least 1, got %d", *n)
+	}
+	return o, nil
+}
+
+// optionError is a settings decode error as a job's decode error.
+func optionError(err error) error {
+	if fe, ok := errors.AsType[*settings.FieldError](err); ok {
+		return errorf(CodeInvalidJob, fe.Name, "%s", fe.Msg)
+	}
+	return errorf(CodeInvalidJob, "options", "%v", err)
+}
+
+// cleanJSONError drops encoding/json's "json: " prefix.
+func cleanJSONError(err error) string {
+	return string(bytes.TrimPrefix([]byte(err.Error()), []byte("json: ")))
+}
+
+func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
+	elems, err := ParseArray(raw)
+	if err != nil {
+		return nil, errorf(CodeInvalidJob, "custom_entries", "must be an array")
+	}
+	entries := make([]CustomEntry, 0, len(elems))
+	for i, e := range elems {
+		obj, err := ParseObject(e)
+		path := fmt.Sprintf("custom_entries[%d]", i)
+		if err != nil {
+			return nil, errorf(CodeInvalidJob, path, "must be an object")
+		}
+		ct, ok := obj.String("customType")
+		if !ok || ct == "" {
+			return nil, errorf(CodeInvalidJob, path+".customType", "must be a non-empty string")
+		}
+		data, _ := obj.Get("data")
+		entries = append(entries, CustomEntry{CustomType: ct, Data: data})
+	}
+	return entries, nil
+}
+
+// wrapMessages takes the messages of the message array, found and split
+// while the job was scanned (see tape).
+func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+	}
+	if len(sp.msgs) > lim.MaxMessages {
+		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(sp.msgs), lim.MaxMessages)
+	}
+	return sp.msgs, nil
+}
+
+// EncodePayload appends the ready payload (design §2): the envelope, the
+// messages (unchanged ones as their original bytes), the entries to append
+// and the report, which the caller has already encoded as a JSON object. The
+// output is a pure function of the transcript and the report.
+func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
+	return t.AppendPayload(dst, t.EncodeMessages(Parallel{}), report)
+}
+
+// AppendPayload is EncodePayload with the messages msgs encoded from t
+// (EncodeMessages; possibly in parallel parts, with the same bytes).
+func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []byte) []byte {
+	if len(report) == 0 {
+		report = []byte("{}")
+	}
+	// The envelope and the request are estimated; the messages are measured.
+	dst = slices.Grow(dst, msgs.Size()+len(report)+512)
+	dst = t.appendEnvelope(dst)
+	dst = append(dst, `,"messages":`...)
+	dst = msgs.appendTo(dst)
+	if t.Request != nil {
+		dst = append(dst, `,"request_format":`...)
+		dst = AppendString(dst, t.Request.Format)
+		dst = append(dst, `,"request":`...)
+		dst = append(dst, t.Request.Body...)
+	}
+	dst = appendEntries(dst, "append_entries", t.AppendEntries)
+	dst = append(dst, `,"report":`...)
+	dst = append(dst, report...)
+	return append(dst, '}')
+}
+
+func (tg Target) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"provider":`...)
+	dst = AppendString(dst, tg.Provider)
+	dst = append(dst, `,"api":`...)
+	dst = AppendString(dst, tg.API)
+	dst = append(dst, `,"model":`...)
+	dst = AppendString(dst, tg.Model)
+	return append(dst, '}')
+}
+
+// appendJSON writes the entry in session-file form:
+// {"type":"custom","customType":...,"data":...}.
+func (e CustomEntry) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":"custom","customType":`...)
+	dst = AppendString(dst, e.CustomType)
+	if e.Data != nil {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, e.Data...)
+	}
+	return append(dst, '}')
+}
+
+// SetTarget replaces the target (the echoed bytes are re-encoded).
+func (t *Transcript) SetTarget(tg Target) {
+	t.Target, t.rawTarget = tg, nil
+}
+
+// ParseTimestamp reads a timestamp value: a JSON number of milliseconds or
+// an RFC 3339 / ISO 8601 string. ok is false when it does not parse.
+func ParseTimestamp(raw []byte) (ms int64, ok bool) {
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if raw[0] == '"' {
+		s, ok := decodeString(raw)
+		if !ok {
+			return 0, false
+		}
+		return parseISOTime(s)
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// FromMessages builds a transcript around a JSON array of messages, for
+// tests and tools that have no job envelope. The target is required.
+func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
+	lim := DefaultLimits()
+	s := scanner{data: messagesJSON, maxDepth: lim.MaxDepth}
+	i := s.skipSpace(0)
+	if i >= len(messagesJSON) || messagesJSON[i] != '[' {
+		if err := Valid(messagesJSON, lim.MaxDepth); err != nil {
+			return nil, jsonError("messages", err)
+		}
+		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+	}
+	// One pass: validate and split, as DecodeJob does (see tape).
+	parsed, end, err := s.messageArray(i, 1)
+	if err == nil {
+		if end = s.skipSpace(end); end != len(messagesJSON) {
+			err = s.errAt(end, "invalid character %q after top-level value", messagesJSON[end])
+		}
+	}
+	if err != nil {
+		return nil, jsonError("messages", err)
+	}
+	msgs, err := wrapMessages(split{msgs: parsed}, messagesJSON[i:], lim)
+	if err != nil {
+		return nil, err
+	}
+	return &Transcript{JobID: "test", Tenant: "test", SessionID: "test", Target: target, Messages: msgs, InputBytes: len(messagesJSON)}, nil
+}
+
+// MessagesJSON encodes the message list alone as a JSON array.
+func (t *Transcript) MessagesJSON() []byte {
+	return t.appendMessages(make([]byte, 0, t.MessagesSize()))
+}
+
+// MessagesSize is the length of MessagesJSON without building it: unchanged
+// messages count their input bytes; only changed ones are encoded (into one
+// reused buffer).
+func (t *Transcript) MessagesSize() int {
+	n := 2 + max(len(t.Messages)-1, 0)
+	var scratch []byte
+	for _, m := range t.Messages {
+		if !m.Changed() {
+			n += len(m.members.raw)
+			continue
+		}
+		scratch = m.AppendJSON(scratch[:0])
+		n += len(scratch)
+	}
+	return n
+}
+
+// EncodeJob appends the transcript as a job (design §2), the form `worker
+// replay --to-kafka` produces from a session file. Messages are written as
+// their bytes; options are not carried (the consuming workers apply their
+// defaults).
+func (t *Transcript) EncodeJob(dst []byte) []byte {
+	dst = t.appendEnvelope(dst)
+	dst = appendEntries(dst, "custom_entries", t.CustomEntries)
+	dst = append(dst, `,"messages":`...)
+	dst = t.appendMessages(dst)
+	return append(dst, '}')
+}
+
+// appendEnvelope opens the object and writes job_id, tenant, session_id
+// and target (the job's own target bytes when it had them).
+func (t *Transcript) appendEnvelope(dst []byte) []byte {
+	dst = append(dst, `{"job_id":`...)
+	dst = AppendString(dst, t.JobID)
+	dst = append(dst, `,"tenant":`...)
+	dst = AppendString(dst, t.Tenant)
+	dst = append(dst, `,"session_id":`...)
+	dst = AppendString(dst, t.SessionID)
+	dst = append(dst, `,"target":`...)
+	if t.rawTarget != nil {
+		return append(dst, t.rawTarget...)
+	}
+	return t.Target.appendJSON(dst)
+}
+
+// appendMessages writes the message list as a JSON array.
+func (t *Transcript) appendMessages(dst []byte) []byte {
+	dst = append(dst, '[')
+	for i, m := range t.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = m.AppendJSON(dst)
+	}
+	return append(dst, ']')
+}
+
+// appendEntries writes `,"<name>":[…]`, or nothing for no entries.
+func appendEntries(dst []byte, name string, entries []CustomEntry) []byte {
+	if len(entries) == 0 {
+		return dst
+	}
+	dst = append(dst, `,"`+name+`":[`...)
+	for i, e := range entries {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.appendJSON(dst)
+	}
+	return append(dst, ']')
+}
