@@ -2,28 +2,74 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // node is a JSON value read from a tape (jsontape.Tape: its members are
 // spans of the input, read in place), or held by the overlay once a rule
-// edited it, or built by a rule. Reads never change a node: a message
-// read by one goroutine may be read by any other at the same time.
+// edited it, or built by a rule. Reads change nothing a reader can see: a
+// message read by one goroutine may be read by any other at the same
+// time. The one thing a read keeps is memo, published atomically.
 type node struct {
 	t  *jsontape.Tape // the tape the value was read from; nil when built
 	n  uint32         // its node on t
 	ov *overlay       // the value's own members, once edited (or built)
+	// memo is the long escaped string member last decoded (String): a
+	// block's text or a tool result's is read by several rules in a row,
+	// and decoding it each time cost an allocation of its size. Every
+	// goroutine would decode the same text from the same read-only
+	// bytes, so which one publishes it changes no result.
+	memo atomic.Pointer[memoHeader]
 }
 
+// memoHeader opens a memo's one allocation: the member's index on the tape
+// and the text's length (little endian, four bytes each), the text's bytes
+// right after it.
+type memoHeader [8]byte
+
+// memoized returns the memo's text when it is member i's.
+func (n *node) memoized(i uint32) (string, bool) {
+	h := n.memo.Load()
+	if h == nil || binary.LittleEndian.Uint32(h[0:4]) != i {
+		return "", false
+	}
+	size := binary.LittleEndian.Uint32(h[4:8])
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(h), len(h))), size), true
+}
+
+// decodeMemo decodes member i's escaped string value raw and keeps it in
+// the memo.
+func (n *node) decodeMemo(i uint32, raw []byte) (string, bool) {
+	buf, ok := jsontape.AppendUnquoted(make([]byte, len(memoHeader{}), len(memoHeader{})+len(raw)), raw)
+	if !ok {
+		return "", false
+	}
+	h := (*memoHeader)(buf)
+	binary.LittleEndian.PutUint32(h[0:4], i)
+	binary.LittleEndian.PutUint32(h[4:8], uint32(len(buf)-len(h)))
+	n.memo.Store(h)
+	return unsafe.String(unsafe.SliceData(buf[len(h):]), len(buf)-len(h)), true
+}
+
+// memoLen is the shortest raw string value String keeps decoded: roles,
+// types and ids are cheaper to decode again than to keep.
+const memoLen = 64
+
 // overlay is a value's members once a rule wrote one: copied from the tape
-// on the first write (the values still alias the input), then edited.
+// on the first write (the values still alias the input), then edited. The
+// first members live in the overlay itself, so a write costs one
+// allocation.
 type overlay struct {
 	raw      []byte // original encoding; nil for values built by a rule
 	obj      Object
 	isObject bool
 	dirty    bool
+	inline   [8]Field
 }
 
 // tapeNode is the value's entry on its tape; only for nodes with no overlay.
@@ -38,10 +84,14 @@ func (n *node) own() *overlay {
 	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0}
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
-		ov.obj.Fields = make([]Field, len(ms), len(ms)+1)
-		for i := range ms {
-			ov.obj.Fields[i] = Field{Key: n.t.Key(&ms[i]), Value: n.t.Value(&ms[i])}
+		fields := ov.inline[:0]
+		if len(ms) >= len(ov.inline) {
+			fields = make([]Field, 0, len(ms)+1)
 		}
+		for i := range ms {
+			fields = append(fields, Field{Key: n.t.Key(&ms[i]), Value: n.t.Value(&ms[i])})
+		}
+		ov.obj.Fields = fields
 	}
 	n.ov = ov
 	return ov
@@ -82,8 +132,8 @@ func (n *node) Get(key string) ([]byte, bool) {
 	if n.ov != nil {
 		return n.ov.obj.Get(key)
 	}
-	if m := n.t.Find(n.tapeNode(), key); m != nil {
-		return n.t.Value(m), true
+	if i := n.t.Find(n.tapeNode(), key); i != jsontape.NoMember {
+		return n.t.Value(&n.t.Members[i]), true
 	}
 	return nil, false
 }
@@ -92,15 +142,23 @@ func (n *node) Get(key string) ([]byte, bool) {
 func (n *node) Has(key string) bool { _, ok := n.Get(key); return ok }
 
 // String returns a member's value when it is a JSON string: a view of the
-// input when it holds no escape, else its decoded text.
+// input when it holds no escape, else its decoded text (see memo).
 func (n *node) String(key string) (string, bool) {
 	if n.ov != nil {
 		return n.ov.obj.String(key)
 	}
-	if m := n.t.Find(n.tapeNode(), key); m != nil {
+	i := n.t.Find(n.tapeNode(), key)
+	if i == jsontape.NoMember {
+		return "", false
+	}
+	m := &n.t.Members[i]
+	if m.Flags&jsontape.Escaped == 0 || m.ValEnd-m.Val < memoLen {
 		return n.t.String(m)
 	}
-	return "", false
+	if text, ok := n.memoized(i); ok {
+		return text, true
+	}
+	return n.decodeMemo(i, n.t.Value(m))
 }
 
 // Bool returns a member's value when it is a JSON boolean.
@@ -126,6 +184,11 @@ func (n *node) kind(key string) string {
 // Set replaces or appends a member (raw JSON value) and marks the value
 // changed when the bytes differ.
 func (n *node) Set(key string, raw []byte) {
+	if n.ov == nil {
+		if v, ok := n.Get(key); ok && bytes.Equal(v, raw) {
+			return // no change: the value stays a view of the tape
+		}
+	}
 	ov := n.own()
 	ov.isObject = true
 	if ov.obj.Set(key, raw) {

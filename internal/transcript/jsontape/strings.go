@@ -133,6 +133,20 @@ func UnquoteBytes(raw []byte) ([]byte, bool) {
 	return unescape(make([]byte, 0, len(body)), body, bytes.IndexByte(body, '\\'))
 }
 
+// AppendUnquoted appends the decoded text of the raw JSON string raw to
+// dst.
+func AppendUnquoted(dst, raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return dst, false
+	}
+	body := raw[1 : len(raw)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		return append(dst, body...), true
+	}
+	return unescape(dst, body, i)
+}
+
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string. It escapes only what JSON

@@ -33,6 +33,10 @@ type Node struct {
 	// or "type" member (a block), or NoMember.
 	Kind  uint32
 	Flags Flags
+	// KindValue is the Kind member's value when it is one of KindValues
+	// (its index there), 0 otherwise: the role or type every rule reads
+	// of every message and block is then read without touching the input.
+	KindValue uint8
 }
 
 // Member is one member of an object node: the spans of its key (quotes
@@ -41,6 +45,7 @@ type Member struct {
 	Key, KeyEnd uint32
 	Val, ValEnd uint32
 	Flags       Flags
+	KeyID       uint8 // the key's index in KeyNames, 0 for another key
 }
 
 // Flags are the bits a tape keeps per node and per member.
@@ -90,21 +95,33 @@ func (t *Tape) Key(m *Member) string {
 	return k
 }
 
-// Find returns the first member of node n whose key is key, or nil. A key
-// without escapes is compared with the input's bytes as they are.
-func (t *Tape) Find(n *Node, key string) *Member {
+// Find returns the index in Members of the first member of node n whose
+// key is key, or NoMember. A common key (KeyNames) is found by its number;
+// another without escapes is compared with the input's bytes as they are.
+func (t *Tape) Find(n *Node, key string) uint32 {
 	ms := t.Members[n.First : n.First+n.Count]
+	if id := keyID(key); id != 0 {
+		for i := range ms {
+			if ms[i].KeyID == id {
+				return n.First + uint32(i)
+			}
+		}
+		return NoMember
+	}
 	for i := range ms {
 		m := &ms[i]
+		if m.KeyID != 0 {
+			continue
+		}
 		if m.Flags&KeyEscaped == 0 {
 			if int(m.KeyEnd-m.Key) == len(key)+2 && string(t.Data[m.Key+1:m.KeyEnd-1]) == key {
-				return m
+				return n.First + uint32(i)
 			}
 		} else if t.Key(m) == key {
-			return m
+			return n.First + uint32(i)
 		}
 	}
-	return nil
+	return NoMember
 }
 
 // String returns member m's value when it is a JSON string: a view of the
@@ -123,6 +140,9 @@ func (t *Tape) String(m *Member) (string, bool) {
 // KindString returns the string value of node n's Kind member ("" when it
 // has none, or it is not a string).
 func (t *Tape) KindString(n *Node) string {
+	if n.KindValue != 0 {
+		return KindValues[n.KindValue]
+	}
 	if n.Kind == NoMember {
 		return ""
 	}
@@ -167,8 +187,7 @@ func (s *scanner) message(b *builder, i, depth int) (int, error) {
 	var end int
 	var err error
 	if i < len(s.data) && s.data[i] == '{' {
-		end, err = s.members(b, &n, true, i, depth+1)
-		n.Flags |= IsObject
+		n, end, err = s.members(b, true, i, depth+1)
 	} else {
 		end, err = s.value(i, depth) // not an object: it has no members
 	}
@@ -184,13 +203,16 @@ func (s *scanner) message(b *builder, i, depth int) (int, error) {
 	return end, nil
 }
 
-// members validates the object at i (depth depth) and records its members
-// in n. When message is set the object is a message: its first "content"
-// member, when an array, is split into blocks, each block's members
-// recorded too.
-func (s *scanner) members(b *builder, n *Node, message bool, i, depth int) (int, error) {
+// members validates the object at i (depth depth), records its members,
+// and returns its node (but its End) and the index past it. When message
+// is set the object is a message: its first "content" member, when an
+// array, is split into blocks, each block's members recorded too. (The
+// node is returned, not filled through a pointer: members and blockArray
+// recurse, and a pointer would make every node escape to the heap.)
+func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, error) {
+	n := Node{Off: uint32(i), Kind: NoMember, Flags: IsObject}
 	if depth > s.maxDepth {
-		return i, &depthError{offset: i, limit: s.maxDepth}
+		return n, i, &depthError{offset: i, limit: s.maxDepth}
 	}
 	raw := s.data
 	start := len(b.memberStack)
@@ -203,21 +225,22 @@ func (s *scanner) members(b *builder, n *Node, message bool, i, depth int) (int,
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == '}' {
 		n.First, n.Count = b.keepMembers(start)
-		return i + 1, nil
+		return n, i + 1, nil
 	}
 	for {
 		kstart, kend, vstart, err := s.memberKeySpan(i)
 		if err != nil {
-			return vstart, err
+			return n, vstart, err
 		}
 		m := Member{Key: uint32(kstart), KeyEnd: uint32(kend), Val: uint32(vstart)}
 		if s.escaped {
 			m.Flags |= KeyEscaped
 		}
 		key := keyOf(raw, &m)
+		m.KeyID = keyID(key)
 		var vend int
 		if message && !seenContent && key == "content" && vstart < len(raw) && raw[vstart] == '[' {
-			vend, err = s.blockArray(b, n, vstart, depth+1)
+			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
 			n.Flags |= ContentArray
 		} else {
 			s.escaped = false
@@ -227,11 +250,14 @@ func (s *scanner) members(b *builder, n *Node, message bool, i, depth int) (int,
 			}
 		}
 		if err != nil {
-			return vend, err
+			return n, vend, err
 		}
 		m.ValEnd = uint32(vend)
 		if kindAt < 0 && key == kind {
 			kindAt = len(b.memberStack) - start
+			if m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
+				n.KindValue = kindValue(AliasString(raw[vstart+1 : vend-1]))
+			}
 		}
 		seenContent = seenContent || key == "content"
 		b.memberStack = append(b.memberStack, m)
@@ -243,7 +269,7 @@ func (s *scanner) members(b *builder, n *Node, message bool, i, depth int) (int,
 					n.Kind = n.First + uint32(kindAt)
 				}
 			}
-			return i, err
+			return n, i, err
 		}
 	}
 }
@@ -259,41 +285,38 @@ func keyOf(raw []byte, m *Member) string {
 	return d
 }
 
-// blockArray validates a message's content array at i (depth depth) and
-// records its elements as the blocks of message n, each object block with
-// its members.
-func (s *scanner) blockArray(b *builder, n *Node, i, depth int) (int, error) {
+// blockArray validates a message's content array at i (depth depth),
+// records its elements as blocks, each object block with its members, and
+// returns where they begin on the tape and the index past the array.
+func (s *scanner) blockArray(b *builder, i, depth int) (first, count uint32, end int, err error) {
 	if depth > s.maxDepth {
-		return i, &depthError{offset: i, limit: s.maxDepth}
+		return 0, 0, i, &depthError{offset: i, limit: s.maxDepth}
 	}
 	raw := s.data
 	start := len(b.blockStack)
 	i = s.skipSpace(i + 1)
 	if i < len(raw) && raw[i] == ']' {
-		n.Blocks, n.NBlocks = b.keepBlocks(start)
-		return i + 1, nil
+		first, count = b.keepBlocks(start)
+		return first, count, i + 1, nil
 	}
 	for {
 		blk := Node{Off: uint32(i), Kind: NoMember}
-		var end int
-		var err error
 		if i < len(raw) && raw[i] == '{' {
-			end, err = s.members(b, &blk, false, i, depth+1)
-			blk.Flags |= IsObject
+			blk, end, err = s.members(b, false, i, depth+1)
 		} else {
 			end, err = s.value(i, depth)
 		}
 		if err != nil {
-			return end, err
+			return 0, 0, end, err
 		}
 		blk.End = uint32(end)
 		b.blockStack = append(b.blockStack, blk)
 		var closed bool
 		if i, closed, err = s.nextElement(end); err != nil || closed {
 			if err == nil {
-				n.Blocks, n.NBlocks = b.keepBlocks(start)
+				first, count = b.keepBlocks(start)
 			}
-			return i, err
+			return first, count, i, err
 		}
 	}
 }
