@@ -43,21 +43,40 @@ func fieldsOf(n *node) []Field {
 	return fields
 }
 
+// lookups describes what Get and String return for each key of fields,
+// and for a few common keys that may be absent: by key number on the tape
+// (jsontape.KeyNames), by bytes otherwise.
+func lookups(b *strings.Builder, n *node, fields []Field) {
+	keys := []string{"role", "type", "text", "id", "toolCallId", "not a common key"}
+	for _, f := range fields {
+		keys = append(keys, f.Key)
+	}
+	for _, k := range keys {
+		raw, ok := n.Get(k)
+		s, sok := n.String(k)
+		fmt.Fprintf(b, "  get %q: %s %v %q %v\n", k, raw, ok, s, sok)
+	}
+}
+
 // describe is everything a reader can see of a message: its bytes, its
 // members, its blocks and theirs, its invalid-text mark, its kind members.
 func describe(m *Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "raw %q object %v invalid %v role %q type %q changed %v\n", m.Raw(), m.IsObject(), m.HasInvalidText(), m.Role(), m.Type(), m.Changed())
-	for _, f := range fieldsOf(&m.members) {
+	fields := fieldsOf(&m.members)
+	for _, f := range fields {
 		fmt.Fprintf(&b, "  %q: %s\n", f.Key, f.Value)
 	}
+	lookups(&b, &m.members, fields)
 	blocks, isArray := m.Blocks()
 	fmt.Fprintf(&b, "  array %v, %d blocks\n", isArray, len(blocks))
 	for _, blk := range blocks {
 		fmt.Fprintf(&b, "  block %q object %v type %q changed %v\n", blk.Raw(), blk.IsObject(), blk.Type(), blk.Changed())
-		for _, f := range fieldsOf(&blk.node) {
+		bfields := fieldsOf(&blk.node)
+		for _, f := range bfields {
 			fmt.Fprintf(&b, "    %q: %s\n", f.Key, f.Value)
 		}
+		lookups(&b, &blk.node, bfields)
 	}
 	return b.String()
 }
@@ -103,11 +122,50 @@ func TestDecodingPassSplitsLikeTheParse(t *testing.T) {
 		`[{"ro\u006ce":"user","role":"assistant","content":[{}]}, "not an object", 3, [1,2]]`,
 		`[{"role":"user","content":[{"type":"text","text":"caf\u00e9 \ud800 bad ` + "\xff" + `"}]}]`,
 		`[ {"role" : "user" , "content" : [ {"type" : "te\u0078t" , "text" : "x\ny"} ] } , {"type":"t","role":"r"} ]`,
+		`[{"role":"toolResult","t\u006f\u006fl\u0043allId":"toolu_01A09q90qw90lq917835lq9B","toolCallId":"second","not a common key":1,"content":[{"type":"text","text":"` + strings.Repeat(`line\n`, 20) + `"}]}]`,
 	} {
 		tr, err := FromMessages([]byte(messages), Target{})
 		if err != nil {
 			t.Fatalf("%s: %v", messages, err)
 		}
 		checkSameStructure(t, tr.Messages)
+	}
+}
+
+// TestReadsFromManyGoroutines reads every message of one transcript from
+// several goroutines at once (a chunked rule reading its neighbours): with
+// -race, any read that writes shared state fails it, and every goroutine
+// must see the same texts.
+func TestReadsFromManyGoroutines(t *testing.T) {
+	text := strings.Repeat(`a line\n`, 30)
+	var msgs []string
+	for i := range 64 {
+		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"%s %d"},{"type":"toolCall","id":"toolu_01A09q90qw90lq917835lq%02d","name":"read","arguments":{}}]}`, text, i, i))
+	}
+	tr, err := FromMessages([]byte("["+strings.Join(msgs, ",")+"]"), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		var b strings.Builder
+		for _, m := range tr.Messages {
+			b.WriteString(m.Role())
+			raw, _ := m.Get("content")
+			b.Write(raw)
+			blocks, _ := m.Blocks()
+			for _, blk := range blocks {
+				s, _ := blk.Text()
+				id, _ := blk.CallID()
+				b.WriteString(blk.Type() + s + id)
+			}
+		}
+		return b.String()
+	}
+	got := make([]string, 4)
+	goRun(len(got), func(c int) { got[c] = read() }) // the first reads of each text race to keep it
+	for c, g := range got {
+		if want := read(); g != want {
+			t.Fatalf("goroutine %d read other values", c)
+		}
 	}
 }
