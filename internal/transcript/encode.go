@@ -1,6 +1,9 @@
 package transcript
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // EncodedMessages is a transcript's message list made ready for the ready
 // payload: every changed message encoded once, and the list's exact size,
@@ -59,10 +62,10 @@ func (e *EncodedMessages) run(f func(part int)) {
 
 // encodePart encodes the changed messages of msgs[from:to], into one
 // buffer sized from their input bytes (a changed message is about as long
-// as it was), so it is not regrown and copied as it fills. A message is
-// written as its input bytes when it is unchanged once its edited blocks
-// are folded back into it (AppendJSON folds them), as a second encode of it
-// would write it.
+// as it was), so it is not regrown and copied as it fills. A message that
+// may differ (mayDiffer) is encoded once; when that gives its input bytes
+// (its edited blocks folded back to what they were: AppendJSON writes the
+// input bytes then), it is counted as unchanged.
 func encodePart(msgs []*Message, from, to int) encodedPart {
 	p := encodedPart{from: from, to: to, size: to - from}
 	if from == 0 && to > 0 {
@@ -71,7 +74,7 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 	var changed []int
 	estimate := 0
 	for i := from; i < to; i++ {
-		if m := msgs[i]; m.Changed() {
+		if m := msgs[i]; m.mayDiffer() {
 			changed = append(changed, i)
 			estimate += len(m.Raw()) + 64
 		} else {
@@ -87,7 +90,7 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 		m := msgs[i]
 		before := len(p.changed)
 		p.changed = m.AppendJSON(p.changed)
-		if !m.Changed() {
+		if bytes.Equal(p.changed[before:], m.Raw()) { // unchanged once its blocks are folded back
 			p.changed = p.changed[:before]
 			p.size += len(m.Raw())
 			continue

@@ -462,7 +462,7 @@ func (t *Transcript) MessagesSize() int {
 	n := 2 + max(len(t.Messages)-1, 0)
 	var scratch []byte
 	for _, m := range t.Messages {
-		if !m.Changed() {
+		if !m.mayDiffer() {
 			n += len(m.Raw())
 			continue
 		}

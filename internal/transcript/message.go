@@ -468,12 +468,17 @@ func (m *Message) Changed() bool {
 	return !bytes.Equal(m.appendContent(nil), raw)
 }
 
+// mayDiffer reports whether the message may differ from its input bytes:
+// Changed without encoding edited blocks to compare them.
+func (m *Message) mayDiffer() bool { return m.members.changed() || m.contentStale() }
+
 // AppendJSON appends the message's encoding: the original bytes when no rule
 // changed it, otherwise its members with only the changed values re-encoded.
 func (m *Message) AppendJSON(dst []byte) []byte {
-	if !m.Changed() {
+	if !m.mayDiffer() {
 		return append(dst, m.Raw()...)
 	}
+	start := len(dst)
 	stale := m.contentStale()
 	dst = append(dst, '{')
 	seenContent := false
@@ -483,7 +488,10 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 		}
 		dst = append(AppendString(dst, key), ':')
 		if stale && !seenContent && key == "content" {
-			dst = m.appendContent(dst)
+			at := len(dst)
+			if dst = m.appendContent(dst); !m.members.changed() && bytes.Equal(dst[at:], value) {
+				stale = false // the blocks encode to the content as it was: no change
+			}
 		} else {
 			dst = append(dst, value...)
 		}
@@ -499,6 +507,9 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 		for i := range ms {
 			member(i, t.Key(&ms[i]), t.Value(&ms[i]))
 		}
+	}
+	if !m.members.changed() && !stale {
+		return append(dst[:start], m.Raw()...) // unchanged once its blocks are folded back
 	}
 	return append(dst, '}')
 }
