@@ -82,7 +82,9 @@ func describe(m *Message) string {
 }
 
 // sameTranscript reports what differs between two decodes of one input:
-// the envelope and every message as a reader sees it.
+// the envelope and every message as a reader sees it (its bytes, mark and
+// kinds, its members, its blocks and theirs), compared without formatting:
+// it runs over whole generated jobs.
 func sameTranscript(a, b *Transcript) error {
 	ea, eb := *a, *b
 	ea.Messages, eb.Messages = nil, nil
@@ -93,11 +95,36 @@ func sameTranscript(a, b *Transcript) error {
 		return fmt.Errorf("%d messages, %d", len(a.Messages), len(b.Messages))
 	}
 	for i := range a.Messages {
-		if da, db := describe(a.Messages[i]), describe(b.Messages[i]); da != db {
-			return fmt.Errorf("message %d:\n%s\nvs\n%s", i, da, db)
+		ma, mb := a.Messages[i], b.Messages[i]
+		same := ma.HasInvalidText() == mb.HasInvalidText() && ma.Role() == mb.Role() && sameNode(&ma.members, &mb.members)
+		ba, arrayA := ma.Blocks()
+		bb, arrayB := mb.Blocks()
+		same = same && arrayA == arrayB && len(ba) == len(bb)
+		for j := 0; same && j < len(ba); j++ {
+			same = ba[j].Type() == bb[j].Type() && sameNode(&ba[j].node, &bb[j].node)
+		}
+		if !same {
+			return fmt.Errorf("message %d:\n%s\nvs\n%s", i, describe(ma), describe(mb))
 		}
 	}
 	return nil
+}
+
+// sameNode reports whether two values have the same bytes and members.
+func sameNode(a, b *node) bool {
+	if a.IsObject() != b.IsObject() || string(a.Raw()) != string(b.Raw()) {
+		return false
+	}
+	fa, fb := fieldsOf(a), fieldsOf(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i].Key != fb[i].Key || string(fa[i].Value) != string(fb[i].Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkSameStructure fails when a message read from the tape differs from
