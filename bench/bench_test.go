@@ -144,9 +144,9 @@ func TestHotKeyShare(t *testing.T) {
 	}
 }
 
-// TestLargeSuiteMeasuresBothWays runs the large suite on a small history:
-// worker sanitize and python's json both ran on the same file and were
-// measured.
+// TestLargeSuiteMeasuresBothWays runs the large suite on a small history
+// of each shape (damaged, clean): worker sanitize and python's json both
+// ran on the same file and were measured.
 func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 	o, err := parseOptions([]string{"--suite", "large", "--large", "2000", "--pools", "1", "--out", t.TempDir()}, io.Discard)
 	if err != nil {
@@ -156,11 +156,16 @@ func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 1 || runs[0].Messages != 2000 || runs[0].JobMB <= 0 || len(runs[0].Sanitize) != 1 {
-		t.Fatalf("runs = %+v", runs)
+	if len(runs) != len(largeShapes) {
+		t.Fatalf("runs = %+v, want one per shape", runs)
 	}
-	s, p := runs[0].Sanitize[0], runs[0].Python
-	if s.Procs != 1 || s.WallMs <= 0 || s.PeakRSSMB <= 0 || p.WallMs <= 0 || p.PeakRSSMB <= 0 || runs[0].PythonOver <= 0 {
-		t.Fatalf("sanitize %+v, python %+v, ratio %v", s, p, runs[0].PythonOver)
+	for i, r := range runs {
+		if r.Shape != largeShapes[i].name || r.Messages != 2000 || r.JobMB <= 0 || len(r.Sanitize) != 1 {
+			t.Fatalf("run %d = %+v", i, r)
+		}
+		s, p := r.Sanitize[0], r.Python
+		if s.Procs != 1 || s.WallMs <= 0 || s.PeakRSSMB <= 0 || p.WallMs <= 0 || p.PeakRSSMB <= 0 || r.PythonOver <= 0 {
+			t.Fatalf("%s: sanitize %+v, python %+v, ratio %v", r.Shape, s, p, r.PythonOver)
+		}
 	}
 }

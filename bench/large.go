@@ -21,7 +21,9 @@ import (
 // default chain, largeTarget) at each GOMAXPROCS, against Python's
 // json load and dump of the same file.
 type largeRun struct {
-	Messages   int            `json:"messages"`
+	Messages int    `json:"messages"`
+	Shape    string `json:"shape"` // largeShapes
+
 	JobMB      float64        `json:"job_mb"`
 	Sanitize   []largeProcess `json:"sanitize"`
 	Python     largeProcess   `json:"python_json"`
@@ -43,12 +45,20 @@ type largeProcess struct {
 // 32 MB cap runs the whole chain instead of being refused by request_size.
 var largeTarget = transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}
 
+// largeShapes are the histories of each length: the generator's realistic
+// damage, and the clean kind most production histories are (nothing to
+// repair, yet every byte decoded, checked and written: issue 22).
+var largeShapes = []struct {
+	name   string
+	damage sessiongen.Damage
+}{{"damaged", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}}
+
 // pythonLoadDump is the baseline: the standard library's json, load and
 // dump, as a user would try it.
 const pythonLoadDump = "import json,sys\nwith open(sys.argv[1]) as f: d=json.load(f)\nwith open(sys.argv[2],'w') as f: json.dump(d,f)\n"
 
-// largeSuite writes one generated job of each length in o.large (realistic
-// damage, short texts, no images) to a file, runs `worker sanitize` on it
+// largeSuite writes one generated job of each length in o.large and each
+// of largeShapes (short texts, no images) to a file, runs `worker sanitize` on it
 // once at each GOMAXPROCS of o.pools (up to the cores), and Python's json
 // load and dump once. Of one job's work only the pairing repair is split
 // across cores (pipeline.fanout_workers, cores - 1 helpers by default, so
@@ -68,49 +78,61 @@ func largeSuite(ctx context.Context, o options, log io.Writer) ([]largeRun, erro
 	}
 	var out []largeRun
 	for _, n := range o.large {
-		gcfg := generatorConfig(o)
-		gcfg.Messages, gcfg.Images, gcfg.TextChars, gcfg.ToolResultChars = n, 0, 60, 120
-		gcfg.Target = largeTarget
-		_, job := sessiongen.New(gcfg).Job(0)
-		in := filepath.Join(dir, "job.json")
-		if err := os.WriteFile(in, job, 0o644); err != nil {
-			return out, fmt.Errorf("writing the %d-message job: %w", n, err)
-		}
-		r := largeRun{Messages: n, JobMB: float64(len(job)) / 1e6}
-		job = nil // the subprocesses read the file; this process should not hold it
-		env := append(os.Environ(),
-			"HYGIENE_LIMITS_MAX_JOB_BYTES="+strconv.Itoa(1<<31),
-			"HYGIENE_LIMITS_MAX_COMPRESSED_BYTES="+strconv.Itoa(1<<31),
-			"HYGIENE_LIMITS_MAX_MESSAGES="+strconv.Itoa(2*n))
-		for _, procs := range o.pools {
-			if procs > runtime.NumCPU() {
-				continue
-			}
-			p, err := runMeasured(ctx, exec.Command(worker, "sanitize", in), append(env, "GOMAXPROCS="+strconv.Itoa(procs)), r.JobMB)
+		for _, shape := range largeShapes {
+			r, err := largeOne(ctx, o, dir, worker, python, n, shape.name, shape.damage, log)
 			if err != nil {
-				return out, fmt.Errorf("worker sanitize on %d messages: %w", n, err)
+				return out, err
 			}
-			p.Procs = procs
-			r.Sanitize = append(r.Sanitize, p)
+			out = append(out, r)
 		}
-		if r.Python, err = runMeasured(ctx, exec.Command(python, "-c", pythonLoadDump, in, filepath.Join(dir, "python-out.json")), os.Environ(), r.JobMB); err != nil {
-			return out, fmt.Errorf("python json on %d messages: %w", n, err)
-		}
-		if len(r.Sanitize) == 0 {
-			return out, fmt.Errorf("--pools %v has no size within the %d cores", o.pools, runtime.NumCPU())
-		}
-		if last := r.Sanitize[len(r.Sanitize)-1]; last.WallMs > 0 {
-			r.PythonOver = r.Python.WallMs / last.WallMs
-		}
-		for _, p := range r.Sanitize {
-			fmt.Fprintf(log, "  large: %d messages (%.0f MB): worker sanitize GOMAXPROCS=%d %.0f ms (CPU %.0f ms, peak RSS %.0f MB = %.1fx input)\n",
-				n, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn)
-		}
-		fmt.Fprintf(log, "  large: %d messages: python json load+dump %.0f ms (CPU %.0f ms): %.1fx the sanitize wall time\n",
-			n, r.Python.WallMs, r.Python.CPUMs, r.PythonOver)
-		out = append(out, r)
 	}
 	return out, nil
+}
+
+// largeOne measures one history of n messages with the given damage.
+func largeOne(ctx context.Context, o options, dir, worker, python string, n int, shape string, damage sessiongen.Damage, log io.Writer) (largeRun, error) {
+	gcfg := generatorConfig(o)
+	gcfg.Messages, gcfg.Images, gcfg.TextChars, gcfg.ToolResultChars = n, 0, 60, 120
+	gcfg.Target, gcfg.Damage = largeTarget, damage
+	_, job := sessiongen.New(gcfg).Job(0)
+	in := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(in, job, 0o644); err != nil {
+		return largeRun{}, fmt.Errorf("writing the %d-message job: %w", n, err)
+	}
+	r := largeRun{Messages: n, Shape: shape, JobMB: float64(len(job)) / 1e6}
+	job = nil // the subprocesses read the file; this process should not hold it
+	env := append(os.Environ(),
+		"HYGIENE_LIMITS_MAX_JOB_BYTES="+strconv.Itoa(1<<31),
+		"HYGIENE_LIMITS_MAX_COMPRESSED_BYTES="+strconv.Itoa(1<<31),
+		"HYGIENE_LIMITS_MAX_MESSAGES="+strconv.Itoa(2*n))
+	for _, procs := range o.pools {
+		if procs > runtime.NumCPU() {
+			continue
+		}
+		p, err := runMeasured(ctx, exec.Command(worker, "sanitize", in), append(env, "GOMAXPROCS="+strconv.Itoa(procs)), r.JobMB)
+		if err != nil {
+			return r, fmt.Errorf("worker sanitize on %d messages: %w", n, err)
+		}
+		p.Procs = procs
+		r.Sanitize = append(r.Sanitize, p)
+	}
+	var err error
+	if r.Python, err = runMeasured(ctx, exec.Command(python, "-c", pythonLoadDump, in, filepath.Join(dir, "python-out.json")), os.Environ(), r.JobMB); err != nil {
+		return r, fmt.Errorf("python json on %d messages: %w", n, err)
+	}
+	if len(r.Sanitize) == 0 {
+		return r, fmt.Errorf("--pools %v has no size within the %d cores", o.pools, runtime.NumCPU())
+	}
+	if last := r.Sanitize[len(r.Sanitize)-1]; last.WallMs > 0 {
+		r.PythonOver = r.Python.WallMs / last.WallMs
+	}
+	for _, p := range r.Sanitize {
+		fmt.Fprintf(log, "  large: %d messages, %s (%.0f MB): worker sanitize GOMAXPROCS=%d %.0f ms (CPU %.0f ms, peak RSS %.0f MB = %.1fx input)\n",
+			n, shape, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn)
+	}
+	fmt.Fprintf(log, "  large: %d messages, %s: python json load+dump %.0f ms (CPU %.0f ms): %.1fx the sanitize wall time\n",
+		n, shape, r.Python.WallMs, r.Python.CPUMs, r.PythonOver)
+	return r, nil
 }
 
 // runMeasured runs cmd to completion (output discarded) and returns its

@@ -58,9 +58,9 @@ func printTable(w io.Writer, res *results, o options) {
 		for _, r := range res.Large {
 			cmd := o.rowCommand("--suite", "large", "--large", itoa(r.Messages))
 			for _, p := range r.Sanitize {
-				fmt.Fprintf(w, "| %d messages | %.0f | worker sanitize, GOMAXPROCS=%d | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, cmd)
+				fmt.Fprintf(w, "| %d messages, %s | %.0f | worker sanitize, GOMAXPROCS=%d | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.Shape, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, cmd)
 			}
-			fmt.Fprintf(w, "| %d messages | %.0f | python3 json load+dump (%.1fx the sanitize wall) | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.JobMB, r.PythonOver, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
+			fmt.Fprintf(w, "| %d messages, %s | %.0f | python3 json load+dump (%.1fx the sanitize wall) | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.Shape, r.JobMB, r.PythonOver, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
 		}
 		fmt.Fprintln(w)
 	}

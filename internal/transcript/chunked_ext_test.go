@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"runtime"
 	"syscall"
 	"testing"
@@ -53,8 +52,8 @@ func TestChunkedCodecMatchesSequentialOnGeneratedJobs(t *testing.T) {
 				if wantErr != nil {
 					continue
 				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("seed %d, %d parts: the transcript differs", seed, k)
+				if err := transcript.SameTranscript(got, want); err != nil {
+					t.Fatalf("seed %d, %d parts: the transcript differs: %v", seed, k, err)
 				}
 				got.Messages[len(got.Messages)/2].Set("edited", []byte("1"))
 				seqOut := got.EncodePayload(nil, nil)

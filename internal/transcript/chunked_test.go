@@ -3,10 +3,11 @@ package transcript
 import (
 	"bytes"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // goRun runs every chunk on its own goroutine, a Parallel.Run with no
@@ -35,8 +36,8 @@ func sameDecode(t *testing.T, data []byte, lim Limits, k int) {
 		}
 		return
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%d parts: the transcript differs from the sequential decode", k)
+	if err := sameTranscript(got, want); err != nil {
+		t.Fatalf("%d parts: the transcript differs from the sequential decode: %v", k, err)
 	}
 	sameEncode(t, got, k)
 }
@@ -107,7 +108,7 @@ func TestChunkedDecodeRecoversFromWrongCuts(t *testing.T) {
 	}
 	wrong := 0
 	for k := 2; k <= 16; k++ {
-		for _, cut := range (&scanner{data: data, maxDepth: 256}).messageCuts(first, k) {
+		for _, cut := range jsontape.MessageCuts(data, first, k) {
 			if !boundary[cut] {
 				wrong++
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 const cleanJob = `{"job_id":"j1","tenant":"acme","session_id":"agent:main:telegram:42",
@@ -202,7 +204,7 @@ func TestEncodeJobRoundTrips(t *testing.T) {
 
 func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
 	for _, raw := range []string{`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud800"`, `"\ud800x"`, `"\udc00\ud800"`, `"\ud83d\u0041"`, `"tail\\"`, `"é\n中"`} {
-		got, ok := decodeString([]byte(raw))
+		got, ok := jsontape.DecodeString([]byte(raw))
 		var want string
 		if err := json.Unmarshal([]byte(raw), &want); err != nil {
 			t.Fatalf("%s: %v", raw, err)

@@ -15,15 +15,20 @@
 // SetContentString, Blocks and SetBlocks, and the member accessors on
 // "content"), and every read sees every earlier write, whichever accessor
 // made it; editing a block a rule holds edits the message. Rules never
-// flush anything.
+// flush anything, and reads change nothing a reader can see (the one
+// thing a read keeps, a long escaped string it decoded, is published
+// atomically): a rule run over chunks of messages may read any message.
 //
 // # Minimal copy
 //
-// Decoding a job is a single validating pass of a hand-written scanner over
-// the input (scan.go): it checks the JSON grammar and the nesting
-// limit, splits the envelope, and, in the same pass, splits each message
-// into its members and its content blocks into theirs (tape.go), as
-// sub-slices of the input: no byte is scanned twice to find them. Anything
+// The raw-JSON codec is package jsontape, below this one. Decoding a job is
+// a single validating pass of its scanner over the input: it checks the
+// JSON grammar and the nesting limit, splits the envelope, and, in the same
+// pass, records each message, its content blocks and their members on a
+// tape: flat arrays of spans of the input, with no pointer, so the
+// collector never scans a history's structure (issue 22). A Message or
+// Block is a view of its tape entry; a rule's first write to one copies its
+// members beside the tape (the values still alias the input). Anything
 // deeper (a tool input, a nested result) is split only when a rule asks for
 // it. A message or block that no rule changed is written back as its
 // original bytes, so untouched messages are byte-identical to the input.
@@ -31,7 +36,8 @@
 // member value that was not replaced (a 1 MB base64 image, say) is copied
 // from the input as it was. Base64 image data is never decoded or copied by
 // this package; UnquoteBytes returns a sub-slice of the input when the JSON
-// string has no escapes.
+// string has no escapes, and a string is decoded only when the pass saw an
+// escape in it.
 //
 // # Determinism
 //
@@ -75,5 +81,5 @@
 // lose byte identity; sonic and simdjson-go need amd64-specific assembly and
 // still produce trees. (2-core Xeon, Go 1.26; figures also in bench/README.md.)
 //
-// May import: internal/settings.
+// May import: internal/settings, internal/transcript/jsontape.
 package transcript

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // FuzzDecodeJob checks the codec on arbitrary input: no panic; a decoded job
@@ -85,7 +87,7 @@ func FuzzDecodeString(f *testing.F) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatalf("scanner accepted %q, encoding/json: %v", raw, err)
 		}
-		if got, ok := decodeString(raw); !ok || got != want {
+		if got, ok := jsontape.DecodeString(raw); !ok || got != want {
 			t.Fatalf("%q: got %q, want %q", raw, got, want)
 		}
 	})

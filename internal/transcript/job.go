@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // Target names the provider a history will be replayed to (design §2),
@@ -165,7 +166,10 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
-	top, messages, err := parseObject(data, lim.MaxDepth, "messages", par)
+	var top Object
+	sp, err := jsontape.SplitObject(data, lim.MaxDepth, "messages", par, func(key string, value []byte) {
+		top.Fields = append(top.Fields, Field{Key: key, Value: value})
+	})
 	if err != nil {
 		if Valid(data, lim.MaxDepth) == nil {
 			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")
@@ -195,7 +199,7 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 			t.CustomEntries, err = decodeCustomEntries(f.Value)
 		case "messages":
 			seenMessages = true
-			t.Messages, err = wrapMessages(messages, f.Value, lim)
+			t.Messages, err = wrapMessages(sp, f.Value, lim)
 		case "request_format", "request":
 			err = t.decodeInput(f)
 		default:
@@ -232,7 +236,7 @@ func (t *Transcript) decodeInput(f Field) error {
 		t.Input = &Request{}
 	}
 	if f.Key == "request_format" {
-		s, ok := decodeString(f.Value)
+		s, ok := jsontape.DecodeString(f.Value)
 		if !ok || s == "" {
 			return errorf(CodeInvalidJob, f.Key, "must be a non-empty string")
 		}
@@ -270,7 +274,7 @@ func (tg Target) validate() error {
 }
 
 func requiredString(f Field, maxLen int) (string, error) {
-	s, ok := decodeString(f.Value)
+	s, ok := jsontape.DecodeString(f.Value)
 	if !ok {
 		return "", errorf(CodeInvalidJob, f.Key, "must be a string")
 	}
@@ -400,16 +404,20 @@ func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
 	return entries, nil
 }
 
-// wrapMessages takes the messages of the message array, found and split
-// while the job was scanned (see tape).
-func wrapMessages(sp split, raw []byte, lim Limits) ([]*Message, error) {
-	if len(raw) == 0 || raw[0] != '[' {
+// wrapMessages takes the messages of the message array, recorded on tapes
+// while the job was scanned (see messagesOf); raw is the member's value.
+func wrapMessages(sp jsontape.Split, raw []byte, lim Limits) ([]*Message, error) {
+	if !sp.Found || len(raw) == 0 || raw[0] != '[' {
 		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
 	}
-	if len(sp.msgs) > lim.MaxMessages {
-		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(sp.msgs), lim.MaxMessages)
+	n := 0
+	for _, t := range sp.Tapes {
+		n += len(t.Messages)
 	}
-	return sp.msgs, nil
+	if n > lim.MaxMessages {
+		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", n, lim.MaxMessages)
+	}
+	return messagesOf(sp.Tapes, n), nil
 }
 
 // EncodePayload appends the ready payload (design §2): the envelope, the
@@ -493,7 +501,7 @@ func ParseTimestamp(raw []byte) (ms int64, ok bool) {
 		return 0, false
 	}
 	if raw[0] == '"' {
-		s, ok := decodeString(raw)
+		s, ok := jsontape.DecodeString(raw)
 		if !ok {
 			return 0, false
 		}
@@ -510,25 +518,15 @@ func ParseTimestamp(raw []byte) (ms int64, ok bool) {
 // tests and tools that have no job envelope. The target is required.
 func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 	lim := DefaultLimits()
-	s := scanner{data: messagesJSON, maxDepth: lim.MaxDepth}
-	i := s.skipSpace(0)
-	if i >= len(messagesJSON) || messagesJSON[i] != '[' {
-		if err := Valid(messagesJSON, lim.MaxDepth); err != nil {
-			return nil, jsonError("messages", err)
-		}
-		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
-	}
-	// One pass: validate and split, as DecodeJob does (see tape).
-	parsed, end, err := s.messageArray(i, 1)
-	if err == nil {
-		if end = s.skipSpace(end); end != len(messagesJSON) {
-			err = s.errAt(end, "invalid character %q after top-level value", messagesJSON[end])
-		}
-	}
+	// One pass: validate and split, as DecodeJob does (see messagesOf).
+	tapes, isArray, err := jsontape.SplitArray(messagesJSON, lim.MaxDepth, Parallel{})
 	if err != nil {
 		return nil, jsonError("messages", err)
 	}
-	msgs, err := wrapMessages(split{msgs: parsed}, messagesJSON[i:], lim)
+	if !isArray {
+		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+	}
+	msgs, err := wrapMessages(jsontape.Split{Tapes: tapes, Found: true}, []byte{'['}, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -547,8 +545,8 @@ func (t *Transcript) MessagesSize() int {
 	n := 2 + max(len(t.Messages)-1, 0)
 	var scratch []byte
 	for _, m := range t.Messages {
-		if !m.Changed() {
-			n += len(m.members.raw)
+		if !m.mayDiffer() {
+			n += len(m.Raw())
 			continue
 		}
 		scratch = m.AppendJSON(scratch[:0])

@@ -1,118 +1,198 @@
 package transcript
 
-import "strconv"
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+	"sync/atomic"
+	"unsafe"
 
-// node is a JSON value kept as its raw bytes and its members: split by the
-// decoding pass for messages and their blocks (tape), otherwise parsed into
-// an Object only when someone looks inside it; re-encoded only when someone
-// changed it.
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
+)
+
+// node is a JSON value read from a tape (jsontape.Tape: its members are
+// spans of the input, read in place), or held by the overlay once a rule
+// edited it, or built by a rule. Reads change nothing a reader can see: a
+// message read by one goroutine may be read by any other at the same
+// time. The one thing a read keeps is memo, published atomically.
 type node struct {
+	t  *jsontape.Tape // the tape the value was read from; nil when built
+	n  uint32         // its node on t
+	ov *overlay       // the value's own members, once edited (or built)
+	// memo is the long escaped string member last decoded (String): a
+	// block's text or a tool result's is read by several rules in a row,
+	// and decoding it each time cost an allocation of its size. Every
+	// goroutine would decode the same text from the same read-only
+	// bytes, so which one publishes it changes no result.
+	memo atomic.Pointer[memoHeader]
+}
+
+// memoHeader opens a memo's one allocation: the member's index on the tape
+// and the text's length (little endian, four bytes each), the text's bytes
+// right after it.
+type memoHeader [8]byte
+
+// memoized returns the memo's text when it is member i's.
+func (n *node) memoized(i uint32) (string, bool) {
+	h := n.memo.Load()
+	if h == nil || binary.LittleEndian.Uint32(h[0:4]) != i {
+		return "", false
+	}
+	size := binary.LittleEndian.Uint32(h[4:8])
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(h), len(h))), size), true
+}
+
+// decodeMemo decodes member i's escaped string value raw and keeps it in
+// the memo.
+func (n *node) decodeMemo(i uint32, raw []byte) (string, bool) {
+	buf, ok := jsontape.AppendUnquoted(make([]byte, len(memoHeader{}), len(memoHeader{})+len(raw)), raw)
+	if !ok {
+		return "", false
+	}
+	h := (*memoHeader)(buf)
+	binary.LittleEndian.PutUint32(h[0:4], i)
+	binary.LittleEndian.PutUint32(h[4:8], uint32(len(buf)-len(h)))
+	n.memo.Store(h)
+	return unsafe.String(unsafe.SliceData(buf[len(h):]), len(buf)-len(h)), true
+}
+
+// memoLen is the shortest raw string value String keeps decoded: roles,
+// types and ids are cheaper to decode again than to keep.
+const memoLen = 64
+
+// overlay is a value's members once a rule wrote one: copied from the tape
+// on the first write (the values still alias the input), then edited. The
+// first members live in the overlay itself, so a write costs one
+// allocation.
+type overlay struct {
 	raw      []byte // original encoding; nil for values built by a rule
 	obj      Object
-	parsed   bool
 	isObject bool
 	dirty    bool
-	// decoded keeps the long string value last decoded (see String).
-	decoded decodedString
-	// kindKey names the member whose string value kind holds ("" when not
-	// a string), "" when none is known: a message's role or a block's
-	// type, which every rule reads of every message and block. Any edit of
-	// the members forgets it.
-	kindKey string
-	kind    string
+	inline   [8]Field
 }
 
-// kindOf returns the string value of key, from the one-member cache when
-// key is the member last asked for.
-func (n *node) kindOf(key string) string {
-	if n.kindKey == key && key != "" {
-		return n.kind
+// tapeNode is the value's entry on its tape; only for nodes with no overlay.
+func (n *node) tapeNode() *jsontape.Node { return &n.t.Nodes[n.n] }
+
+// own gives the node an overlay, copied from the tape, for a write.
+func (n *node) own() *overlay {
+	if n.ov != nil {
+		return n.ov
 	}
-	n.kind, _ = n.String(key)
-	n.kindKey = key
-	return n.kind
+	tn := n.tapeNode()
+	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0}
+	if ov.isObject {
+		ms := n.t.MemberOf(tn)
+		fields := ov.inline[:0]
+		if len(ms) >= len(ov.inline) {
+			fields = make([]Field, 0, len(ms)+1)
+		}
+		for i := range ms {
+			fields = append(fields, Field{Key: n.t.Key(&ms[i]), Value: n.t.Value(&ms[i])})
+		}
+		ov.obj.Fields = fields
+	}
+	n.ov = ov
+	return ov
 }
 
-// decodedString is a long member value and its decoded text. Member values
-// are never written in place (aliasString), so the same bytes at the same
-// address always decode to the same text: a value a rule replaced has other
-// bytes and is simply not found.
-type decodedString struct {
-	raw  *byte
-	size int
-	text string
-}
-
-// cachedLen is the shortest string value whose decoding node.String keeps:
-// roles, types and ids are cheaper to decode again than to look up, while
-// texts and tool results are read by several rules each.
-const cachedLen = 64
-
-func (n *node) load() {
-	if n.parsed {
+// setRaw replaces the value's bytes as read (text repair of a non-object):
+// not a change of its members.
+func (n *node) setRaw(raw []byte) {
+	ov := n.own()
+	ov.raw = raw
+	if !ov.isObject {
 		return
 	}
-	n.parsed = true
-	obj, err := ParseObject(n.raw)
-	if err != nil {
-		return // not an object (null, a string, ...): no members
-	}
-	n.obj, n.isObject = obj, true
+	obj, err := ParseObject(raw)
+	ov.obj, ov.isObject = obj, err == nil
 }
 
 // IsObject reports whether the value is a JSON object. Non-object entries
 // (null, strings, numbers) have no members and are dropped by the rules that
 // the spec says drop them.
-func (n *node) IsObject() bool { n.load(); return n.isObject }
+func (n *node) IsObject() bool {
+	if n.ov != nil {
+		return n.ov.isObject
+	}
+	return n.tapeNode().Flags&jsontape.IsObject != 0
+}
 
 // Raw returns the original bytes, or nil for a value built by a rule.
-func (n *node) Raw() []byte { return n.raw }
+func (n *node) Raw() []byte {
+	if n.ov != nil {
+		return n.ov.raw
+	}
+	return n.t.Raw(n.tapeNode())
+}
 
 // Get returns the raw JSON value of a member.
-func (n *node) Get(key string) ([]byte, bool) { n.load(); return n.obj.Get(key) }
+func (n *node) Get(key string) ([]byte, bool) {
+	if n.ov != nil {
+		return n.ov.obj.Get(key)
+	}
+	if i := n.t.Find(n.tapeNode(), key); i != jsontape.NoMember {
+		return n.t.Value(&n.t.Members[i]), true
+	}
+	return nil, false
+}
 
 // Has reports whether a member is present.
-func (n *node) Has(key string) bool { n.load(); return n.obj.Has(key) }
+func (n *node) Has(key string) bool { _, ok := n.Get(key); return ok }
 
-// String returns a member's value when it is a JSON string. The long value
-// last read is kept decoded (unescaping it may allocate): a block's text or
-// a message's string content is read by several rules in a row.
+// String returns a member's value when it is a JSON string: a view of the
+// input when it holds no escape, else its decoded text (see memo).
 func (n *node) String(key string) (string, bool) {
-	n.load()
-	v, ok := n.obj.Get(key)
-	if !ok || len(v) == 0 || v[0] != '"' {
+	if n.ov != nil {
+		return n.ov.obj.String(key)
+	}
+	i := n.t.Find(n.tapeNode(), key)
+	if i == jsontape.NoMember {
 		return "", false
 	}
-	if len(v) < cachedLen {
-		return decodeString(v)
+	m := &n.t.Members[i]
+	if m.Flags&jsontape.Escaped == 0 || m.ValEnd-m.Val < memoLen {
+		return n.t.String(m)
 	}
-	if d := n.decoded; d.raw == &v[0] && d.size == len(v) {
-		return d.text, true
+	if text, ok := n.memoized(i); ok {
+		return text, true
 	}
-	text, ok := decodeString(v)
-	if ok {
-		n.decoded = decodedString{raw: &v[0], size: len(v), text: text}
-	}
-	return text, ok
+	return n.decodeMemo(i, n.t.Value(m))
 }
 
 // Bool returns a member's value when it is a JSON boolean.
-func (n *node) Bool(key string) (value, ok bool) { n.load(); return n.obj.Bool(key) }
+func (n *node) Bool(key string) (value, ok bool) { v, _ := n.Get(key); return boolValue(v) }
 
 // Number returns a member's value when it is a JSON number.
-func (n *node) Number(key string) (float64, bool) { n.load(); return n.obj.Number(key) }
+func (n *node) Number(key string) (float64, bool) { v, _ := n.Get(key); return numberValue(v) }
 
 // IsNull reports whether a member is absent or null.
-func (n *node) IsNull(key string) bool { n.load(); return n.obj.IsNull(key) }
+func (n *node) IsNull(key string) bool { v, ok := n.Get(key); return !ok || string(v) == "null" }
+
+// kind returns the string value of the member the tape keeps the place of
+// (a message's role, a block's type), which every rule reads of every
+// message and block.
+func (n *node) kind(key string) string {
+	if n.ov != nil {
+		s, _ := n.ov.obj.String(key)
+		return s
+	}
+	return n.t.KindString(n.tapeNode())
+}
 
 // Set replaces or appends a member (raw JSON value) and marks the value
 // changed when the bytes differ.
 func (n *node) Set(key string, raw []byte) {
-	n.load()
-	n.kindKey = ""
-	n.isObject = true
-	if n.obj.Set(key, raw) {
-		n.dirty = true
+	if n.ov == nil {
+		if v, ok := n.Get(key); ok && bytes.Equal(v, raw) {
+			return // no change: the value stays a view of the tape
+		}
+	}
+	ov := n.own()
+	ov.isObject = true
+	if ov.obj.Set(key, raw) {
+		ov.dirty = true
 	}
 }
 
@@ -121,26 +201,56 @@ func (n *node) SetString(key, s string) { n.Set(key, JSONString(s)) }
 
 // Delete removes a member and reports whether it was present.
 func (n *node) Delete(key string) bool {
-	n.load()
-	n.kindKey = ""
-	if n.obj.Delete(key) {
-		n.dirty = true
-		return true
+	if !n.Has(key) {
+		return false
 	}
-	return false
+	ov := n.own()
+	ov.obj.Delete(key)
+	ov.dirty = true
+	return true
 }
 
-// Type returns the value's "type" member (content blocks, session entries).
-func (n *node) Type() string { return n.kindOf("type") }
+// changed reports whether the value must be re-encoded.
+func (n *node) changed() bool { return n.ov != nil && (n.ov.raw == nil || n.ov.dirty) }
+
+// boolValue reads a raw JSON boolean.
+func boolValue(v []byte) (value, ok bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// numberValue reads a raw JSON number.
+func numberValue(v []byte) (float64, bool) {
+	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return f, err == nil
+}
 
 // Block is one element of a message's content array.
 type Block struct {
 	node
 }
 
+// Type returns the block's "type" member.
+func (b *Block) Type() string { return b.kind("type") }
+
 // NewBlock builds a block from members.
 func NewBlock(fields ...Field) *Block {
-	return &Block{node{obj: Object{Fields: fields}, parsed: true, isObject: true, dirty: true}}
+	return &Block{node{ov: &overlay{obj: Object{Fields: fields}, isObject: true, dirty: true}}}
+}
+
+// blockFromRaw wraps the bytes of one content element a rule set as raw
+// content.
+func blockFromRaw(raw []byte) *Block {
+	obj, err := ParseObject(raw)
+	return &Block{node{ov: &overlay{raw: raw, obj: obj, isObject: err == nil}}}
 }
 
 // TextBlock builds {"type":"text","text":text}.
@@ -149,7 +259,7 @@ func TextBlock(text string) *Block {
 }
 
 // Changed reports whether the block must be re-encoded.
-func (b *Block) Changed() bool { return b.raw == nil || b.dirty }
+func (b *Block) Changed() bool { return b.changed() }
 
 // Text returns the block's text member when it is a string.
 func (b *Block) Text() (string, bool) { return b.String("text") }
@@ -157,45 +267,57 @@ func (b *Block) Text() (string, bool) { return b.String("text") }
 // AppendJSON appends the block's encoding: its original bytes when unchanged.
 func (b *Block) AppendJSON(dst []byte) []byte {
 	if !b.Changed() {
-		return append(dst, b.raw...)
+		return append(dst, b.Raw()...)
 	}
-	return b.obj.AppendJSON(dst)
+	return b.ov.obj.AppendJSON(dst)
 }
 
-// Message is one entry of a transcript's message list (spec §1.2). Its
-// members and content blocks are split by the decoding pass (tape), or on
-// first access for a message built otherwise (a session file's); a message
-// that no rule changed is written back as its original bytes.
+// Message is one entry of a transcript's message list (spec §1.2). A
+// message read from the input is a view of its tape; a rule's first write
+// copies its members beside it. A message that no rule changed is written
+// back as its original bytes.
 //
 // The content member has one accessor set, and every read sees every
 // earlier write, whichever accessor made it: ContentString, Blocks, Get,
 // String, Has and IsNull all read the same content, whether a rule last set
 // it as a string (SetContentString, Set), as blocks (SetBlocks) or by editing
 // a block it holds. The message keeps its members in a node it does not
-// embed, so no member accessor can bypass the content.
+// embed, so no member accessor can bypass the content. Reads change
+// nothing: content edited as blocks is encoded by the read that asks for
+// its bytes, each time.
 type Message struct {
-	members     node    // the members in input order; "content" holds the encoding of content when it is in sync
-	content     content // the content as blocks, once someone asked for them
-	invalidText bool    // the decoder saw invalid UTF-8 or a lone surrogate in it (in the padding: no extra bytes)
-}
-
-// content is a message's content array as blocks. While the blocks match
-// the content member's bytes, stale is false; an edit to the blocks makes
-// the member stale, and the next read of the member re-encodes it.
-type content struct {
-	blocks  []*Block
-	loaded  bool // blocks were parsed from (or set into) the content member
-	isArray bool // the content is a JSON array
-	changed bool // the block list itself was replaced or a block repaired
+	members     node     // the members in input order
+	blocks      []*Block // the content as blocks, when it is an array
+	isArray     bool     // the content is a JSON array
+	changed     bool     // the block list itself was replaced or a block repaired
+	invalidText bool     // the decoder saw invalid UTF-8 or a lone surrogate in it
 }
 
 // NewMessage builds a message from members (a rule's synthetic message).
 func NewMessage(fields ...Field) *Message {
-	return &Message{members: node{obj: Object{Fields: fields}, parsed: true, isObject: true, dirty: true}}
+	m := &Message{members: node{ov: &overlay{obj: Object{Fields: fields}, isObject: true, dirty: true}}}
+	m.loadContent()
+	return m
 }
 
-// messageFromRaw wraps the bytes of one message as read from the input.
-func messageFromRaw(raw []byte) *Message { return &Message{members: node{raw: raw}} }
+// loadContent sets the blocks from the content member's bytes: a write
+// of the content as bytes splits them at once, so no read has to.
+func (m *Message) loadContent() {
+	m.blocks, m.isArray, m.changed = nil, false, false
+	raw, ok := m.members.Get("content")
+	if !ok || len(raw) == 0 || raw[0] != '[' {
+		return
+	}
+	elems, err := ParseArray(raw)
+	if err != nil {
+		return
+	}
+	m.isArray = true
+	m.blocks = make([]*Block, len(elems))
+	for i, e := range elems {
+		m.blocks[i] = blockFromRaw(e)
+	}
+}
 
 // IsObject reports whether the message is a JSON object. Non-object entries
 // (null, strings, numbers) have no members and are dropped by the rules that
@@ -203,48 +325,56 @@ func messageFromRaw(raw []byte) *Message { return &Message{members: node{raw: ra
 func (m *Message) IsObject() bool { return m.members.IsObject() }
 
 // Raw returns the original bytes, or nil for a message built by a rule.
-func (m *Message) Raw() []byte { return m.members.raw }
+func (m *Message) Raw() []byte { return m.members.Raw() }
 
-// member returns the node to read key from, with the content member brought
-// up to date with edited blocks first when key is "content".
-func (m *Message) member(key string) *node {
-	if key == "content" {
-		m.syncContent()
+// value returns a member's raw value, the content encoded from its
+// blocks when they hold edits.
+func (m *Message) value(key string) ([]byte, bool) {
+	if key == "content" && m.contentStale() {
+		return m.appendContent(nil), true
 	}
-	return &m.members
+	return m.members.Get(key)
 }
 
 // Get returns a member's raw value.
-func (m *Message) Get(key string) ([]byte, bool) { return m.member(key).Get(key) }
+func (m *Message) Get(key string) ([]byte, bool) { return m.value(key) }
 
 // Has reports whether a member is present.
-func (m *Message) Has(key string) bool { return m.member(key).Has(key) }
+func (m *Message) Has(key string) bool { return m.members.Has(key) }
 
 // String returns a member's value when it is a JSON string.
-func (m *Message) String(key string) (string, bool) { return m.member(key).String(key) }
+func (m *Message) String(key string) (string, bool) {
+	if key == "content" && m.contentStale() {
+		return "", false // an array
+	}
+	return m.members.String(key)
+}
 
 // Bool returns a member's value when it is a JSON boolean.
-func (m *Message) Bool(key string) (value, ok bool) { return m.member(key).Bool(key) }
+func (m *Message) Bool(key string) (value, ok bool) { v, _ := m.value(key); return boolValue(v) }
 
 // Number returns a member's value when it is a JSON number.
-func (m *Message) Number(key string) (float64, bool) { return m.member(key).Number(key) }
+func (m *Message) Number(key string) (float64, bool) { v, _ := m.value(key); return numberValue(v) }
 
 // IsNull reports whether a member is absent or null.
-func (m *Message) IsNull(key string) bool { return m.member(key).IsNull(key) }
+func (m *Message) IsNull(key string) bool {
+	v, ok := m.value(key)
+	return !ok || string(v) == "null"
+}
 
 // Type returns the message's "type" member.
-func (m *Message) Type() string { return m.members.Type() }
+func (m *Message) Type() string { s, _ := m.members.String("type"); return s }
 
 // Role returns the message's role ("" when absent or not a string).
-func (m *Message) Role() string { return m.members.kindOf("role") }
+func (m *Message) Role() string { return m.members.kind("role") }
 
 // Set replaces or appends a member; setting "content" replaces the content,
 // blocks included.
 func (m *Message) Set(key string, raw []byte) {
-	if key == "content" {
-		m.content = content{}
-	}
 	m.members.Set(key, raw)
+	if key == "content" {
+		m.loadContent()
+	}
 }
 
 // SetString sets a member to a JSON string.
@@ -253,10 +383,12 @@ func (m *Message) SetString(key, s string) { m.Set(key, JSONString(s)) }
 // Delete removes a member; deleting "content" removes the content, blocks
 // included.
 func (m *Message) Delete(key string) bool {
-	if key == "content" {
-		m.content = content{}
+	if key != "content" {
+		return m.members.Delete(key)
 	}
-	return m.members.Delete(key)
+	ok := m.members.Delete(key)
+	m.loadContent()
+	return ok
 }
 
 // ContentString returns the content when it is a JSON string.
@@ -269,31 +401,14 @@ func (m *Message) SetContentString(s string) { m.Set("content", JSONString(s)) }
 // absent or not an array. The slice is the message's own: to add or remove
 // blocks, build a new slice and call SetBlocks. Editing a block in it edits
 // the message.
-func (m *Message) Blocks() (blocks []*Block, ok bool) {
-	if !m.content.loaded {
-		m.content = content{loaded: true}
-		if raw, has := m.members.Get("content"); has && len(raw) > 0 && raw[0] == '[' {
-			if elems, err := ParseArray(raw); err == nil {
-				m.content.isArray = true
-				m.content.blocks = make([]*Block, len(elems))
-				backing := make([]Block, len(elems)) // one allocation for all the blocks
-				for i, e := range elems {
-					backing[i].raw = e
-					m.content.blocks[i] = &backing[i]
-				}
-			}
-		}
-	}
-	return m.content.blocks, m.content.isArray
-}
+func (m *Message) Blocks() (blocks []*Block, ok bool) { return m.blocks, m.isArray }
 
 // SetBlocks makes the content an array of the given blocks.
 func (m *Message) SetBlocks(blocks []*Block) {
-	old, isArray := m.Blocks()
-	if isArray && len(old) == len(blocks) {
+	if m.isArray && len(m.blocks) == len(blocks) {
 		same := true
-		for i := range old {
-			if old[i] != blocks[i] {
+		for i := range blocks {
+			if m.blocks[i] != blocks[i] {
 				same = false
 				break
 			}
@@ -308,20 +423,19 @@ func (m *Message) SetBlocks(blocks []*Block) {
 	if !m.members.Has("content") {
 		m.members.Set("content", []byte("[]")) // its place; the blocks are encoded there when read
 	}
-	m.content = content{blocks: blocks, loaded: true, isArray: true, changed: true}
+	m.blocks, m.isArray, m.changed = blocks, true, true
 }
 
 // contentStale reports whether the blocks hold edits the content member
-// does not have yet.
+// does not have.
 func (m *Message) contentStale() bool {
-	c := &m.content
-	if !c.loaded || !c.isArray {
+	if !m.isArray {
 		return false
 	}
-	if c.changed {
+	if m.changed {
 		return true
 	}
-	for _, b := range c.blocks {
+	for _, b := range m.blocks {
 		if b.Changed() {
 			return true
 		}
@@ -329,44 +443,75 @@ func (m *Message) contentStale() bool {
 	return false
 }
 
-// syncContent re-encodes the content member from edited blocks. It changes
-// no value a reader sees, only where it is kept: the blocks stay (callers
-// may hold them) and each edited one's encoding becomes its raw form.
-func (m *Message) syncContent() {
-	if !m.contentStale() {
-		return
-	}
-	var buf []byte
-	buf = append(buf, '[')
-	for i, b := range m.content.blocks {
+// appendContent appends the content array encoded from the blocks.
+func (m *Message) appendContent(dst []byte) []byte {
+	dst = append(dst, '[')
+	for i, b := range m.blocks {
 		if i > 0 {
-			buf = append(buf, ',')
+			dst = append(dst, ',')
 		}
-		buf = b.AppendJSON(buf)
+		dst = b.AppendJSON(dst)
 	}
-	buf = append(buf, ']')
-	m.members.Set("content", buf)
-	for _, b := range m.content.blocks {
-		if b.Changed() {
-			b.raw, b.dirty = b.obj.AppendJSON(nil), false
-		}
-	}
-	m.content.changed = false
+	return append(dst, ']')
 }
 
-// Changed reports whether the message differs from its input bytes.
+// Changed reports whether the message differs from its input bytes. Blocks
+// edited back to bytes equal to the content's are no change.
 func (m *Message) Changed() bool {
-	return m.members.raw == nil || m.members.dirty || m.contentStale()
+	if m.members.changed() {
+		return true
+	}
+	if !m.contentStale() {
+		return false
+	}
+	raw, _ := m.members.Get("content")
+	return !bytes.Equal(m.appendContent(nil), raw)
 }
+
+// mayDiffer reports whether the message may differ from its input bytes:
+// Changed without encoding edited blocks to compare them.
+func (m *Message) mayDiffer() bool { return m.members.changed() || m.contentStale() }
 
 // AppendJSON appends the message's encoding: the original bytes when no rule
 // changed it, otherwise its members with only the changed values re-encoded.
 func (m *Message) AppendJSON(dst []byte) []byte {
-	if !m.Changed() {
-		return append(dst, m.members.raw...)
+	if !m.mayDiffer() {
+		return append(dst, m.Raw()...)
 	}
-	m.syncContent()
-	return m.members.obj.AppendJSON(dst)
+	start := len(dst)
+	stale := m.contentStale()
+	dst = append(dst, '{')
+	seenContent := false
+	member := func(i int, key string, value []byte) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(AppendString(dst, key), ':')
+		if stale && !seenContent && key == "content" {
+			at := len(dst)
+			if dst = m.appendContent(dst); !m.members.changed() && bytes.Equal(dst[at:], value) {
+				stale = false // the blocks encode to the content as it was: no change
+			}
+		} else {
+			dst = append(dst, value...)
+		}
+		seenContent = seenContent || key == "content"
+	}
+	if ov := m.members.ov; ov != nil {
+		for i, f := range ov.obj.Fields {
+			member(i, f.Key, f.Value)
+		}
+	} else {
+		t := m.members.t
+		ms := t.MemberOf(m.members.tapeNode())
+		for i := range ms {
+			member(i, t.Key(&ms[i]), t.Value(&ms[i]))
+		}
+	}
+	if !m.members.changed() && !stale {
+		return append(dst[:start], m.Raw()...) // unchanged once its blocks are folded back
+	}
+	return append(dst, '}')
 }
 
 // JSONString encodes s as a raw JSON string value.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // DecodeSession reads an OpenClaw session file (JSONL, spec §1.1) into a
@@ -42,19 +44,16 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 	}
 	t := &Transcript{Target: target, InputBytes: len(data), Repair: &RepairReport{}}
 	var entries []Object
-	invalid := map[*byte]bool{} // the message entries that hold invalid text, by their first byte
+	tape := &jsontape.Tape{Data: data} // the message entries' messages, recorded as they are kept
 	for len(data) > 0 {
 		var line []byte
 		if line, data = nextLine(data); len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		obj, sp, err := parseObject(line, lim.MaxDepth, "", Parallel{})
+		obj, err := parseObject(line, lim.MaxDepth)
 		if err != nil {
 			t.Repair.DroppedLines++
 			continue
-		}
-		if raw, ok := obj.Get("message"); ok && sp.invalidText && len(raw) > 0 {
-			invalid[&raw[0]] = true
 		}
 		entries = append(entries, obj)
 	}
@@ -81,10 +80,10 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		if !ok {
 			t.Repair.KeepPointsMissing++
 		}
-		t.appendEntries(entries, branch[from:start], invalid)
-		t.appendEntries(entries, branch[start+1:], invalid)
+		t.appendEntries(entries, branch[from:start], tape)
+		t.appendEntries(entries, branch[start+1:], tape)
 	} else {
-		t.appendEntries(entries, branch, invalid)
+		t.appendEntries(entries, branch, tape)
 	}
 	if len(t.Messages) > lim.MaxMessages {
 		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
@@ -230,17 +229,16 @@ func keepPoint(entries []Object, branch []int, start int, v1 bool) (int, bool) {
 	return start, false
 }
 
-// appendEntries adds the messages of the entries at the given indexes.
-func (t *Transcript) appendEntries(entries []Object, at []int, invalid map[*byte]bool) {
+// appendEntries adds the messages of the entries at the given indexes,
+// each message entry's message recorded on tape.
+func (t *Transcript) appendEntries(entries []Object, at []int, tape *jsontape.Tape) {
 	for _, i := range at {
 		e := entries[i]
 		typ, _ := e.String("type")
 		switch typ {
 		case "message":
 			if raw, ok := e.Get("message"); ok && len(raw) > 0 && raw[0] == '{' {
-				m := messageFromRaw(raw)
-				m.invalidText = invalid[&raw[0]]
-				t.Messages = append(t.Messages, m)
+				t.Messages = append(t.Messages, messageOf(tape, tape.AddMessage(raw)))
 			}
 		case "branch_summary":
 			fields := []Field{{"role", JSONString("branchSummary")}}

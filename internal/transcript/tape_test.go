@@ -1,57 +1,155 @@
 package transcript
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
-// lazyTwin is what the message's structure was before issue 12: the same
-// raw bytes, parsed only on access.
-func lazyTwin(m *Message) *Message {
-	return &Message{members: node{raw: m.members.raw}, invalidText: m.invalidText}
+// messageFromRaw decodes one message as the decoding pass does.
+func messageFromRaw(raw []byte) *Message {
+	tr, err := FromMessages(append(append([]byte{'['}, raw...), ']'), Target{})
+	if err != nil || len(tr.Messages) != 1 {
+		panic(fmt.Sprintf("%s: %v", raw, err))
+	}
+	return tr.Messages[0]
 }
 
-// checkSameStructure fails when a message split by the decoding pass (tape)
-// differs from the same bytes parsed lazily: members, content blocks, and
-// each block's members.
+// parsedTwin is the message parsed from its bytes as a rule's raw write is
+// (ParseObject, ParseArray), with no tape: what every read of a message
+// from the tape must equal.
+func parsedTwin(m *Message) *Message {
+	raw := m.Raw()
+	obj, err := ParseObject(raw)
+	twin := &Message{members: node{ov: &overlay{raw: raw, obj: obj, isObject: err == nil}}, invalidText: m.invalidText}
+	twin.loadContent()
+	return twin
+}
+
+// fieldsOf returns a node's members as a reader sees them, whether they are
+// read from the tape or held by an overlay.
+func fieldsOf(n *node) []Field {
+	if n.ov != nil {
+		return append([]Field{}, n.ov.obj.Fields...)
+	}
+	fields := []Field{}
+	if !n.IsObject() {
+		return fields
+	}
+	for _, m := range n.t.MemberOf(n.tapeNode()) {
+		fields = append(fields, Field{Key: n.t.Key(&m), Value: n.t.Value(&m)})
+	}
+	return fields
+}
+
+// lookups describes what Get and String return for each key of fields,
+// and for a few common keys that may be absent: by key number on the tape
+// (jsontape.KeyNames), by bytes otherwise.
+func lookups(b *strings.Builder, n *node, fields []Field) {
+	keys := []string{"role", "type", "text", "id", "toolCallId", "not a common key"}
+	for _, f := range fields {
+		keys = append(keys, f.Key)
+	}
+	for _, k := range keys {
+		raw, ok := n.Get(k)
+		s, sok := n.String(k)
+		fmt.Fprintf(b, "  get %q: %s %v %q %v\n", k, raw, ok, s, sok)
+	}
+}
+
+// describe is everything a reader can see of a message: its bytes, its
+// members, its blocks and theirs, its invalid-text mark, its kind members.
+func describe(m *Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "raw %q object %v invalid %v role %q type %q changed %v\n", m.Raw(), m.IsObject(), m.HasInvalidText(), m.Role(), m.Type(), m.Changed())
+	fields := fieldsOf(&m.members)
+	for _, f := range fields {
+		fmt.Fprintf(&b, "  %q: %s\n", f.Key, f.Value)
+	}
+	lookups(&b, &m.members, fields)
+	blocks, isArray := m.Blocks()
+	fmt.Fprintf(&b, "  array %v, %d blocks\n", isArray, len(blocks))
+	for _, blk := range blocks {
+		fmt.Fprintf(&b, "  block %q object %v type %q changed %v\n", blk.Raw(), blk.IsObject(), blk.Type(), blk.Changed())
+		bfields := fieldsOf(&blk.node)
+		for _, f := range bfields {
+			fmt.Fprintf(&b, "    %q: %s\n", f.Key, f.Value)
+		}
+		lookups(&b, &blk.node, bfields)
+	}
+	return b.String()
+}
+
+// sameTranscript reports what differs between two decodes of one input:
+// the envelope and every message as a reader sees it (its bytes, mark and
+// kinds, its members, its blocks and theirs), compared without formatting:
+// it runs over whole generated jobs.
+func sameTranscript(a, b *Transcript) error {
+	ea, eb := *a, *b
+	ea.Messages, eb.Messages = nil, nil
+	if !reflect.DeepEqual(ea, eb) {
+		return fmt.Errorf("envelopes differ: %+v, %+v", ea, eb)
+	}
+	if len(a.Messages) != len(b.Messages) {
+		return fmt.Errorf("%d messages, %d", len(a.Messages), len(b.Messages))
+	}
+	for i := range a.Messages {
+		ma, mb := a.Messages[i], b.Messages[i]
+		same := ma.HasInvalidText() == mb.HasInvalidText() && ma.Role() == mb.Role() && sameNode(&ma.members, &mb.members)
+		ba, arrayA := ma.Blocks()
+		bb, arrayB := mb.Blocks()
+		same = same && arrayA == arrayB && len(ba) == len(bb)
+		for j := 0; same && j < len(ba); j++ {
+			same = ba[j].Type() == bb[j].Type() && sameNode(&ba[j].node, &bb[j].node)
+		}
+		if !same {
+			return fmt.Errorf("message %d:\n%s\nvs\n%s", i, describe(ma), describe(mb))
+		}
+	}
+	return nil
+}
+
+// sameNode reports whether two values have the same bytes and members.
+func sameNode(a, b *node) bool {
+	if a.IsObject() != b.IsObject() || string(a.Raw()) != string(b.Raw()) {
+		return false
+	}
+	fa, fb := fieldsOf(a), fieldsOf(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i].Key != fb[i].Key || string(fa[i].Value) != string(fb[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSameStructure fails when a message read from the tape differs from
+// the same bytes parsed with no tape: members, content blocks, and each
+// block's members.
 func checkSameStructure(t *testing.T, msgs []*Message) {
 	t.Helper()
 	for k, m := range msgs {
-		lazy := lazyTwin(m)
-		if m.IsObject() != lazy.IsObject() || !reflect.DeepEqual(fieldsOrEmpty(m.members.obj.Fields), fieldsOrEmpty(lazy.members.obj.Fields)) {
-			t.Fatalf("message %d: members %v, lazily %v", k, m.members.obj.Fields, lazy.members.obj.Fields)
-		}
-		blocks, isArray := m.Blocks()
-		lazyBlocks, lazyIsArray := lazy.Blocks()
-		if isArray != lazyIsArray || len(blocks) != len(lazyBlocks) {
-			t.Fatalf("message %d: %d blocks (array %v), lazily %d (array %v)", k, len(blocks), isArray, len(lazyBlocks), lazyIsArray)
-		}
-		for j := range blocks {
-			b, lb := blocks[j], lazyBlocks[j]
-			if string(b.Raw()) != string(lb.Raw()) || b.IsObject() != lb.IsObject() ||
-				!reflect.DeepEqual(fieldsOrEmpty(b.obj.Fields), fieldsOrEmpty(lb.obj.Fields)) {
-				t.Fatalf("message %d block %d: %s differs from its lazy parse", k, j, b.Raw())
-			}
+		if got, want := describe(m), describe(parsedTwin(m)); got != want {
+			t.Fatalf("message %d: from the tape\n%s\nparsed\n%s", k, got, want)
 		}
 	}
 }
 
-func fieldsOrEmpty(f []Field) []Field {
-	if f == nil {
-		return []Field{}
-	}
-	return f
-}
-
-func TestDecodingPassSplitsLikeTheLazyParse(t *testing.T) {
+func TestDecodingPassSplitsLikeTheParse(t *testing.T) {
 	for _, messages := range []string{
 		`[]`,
 		`[{"role":"user","content":"hi"},{"role":"assistant","content":[]}]`,
 		`[{"role":"assistant","content":[{"type":"text","text":"a\"b"},"x",null,{"type":"tool_use","input":{"a":[1,{"b":2}]}}]}]`,
 		`[{"content":"first","content":[{"type":"text","text":"second"}]}]`,
 		`[{"content":[{"type":"text"}],"content":"second"}]`,
-		`[{"ro\u006ce":"user","content":[{}]}, "not an object", 3, [1,2]]`,
+		`[{"ro\u006ce":"user","role":"assistant","content":[{}]}, "not an object", 3, [1,2]]`,
 		`[{"role":"user","content":[{"type":"text","text":"caf\u00e9 \ud800 bad ` + "\xff" + `"}]}]`,
+		`[ {"role" : "user" , "content" : [ {"type" : "te\u0078t" , "text" : "x\ny"} ] } , {"type":"t","role":"r"} ]`,
+		`[{"role":"toolResult","t\u006f\u006fl\u0043allId":"toolu_01A09q90qw90lq917835lq9B","toolCallId":"second","not a common key":1,"content":[{"type":"text","text":"` + strings.Repeat(`line\n`, 20) + `"}]}]`,
 	} {
 		tr, err := FromMessages([]byte(messages), Target{})
 		if err != nil {
@@ -61,19 +159,40 @@ func TestDecodingPassSplitsLikeTheLazyParse(t *testing.T) {
 	}
 }
 
-// TestNextSlab: slabs start small, double up to slabSize, and always hold
-// what must fit.
-func TestNextSlab(t *testing.T) {
-	for _, c := range []struct{ prev, n, want int }{
-		{0, 1, firstSlab},
-		{firstSlab, 1, 2 * firstSlab},
-		{512, 1, slabSize},
-		{slabSize, 1, slabSize},
-		{0, 3000, 3000},
-		{slabSize, 2000, 2000},
-	} {
-		if got := nextSlab(c.prev, c.n); got != c.want {
-			t.Errorf("nextSlab(%d, %d) = %d, want %d", c.prev, c.n, got, c.want)
+// TestReadsFromManyGoroutines reads every message of one transcript from
+// several goroutines at once (a chunked rule reading its neighbours): with
+// -race, any read that writes shared state fails it, and every goroutine
+// must see the same texts.
+func TestReadsFromManyGoroutines(t *testing.T) {
+	text := strings.Repeat(`a line\n`, 30)
+	var msgs []string
+	for i := range 64 {
+		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"%s %d"},{"type":"toolCall","id":"toolu_01A09q90qw90lq917835lq%02d","name":"read","arguments":{}}]}`, text, i, i))
+	}
+	tr, err := FromMessages([]byte("["+strings.Join(msgs, ",")+"]"), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		var b strings.Builder
+		for _, m := range tr.Messages {
+			b.WriteString(m.Role())
+			raw, _ := m.Get("content")
+			b.Write(raw)
+			blocks, _ := m.Blocks()
+			for _, blk := range blocks {
+				s, _ := blk.Text()
+				id, _ := blk.CallID()
+				b.WriteString(blk.Type() + s + id)
+			}
+		}
+		return b.String()
+	}
+	got := make([]string, 4)
+	goRun(len(got), func(c int) { got[c] = read() }) // the first reads of each text race to keep it
+	for c, g := range got {
+		if want := read(); g != want {
+			t.Fatalf("goroutine %d read other values", c)
 		}
 	}
 }

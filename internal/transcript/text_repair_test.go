@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 func TestInvalidTextIsMarkedNotRejected(t *testing.T) {
@@ -109,8 +111,7 @@ func FuzzRepairText(f *testing.F) {
 		if !had && !bytes.Equal(out, raw) {
 			t.Fatalf("valid text changed: %q -> %q", raw, out)
 		}
-		s := scanner{data: out, maxDepth: 8}
-		if _, err := s.value(0, 0); err != nil || s.invalidText != 0 || !utf8.Valid(out) || !json.Valid(out) {
+		if err := Valid(out, 8); err != nil || jsontape.HasInvalidText(out) || !utf8.Valid(out) || !json.Valid(out) {
 			t.Fatalf("repair left invalid text: %q -> %q (%v)", raw, out, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package transcript
+package jsontape
 
 import (
 	"math/rand/v2"

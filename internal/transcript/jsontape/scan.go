@@ -1,4 +1,4 @@
-package transcript
+package jsontape
 
 import (
 	"encoding/binary"
@@ -8,20 +8,21 @@ import (
 
 // scanner validates JSON text and finds the end of each value without building
 // any tree. It is the whole of the codec's parsing: decoding a job is one pass
-// of the scanner over the input, which also splits each message into its
-// members and content blocks (see tape); only values a rule looks deeper
-// into (a tool input, a nested result) are scanned again.
+// of the scanner over the input, which also records each message's members
+// and content blocks on a Tape; only values a rule looks deeper into (a tool
+// input, a nested result) are scanned again.
 type scanner struct {
 	data     []byte
 	maxDepth int
 	// invalidText counts what the scanner saw of invalid text: each string
 	// with invalid UTF-8, each lone UTF-16 surrogate escape. They are accepted (a tool that printed a
 	// binary file must not cost the whole session) and repaired by the
-	// text-repair rule; see Message.HasInvalidText.
+	// text-repair rule; see HasInvalidText.
 	invalidText int
-	// parallel, when it splits, lets messageArray parse a message array
-	// in parts (see messageArrayInParts).
-	parallel Parallel
+	// escaped is set by str when the string it stepped over holds an
+	// escape: the tape records it, so a reader of a plain string never
+	// looks for a backslash.
+	escaped bool
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.
@@ -179,6 +180,7 @@ func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
 	badUTF8 := false
+	s.escaped = false
 	data := s.data
 	for i < len(data) {
 		i = plainRun(data, i)
@@ -196,6 +198,7 @@ func (s *scanner) str(i int) (int, error) {
 			if i+1 >= len(s.data) {
 				return i, s.errAt(i, "unexpected end of input in string escape")
 			}
+			s.escaped = true
 			switch s.data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2

@@ -1,0 +1,16 @@
+// Package jsontape is the raw-JSON codec below the message model (package
+// transcript): a validating scanner, the tape a job's messages are recorded
+// on in one pass, the parallel split of a long message array, the string
+// codec (decode only what has escapes; encode only what JSON requires) and
+// the raw Object a rule edits a nested value with.
+//
+// A Tape holds no pointer but its input: per message, content block and
+// member, a span of the input and a few flags, in flat arrays, so the
+// collector does not scan a history's structure, and reading a tape never
+// changes it (any goroutine may read any message). The model keeps its
+// edits beside the tape and writes untouched values as their input bytes.
+//
+// It imports only the standard library.
+//
+// May import: no package of this module.
+package jsontape

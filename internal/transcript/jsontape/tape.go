@@ -1,0 +1,391 @@
+package jsontape
+
+// A Tape is what the decoding pass records of a message array: per message,
+// per content block and per member, a span of the input and a few flags,
+// in flat arrays of fixed-size entries that hold no pointer, so the
+// collector never scans them however long the history (issue 22). Values
+// are read from the input by their spans: a string is decoded only when
+// it holds an escape (Member.Escaped), and compared as raw bytes
+// otherwise. Nothing is copied, and nothing of a tape changes once the
+// pass has built it: reading it is safe from any number of goroutines.
+//
+// Messages and blocks are Nodes; a node's members are the entries
+// Members[First : First+Count] (contiguous, in input order), and a
+// message's content blocks are the nodes Nodes[Blocks : Blocks+NBlocks].
+type Tape struct {
+	// Data is the input the spans index; it is never written.
+	Data []byte
+	// Nodes are the messages and their content blocks, each message
+	// after its blocks.
+	Nodes []Node
+	// Members are the members of every object node.
+	Members []Member
+	// Messages are the indexes in Nodes of the messages, in order.
+	Messages []uint32
+}
+
+// Node is one message or content block of a tape.
+type Node struct {
+	Off, End        uint32 // the value's span in Data
+	First, Count    uint32 // its members: Members[First : First+Count]
+	Blocks, NBlocks uint32 // a message's content blocks: Nodes[Blocks : Blocks+NBlocks]
+	// Kind is the index in Members of the first "role" member (a message)
+	// or "type" member (a block), or NoMember.
+	Kind  uint32
+	Flags Flags
+	// KindValue is the Kind member's value when it is one of KindValues
+	// (its index there), 0 otherwise: the role or type every rule reads
+	// of every message and block is then read without touching the input.
+	KindValue uint8
+}
+
+// Member is one member of an object node: the spans of its key (quotes
+// included) and of its value.
+type Member struct {
+	Key, KeyEnd uint32
+	Val, ValEnd uint32
+	Flags       Flags
+	KeyID       uint8 // the key's index in KeyNames, 0 for another key
+}
+
+// Flags are the bits a tape keeps per node and per member.
+type Flags uint8
+
+const (
+	// IsObject marks a node that is a JSON object (others, null or a
+	// string in a message list, have no members).
+	IsObject Flags = 1 << iota
+	// ContentArray marks a message whose first "content" member is an
+	// array: its elements are the message's blocks.
+	ContentArray
+	// InvalidText marks a message holding invalid UTF-8 or a lone
+	// surrogate escape somewhere in its bytes (see HasInvalidText).
+	InvalidText
+	// KeyEscaped marks a member whose key holds an escape.
+	KeyEscaped
+	// Escaped marks a member whose value is a string holding an escape.
+	Escaped
+)
+
+// NoMember is Node.Kind when the node has no such member.
+const NoMember = ^uint32(0)
+
+// Message returns the node of message i.
+func (t *Tape) Message(i int) *Node { return &t.Nodes[t.Messages[i]] }
+
+// Raw returns the bytes of node n.
+func (t *Tape) Raw(n *Node) []byte { return t.Data[n.Off:n.End:n.End] }
+
+// MemberOf returns the members of node n.
+func (t *Tape) MemberOf(n *Node) []Member { return t.Members[n.First : n.First+n.Count] }
+
+// BlocksOf returns the content blocks of message node n.
+func (t *Tape) BlocksOf(n *Node) []Node { return t.Nodes[n.Blocks : n.Blocks+n.NBlocks] }
+
+// Value returns the raw bytes of member m's value.
+func (t *Tape) Value(m *Member) []byte { return t.Data[m.Val:m.ValEnd:m.ValEnd] }
+
+// Key returns member m's key, decoded when it holds an escape.
+func (t *Tape) Key(m *Member) string {
+	raw := t.Data[m.Key:m.KeyEnd]
+	if m.Flags&KeyEscaped == 0 {
+		return AliasString(raw[1 : len(raw)-1])
+	}
+	k, _ := DecodeString(raw)
+	return k
+}
+
+// Find returns the index in Members of the first member of node n whose
+// key is key, or NoMember. A common key (KeyNames) is found by its number;
+// another without escapes is compared with the input's bytes as they are.
+func (t *Tape) Find(n *Node, key string) uint32 {
+	ms := t.Members[n.First : n.First+n.Count]
+	if id := keyID(key); id != 0 {
+		for i := range ms {
+			if ms[i].KeyID == id {
+				return n.First + uint32(i)
+			}
+		}
+		return NoMember
+	}
+	for i := range ms {
+		m := &ms[i]
+		if m.KeyID != 0 {
+			continue
+		}
+		if m.Flags&KeyEscaped == 0 {
+			if int(m.KeyEnd-m.Key) == len(key)+2 && string(t.Data[m.Key+1:m.KeyEnd-1]) == key {
+				return n.First + uint32(i)
+			}
+		} else if t.Key(m) == key {
+			return n.First + uint32(i)
+		}
+	}
+	return NoMember
+}
+
+// String returns member m's value when it is a JSON string: a view of the
+// input when it has no escape, else its decoded text (a new string).
+func (t *Tape) String(m *Member) (string, bool) {
+	v := t.Data[m.Val:m.ValEnd]
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if m.Flags&Escaped == 0 {
+		return AliasString(v[1 : len(v)-1]), true
+	}
+	return DecodeString(v)
+}
+
+// KindString returns the string value of node n's Kind member ("" when it
+// has none, or it is not a string).
+func (t *Tape) KindString(n *Node) string {
+	if n.KindValue != 0 {
+		return KindValues[n.KindValue]
+	}
+	if n.Kind == NoMember {
+		return ""
+	}
+	s, _ := t.String(&t.Members[n.Kind])
+	return s
+}
+
+// builder holds the scratch stacks of one decoding pass: the members and
+// blocks of the objects being parsed, innermost last, moved onto the tape
+// when their object or array closes.
+type builder struct {
+	t           *Tape
+	memberStack []Member
+	blockStack  []Node
+}
+
+// keepMembers moves the members pushed since start onto the tape and
+// returns where they begin.
+func (b *builder) keepMembers(start int) (first, count uint32) {
+	first = uint32(len(b.t.Members))
+	b.t.Members = append(b.t.Members, b.memberStack[start:]...)
+	count = uint32(len(b.memberStack) - start)
+	b.memberStack = b.memberStack[:start]
+	return first, count
+}
+
+// keepBlocks moves the blocks pushed since start onto the tape and
+// returns where they begin.
+func (b *builder) keepBlocks(start int) (first, count uint32) {
+	first = uint32(len(b.t.Nodes))
+	b.t.Nodes = append(b.t.Nodes, b.blockStack[start:]...)
+	count = uint32(len(b.blockStack) - start)
+	b.blockStack = b.blockStack[:start]
+	return first, count
+}
+
+// message validates the message at i, an element of an array at depth
+// depth, and records it, its members and its blocks, on the tape.
+func (s *scanner) message(b *builder, i, depth int) (int, error) {
+	n := Node{Off: uint32(i), Kind: NoMember}
+	before := s.invalidText
+	var end int
+	var err error
+	if i < len(s.data) && s.data[i] == '{' {
+		n, end, err = s.members(b, true, i, depth+1)
+	} else {
+		end, err = s.value(i, depth) // not an object: it has no members
+	}
+	if err != nil {
+		return end, err
+	}
+	n.End = uint32(end)
+	if s.invalidText != before {
+		n.Flags |= InvalidText
+	}
+	b.t.Messages = append(b.t.Messages, uint32(len(b.t.Nodes)))
+	b.t.Nodes = append(b.t.Nodes, n)
+	return end, nil
+}
+
+// members validates the object at i (depth depth), records its members,
+// and returns its node (but its End) and the index past it. When message
+// is set the object is a message: its first "content" member, when an
+// array, is split into blocks, each block's members recorded too. (The
+// node is returned, not filled through a pointer: members and blockArray
+// recurse, and a pointer would make every node escape to the heap.)
+func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, error) {
+	n := Node{Off: uint32(i), Kind: NoMember, Flags: IsObject}
+	if depth > s.maxDepth {
+		return n, i, &depthError{offset: i, limit: s.maxDepth}
+	}
+	raw := s.data
+	start := len(b.memberStack)
+	kindAt := -1 // the Kind member's place among the node's members
+	kind := "type"
+	if message {
+		kind = "role"
+	}
+	seenContent := false // only the first "content" member is the content (Find)
+	i = s.skipSpace(i + 1)
+	if i < len(raw) && raw[i] == '}' {
+		n.First, n.Count = b.keepMembers(start)
+		return n, i + 1, nil
+	}
+	for {
+		kstart, kend, vstart, err := s.memberKeySpan(i)
+		if err != nil {
+			return n, vstart, err
+		}
+		m := Member{Key: uint32(kstart), KeyEnd: uint32(kend), Val: uint32(vstart)}
+		if s.escaped {
+			m.Flags |= KeyEscaped
+		}
+		key := keyOf(raw, &m)
+		m.KeyID = keyID(key)
+		var vend int
+		if message && !seenContent && key == "content" && vstart < len(raw) && raw[vstart] == '[' {
+			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
+			n.Flags |= ContentArray
+		} else {
+			s.escaped = false
+			vend, err = s.value(vstart, depth)
+			if s.escaped && raw[vstart] == '"' {
+				m.Flags |= Escaped
+			}
+		}
+		if err != nil {
+			return n, vend, err
+		}
+		m.ValEnd = uint32(vend)
+		if kindAt < 0 && key == kind {
+			kindAt = len(b.memberStack) - start
+			if m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
+				n.KindValue = kindValue(AliasString(raw[vstart+1 : vend-1]))
+			}
+		}
+		seenContent = seenContent || key == "content"
+		b.memberStack = append(b.memberStack, m)
+		var closed bool
+		if i, closed, err = s.nextMember(vend); err != nil || closed {
+			if err == nil {
+				n.First, n.Count = b.keepMembers(start)
+				if kindAt >= 0 {
+					n.Kind = n.First + uint32(kindAt)
+				}
+			}
+			return n, i, err
+		}
+	}
+}
+
+// keyOf returns member m's key for the pass's own comparisons: a view of
+// the input, decoded only when it holds an escape.
+func keyOf(raw []byte, m *Member) string {
+	k := raw[m.Key+1 : m.KeyEnd-1]
+	if m.Flags&KeyEscaped == 0 {
+		return AliasString(k)
+	}
+	d, _ := DecodeString(raw[m.Key:m.KeyEnd])
+	return d
+}
+
+// blockArray validates a message's content array at i (depth depth),
+// records its elements as blocks, each object block with its members, and
+// returns where they begin on the tape and the index past the array.
+func (s *scanner) blockArray(b *builder, i, depth int) (first, count uint32, end int, err error) {
+	if depth > s.maxDepth {
+		return 0, 0, i, &depthError{offset: i, limit: s.maxDepth}
+	}
+	raw := s.data
+	start := len(b.blockStack)
+	i = s.skipSpace(i + 1)
+	if i < len(raw) && raw[i] == ']' {
+		first, count = b.keepBlocks(start)
+		return first, count, i + 1, nil
+	}
+	for {
+		blk := Node{Off: uint32(i), Kind: NoMember}
+		if i < len(raw) && raw[i] == '{' {
+			blk, end, err = s.members(b, false, i, depth+1)
+		} else {
+			end, err = s.value(i, depth)
+		}
+		if err != nil {
+			return 0, 0, end, err
+		}
+		blk.End = uint32(end)
+		b.blockStack = append(b.blockStack, blk)
+		var closed bool
+		if i, closed, err = s.nextElement(end); err != nil || closed {
+			if err == nil {
+				first, count = b.keepBlocks(start)
+			}
+			return first, count, i, err
+		}
+	}
+}
+
+// memberKeySpan reads the key of the object member at i and the colon
+// after it: it returns the key's span, quotes included, and the index of
+// the member's value. s.escaped tells whether the key holds an escape.
+func (s *scanner) memberKeySpan(i int) (kstart, kend, vstart int, err error) {
+	raw := s.data
+	if i >= len(raw) || raw[i] != '"' {
+		return i, i, i, s.errAt(i, "expected a string object key")
+	}
+	kend, err = s.str(i)
+	if err != nil {
+		return i, kend, kend, err
+	}
+	if s.escaped {
+		if _, ok := DecodeString(raw[i:kend]); !ok {
+			return i, kend, i, s.errAt(i, "invalid object key")
+		}
+	}
+	j := s.skipSpace(kend)
+	if j >= len(raw) || raw[j] != ':' {
+		return i, kend, j, s.errAt(j, "expected ':' after object key")
+	}
+	return i, kend, s.skipSpace(j + 1), nil
+}
+
+// memberKey reads the key of the object member at i and the colon after
+// it, and returns the key, interned (see internKey), and the index of the
+// member's value.
+func (s *scanner) memberKey(i int) (string, int, error) {
+	kstart, kend, vstart, err := s.memberKeySpan(i)
+	if err != nil {
+		return "", vstart, err
+	}
+	key, _ := DecodeString(s.data[kstart:kend])
+	return internKey(key), vstart, nil
+}
+
+// nextMember reads what follows an object member ending at end: it returns
+// the index of the next key, or the index past the closing brace and closed.
+func (s *scanner) nextMember(end int) (next int, closed bool, err error) {
+	i := s.skipSpace(end)
+	if i >= len(s.data) {
+		return i, false, s.errAt(i, "unexpected end of input in object")
+	}
+	switch s.data[i] {
+	case ',':
+		return s.skipSpace(i + 1), false, nil
+	case '}':
+		return i + 1, true, nil
+	}
+	return i, false, s.errAt(i, "expected ',' or '}' in object")
+}
+
+// nextElement reads what follows an array element ending at end: it returns
+// the index of the next element, or the index past the closing bracket and
+// closed.
+func (s *scanner) nextElement(end int) (next int, closed bool, err error) {
+	i := s.skipSpace(end)
+	if i >= len(s.data) {
+		return i, false, s.errAt(i, "unexpected end of input in array")
+	}
+	switch s.data[i] {
+	case ',':
+		return s.skipSpace(i + 1), false, nil
+	case ']':
+		return i + 1, true, nil
+	}
+	return i, false, s.errAt(i, "expected ',' or ']' in array")
+}
