@@ -26,13 +26,26 @@ var propertyTargets = []transcript.Target{
 	{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"},
 }
 
-// sanitized runs the default chain over a generated history for tg, all
-// but the image rule (which needs libvips; it resizes images and keeps
-// their blocks, so a body is checked against the blocks it would get).
-func sanitized(t *testing.T, seed uint64, tg transcript.Target) (*transcript.Transcript, policy.Policy) {
-	t.Helper()
-	history := sessiongen.New(sessiongen.Config{Seed: seed, Messages: 40, ToolCallDensity: 0.7, TextChars: 60,
+// damagedHistory is a generated history for tg with the damage of issue 16
+// (server-tool blocks included) and images.
+func damagedHistory(seed uint64, tg transcript.Target) []byte {
+	return sessiongen.New(sessiongen.Config{Seed: seed, Messages: 40, ToolCallDensity: 0.7, TextChars: 60,
 		ToolResultChars: 80, Images: 2, ImageWidth: 32, ImageHeight: 24, Damage: sessiongen.Issue16(), Target: tg}).History()
+}
+
+// realHistory is a generated history of the shapes real sessions carry
+// (docs/real-shapes.md: real ids, partialJson left on finished calls,
+// foreign turns after a model switch, stand-ins, the extra roles), written
+// for tg.
+func realHistory(seed uint64, tg transcript.Target) []byte {
+	return sessiongen.RealShapes(sessiongen.RealConfig{Seed: seed, Target: tg, Turns: 6, Foreign: true, StandIns: true, ExtraRoles: true}).History()
+}
+
+// sanitized runs the default chain over a history for tg, all but the
+// image rule (which needs libvips; it resizes images and keeps their
+// blocks, so a body is checked against the blocks it would get).
+func sanitized(t *testing.T, history []byte, tg transcript.Target) (*transcript.Transcript, policy.Policy) {
+	t.Helper()
 	tr, err := transcript.FromMessages(history, tg)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +171,8 @@ func checkSendable(t *testing.T, f Format, p policy.Policy, msgs []*transcript.M
 	}
 }
 
-// TestBodyKeepsMessages: over generated damaged histories sanitized by the
+// TestBodyKeepsMessages: over generated histories, damaged (issue 16) and
+// of the real shapes (sessiongen.RealShapes, never refused), sanitized by the
 // chain for one target of each format, every body passes the contract's
 // body rules (or is the final-turn refusal, checkSendable), and it carries every text, call,
 // result, image and server-tool pair the sanitized messages keep, and each
@@ -167,9 +181,16 @@ func checkSendable(t *testing.T, f Format, p policy.Policy, msgs []*transcript.M
 func TestBodyKeepsMessages(t *testing.T) {
 	servers := 0
 	for _, tg := range propertyTargets {
-		for seed := uint64(1); seed <= 12; seed++ {
-			tr, p := sanitized(t, seed, tg)
+		for seed := uint64(1); seed <= 24; seed++ {
+			history, shape := damagedHistory(seed, tg), "damaged"
+			if seed > 12 {
+				history, shape = realHistory(seed, tg), "real shapes"
+			}
+			tr, p := sanitized(t, history, tg)
 			if tr == nil {
+				if seed > 12 {
+					t.Errorf("%s seed %d (%s): a valid history was refused", tg.API, seed, shape)
+				}
 				continue
 			}
 			f := FormatFor(p)
@@ -177,7 +198,7 @@ func TestBodyKeepsMessages(t *testing.T) {
 			checkSendable(t, f, p, tr.Messages, body)
 			all := bodyStrings(t, body)
 			k := keptOf(tr.Messages, f)
-			where := fmt.Sprintf("%s seed %d", f, seed)
+			where := fmt.Sprintf("%s seed %d (%s)", f, seed, shape)
 			for _, s := range k.texts {
 				if !strings.Contains(all, s) {
 					t.Errorf("%s: text %.60q missing from the body", where, s)
