@@ -182,9 +182,10 @@ func readInput(t testing.TB, msgs []byte) inputOf {
 // G's contract (the chain's last stage refuses what does not) and keeps
 // every text, call (name and arguments), result and image of H that the
 // direct path keeps, H sanitized for G and rendered: the format F in
-// between loses nothing the rules keep. (When internal/sessiongen
-// gains its realistic mode, generate with it here instead of
-// Config{Damage: Realistic()}.)
+// between loses nothing the rules keep. H is, by turns, a history with the
+// damage of real archives (sessiongen.Realistic) and one of the shapes real
+// sessions carry (sessiongen.RealShapes: real ids, partialJson, foreign
+// turns, stand-ins, the extra roles).
 func TestCrossFormat(t *testing.T) {
 	seeds := 6
 	if testing.Short() {
@@ -197,7 +198,10 @@ func TestCrossFormat(t *testing.T) {
 			t.Run(fmt.Sprintf("%s to %s", f, g), func(t *testing.T) {
 				for seed := range seeds {
 					history := sessiongen.New(sessiongen.Config{Seed: uint64(seed + 1), Messages: 30, ToolCallDensity: 0.7, Damage: sessiongen.Realistic(),
-						TextChars: 40, ToolResultChars: 40, Images: 2, ImageWidth: 64, ImageHeight: 48, Target: src}).History()
+						TextChars: 40, ToolResultChars: 40, Images: 2, ImageWidth: 64, ImageHeight: 48, Target: src, RealLengthIDs: true}).History()
+					if seed%2 == 1 {
+						history = sessiongen.RealShapes(sessiongen.RealConfig{Seed: uint64(seed + 1), Target: src, Turns: 5, Foreign: true, StandIns: true, ExtraRoles: true}).History()
+					}
 					tr, err := transcript.FromMessages(history, src)
 					if err != nil {
 						t.Fatal(err)
