@@ -85,6 +85,9 @@ func TestAuditGeneratedCorpus(t *testing.T) {
 				t.Errorf("%s for %s: %s %s %q %q dropped: %s", filepath.Base(s.Path), s.Target, d.Kind, where(d), d.ID, d.Name, d.Reason)
 			}
 		}
+		if s.Outcome != "ready" {
+			t.Errorf("%s for %s: %s: %s", filepath.Base(s.Path), s.Target, s.Outcome, s.Reason)
+		}
 		if s.Outcome == string(transcript.CodeInternalError) {
 			t.Errorf("%s for %s: %s", filepath.Base(s.Path), s.Target, s.Reason)
 		}

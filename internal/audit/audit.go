@@ -187,16 +187,17 @@ func auditGuarded(ctx context.Context, opts Options, data []byte, tg transcript.
 	auditOne(ctx, opts, data, tg, s)
 }
 
-// nextPrompt is the turn the audit gives a history that ends with the
-// assistant's answer (job option next), as a runner does with its user's
-// next prompt: most real sessions end that way, and a request body must not
-// (contract.PrefillOf), so without it every such session would be judged
+// nextPrompt is the turn the audit gives a history that does not end with
+// a user turn (job option next), as a runner does with its user's next
+// prompt: most real sessions end with the assistant's answer (or with turns
+// the repair removes, such as orphaned results), and a request body must
+// not (contract.PrefillOf), so without it such a session would be judged
 // unsendable on Claude 4.6 and Mistral for a turn no runner would send.
 var nextPrompt = json.RawMessage(`[{"role":"user","content":"(the next user prompt)"}]`)
 
-// endsWithAssistant reports whether the last message is an assistant turn.
-func endsWithAssistant(msgs []*transcript.Message) bool {
-	return len(msgs) > 0 && msgs[len(msgs)-1].Role() == transcript.RoleAssistant
+// endsWithUser reports whether the last message is a user turn.
+func endsWithUser(msgs []*transcript.Message) bool {
+	return len(msgs) > 0 && msgs[len(msgs)-1].Role() == transcript.RoleUser
 }
 
 // auditOne decodes data for target tg (zero: the input's own), runs the
@@ -208,7 +209,7 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	s.Target = targetName(t.Target)
 	t.Options.Render = wire.RenderRequest
-	if len(t.Options.Next) == 0 && endsWithAssistant(t.Messages) {
+	if len(t.Options.Next) == 0 && !endsWithUser(t.Messages) {
 		t.Options.Next = nextPrompt
 	}
 	pol := policy.Resolve(t.Target)

@@ -10,8 +10,9 @@
 // for .jsonl and .jsonl.zst, named files taken whatever their name), and
 // also jobs: a named file ending in .json or .json.zst is read as a job
 // (its own target, or each --target instead). Each input is run through the
-// Processor the worker runs, with render: request; a history that ends with
-// the assistant's answer, as most real sessions do, is given a placeholder
+// Processor the worker runs, with render: request; a history that does not
+// end with a user turn (most real sessions end with the assistant's answer)
+// is given a placeholder
 // user prompt as options.next (nextPrompt), the turn a runner sends next,
 // since a request body must not end with the assistant's turn on Claude 4.6
 // and later or Mistral. A session file names no
