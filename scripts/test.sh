@@ -5,7 +5,7 @@
 # the tests call, through apt; the Go modules; Java 17 for the broker),
 # starts a real Apache Kafka broker on 127.0.0.1 (scripts/kafka.sh) unless
 # HYGIENE_KAFKA_BROKERS already names one, and a 3-node cluster (scripts/kafka.sh
-# cluster 3) unless HYGIENE_KAFKA_CLUSTER names one, then runs gofmt, go vet,
+# cluster 3) unless KAFKA_CLUSTER_BROKERS names one, then runs gofmt, go vet,
 # staticcheck, govulncheck offline (scripts/vulncheck.sh), builds the container image
 # from Debian packages (scripts/image.sh, both variants), and runs
 # go test -race over the module (test/image runs the image with podman), the
@@ -63,21 +63,22 @@ fi
 log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
 
 # The cluster faults of test/integration (TestClusterFaults) run on a 3-node KRaft cluster with
+# (named by KAFKA_CLUSTER_BROKERS: not a HYGIENE_ variable, which the worker would refuse as no setting)
 # small heaps (scripts/kafka.sh cluster 3), beside the single broker.
 started_cluster=""
-if [[ -z "${HYGIENE_KAFKA_CLUSTER:-}" ]]; then
+if [[ -z "${KAFKA_CLUSTER_BROKERS:-}" ]]; then
   cluster_status="$(scripts/kafka.sh status 2>/dev/null || true)"
   grep -q '^node 1 running' <<<"$cluster_status" || started_cluster=1
   log "starting a 3-node Apache Kafka cluster (scripts/kafka.sh cluster 3)"
-  HYGIENE_KAFKA_CLUSTER="$(scripts/kafka.sh cluster 3)"
-  export HYGIENE_KAFKA_CLUSTER
+  KAFKA_CLUSTER_BROKERS="$(scripts/kafka.sh cluster 3)"
+  export KAFKA_CLUSTER_BROKERS
 fi
 stop_started() {
   [[ -z "$started_kafka" ]] || scripts/kafka.sh stop broker >/dev/null 2>&1 || true
   [[ -z "$started_cluster" ]] || scripts/kafka.sh stop cluster >/dev/null 2>&1 || true
 }
 trap stop_started EXIT
-log "Kafka cluster for the cluster faults: $HYGIENE_KAFKA_CLUSTER"
+log "Kafka cluster for the cluster faults: $KAFKA_CLUSTER_BROKERS"
 
 # No well-formed tool call (or its result) of the examples is dropped for
 # their own targets (internal/audit; the generated corpus, every target, is

@@ -17,7 +17,7 @@ import (
 )
 
 // The cluster faults run against the 3-node KRaft cluster of
-// `scripts/kafka.sh cluster 3`, whose bootstrap list HYGIENE_KAFKA_CLUSTER
+// `scripts/kafka.sh cluster 3`, whose bootstrap list KAFKA_CLUSTER_BROKERS
 // names; the tests drive its nodes with the same script (kill, pause,
 // resume, restart). Topics get the brokers' replication 3 and
 // min.insync.replicas 2, and the worker's producer writes with acks=all.
@@ -26,17 +26,17 @@ import (
 // the most a fault can make a worker repeat.
 const clusterInflight = 32
 
-// realCluster returns the cluster of HYGIENE_KAFKA_CLUSTER; without it the
+// realCluster returns the cluster of KAFKA_CLUSTER_BROKERS; without it the
 // test is skipped, unless CI=true: then it fails.
 func realCluster(t *testing.T) broker {
 	t.Helper()
-	if v := os.Getenv("HYGIENE_KAFKA_CLUSTER"); v != "" {
+	if v := os.Getenv("KAFKA_CLUSTER_BROKERS"); v != "" {
 		return broker{name: "cluster", addr: v}
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("HYGIENE_KAFKA_CLUSTER is not set; with CI=true the cluster tests need export HYGIENE_KAFKA_CLUSTER=$(scripts/kafka.sh cluster 3)")
+		t.Fatal("KAFKA_CLUSTER_BROKERS is not set; with CI=true the cluster tests need export KAFKA_CLUSTER_BROKERS=$(scripts/kafka.sh cluster 3)")
 	}
-	t.Skip("HYGIENE_KAFKA_CLUSTER is not set; export HYGIENE_KAFKA_CLUSTER=$(scripts/kafka.sh cluster 3) to run the cluster faults")
+	t.Skip("KAFKA_CLUSTER_BROKERS is not set; export KAFKA_CLUSTER_BROKERS=$(scripts/kafka.sh cluster 3) to run the cluster faults")
 	return broker{}
 }
 
