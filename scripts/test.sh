@@ -62,8 +62,8 @@ if [[ -z "${HYGIENE_KAFKA_BROKERS:-}" ]]; then
 fi
 log "Kafka for the integration tests: $HYGIENE_KAFKA_BROKERS"
 
-# The cluster faults of test/integration (TestClusterFaults) run on a 3-node KRaft cluster with
-# (named by KAFKA_CLUSTER_BROKERS: not a HYGIENE_ variable, which the worker would refuse as no setting)
+# The cluster faults of test/integration (TestClusterFaults) run on a 3-node KRaft cluster
+# (KAFKA_CLUSTER_BROKERS: not a HYGIENE_ variable, which the worker would refuse as no setting) with
 # small heaps (scripts/kafka.sh cluster 3), beside the single broker.
 started_cluster=""
 if [[ -z "${KAFKA_CLUSTER_BROKERS:-}" ]]; then
