@@ -172,6 +172,14 @@ func (o *outputs) differing() int {
 	return o.differs
 }
 
+// readyValue returns the value of a job's first ready record (nil before
+// one came).
+func (o *outputs) readyValue(id string) []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.first[id]
+}
+
 // deadLetters returns the dead letters collected so far.
 func (o *outputs) deadLetters() []transport.Record {
 	o.mu.Lock()
