@@ -15,6 +15,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/audit"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -127,7 +128,7 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 // dropFailure says what --fail-on-drop fails on: a well-formed call or its
 // result dropped, or a pipeline that failed (whose drops are unknown).
 func dropFailure(t audit.Totals) error {
-	crashed := t.Outcomes[string(transcript.CodeInternalError)]
+	crashed := t.Outcomes[string(deadletter.CodeInternalError)]
 	if t.ValidDrops == 0 && crashed == 0 {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/batch"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
@@ -213,9 +214,9 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	case sum.Interrupted:
 		fmt.Fprintf(stderr, "worker replay: interrupted with %d sessions left; run again with --resume to continue\n", sum.Remaining)
 		return exitRuntime
-	case sum.DeadLetters[string(transcript.CodeInternalError)] > 0:
+	case sum.DeadLetters[string(deadletter.CodeInternalError)] > 0:
 		return fail(exitRuntime, "%d of %d sessions failed (listed above), %d of them for a bug (internal_error)",
-			len(sum.Failures), sum.Found-sum.Skipped, sum.DeadLetters[string(transcript.CodeInternalError)])
+			len(sum.Failures), sum.Found-sum.Skipped, sum.DeadLetters[string(deadletter.CodeInternalError)])
 	case len(sum.Failures) > 0:
 		return fail(exitUsage, "%d of %d sessions failed (listed above)", len(sum.Failures), sum.Found-sum.Skipped)
 	}

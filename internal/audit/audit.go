@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
@@ -181,7 +182,7 @@ func targetName(tg transcript.Target) string {
 func auditGuarded(ctx context.Context, opts Options, data []byte, tg transcript.Target, s *Session) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.Outcome, s.Reason = string(transcript.CodeInternalError), fmt.Sprintf("panic: %v", p)
+			s.Outcome, s.Reason = string(deadletter.CodeInternalError), fmt.Sprintf("panic: %v", p)
 		}
 	}()
 	auditOne(ctx, opts, data, tg, s)
@@ -316,7 +317,7 @@ func decodeCode(err error) string {
 	if code := transcript.ErrorCode(err); code != "" {
 		return string(code)
 	}
-	return string(transcript.CodeInvalidJob)
+	return string(deadletter.CodeInvalidJob)
 }
 
 // totalsOf sums the sessions.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -113,7 +114,7 @@ func TestRunGoesOnPastAPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sessions) != 2 || rep.Sessions[0].Outcome != string(transcript.CodeInternalError) || rep.Sessions[1].Outcome != OutcomeReady {
+	if len(rep.Sessions) != 2 || rep.Sessions[0].Outcome != string(deadletter.CodeInternalError) || rep.Sessions[1].Outcome != OutcomeReady {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}
 }

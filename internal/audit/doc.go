@@ -99,6 +99,6 @@
 //	             "valid_drops": 0, "request_failures": 0}
 //	}
 //
-// May import: internal/contract, internal/pipeline, internal/policy,
-// internal/replay, internal/transcript, internal/wire.
+// May import: internal/contract, internal/deadletter, internal/pipeline,
+// internal/policy, internal/replay, internal/transcript, internal/wire.
 package audit

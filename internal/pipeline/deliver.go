@@ -7,21 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
-)
-
-// Dead-letter record headers (design §2).
-const (
-	HeaderErrorCode = "hygiene-error-code"
-	HeaderError     = "hygiene-error"
-	HeaderStage     = "hygiene-stage"
-	HeaderSource    = "hygiene-source"
-	// HeaderOriginalBytes and HeaderOriginalSHA256 mark a stand-in dead
-	// letter: the original value was too large for the dead-letter topic,
-	// so the value holds only its first bytes; these give the original's
-	// length and its sha256 (hex).
-	HeaderOriginalBytes  = "hygiene-original-bytes"
-	HeaderOriginalSHA256 = "hygiene-original-sha256"
 )
 
 // StageRunner names the runner itself in a dead letter: a panic outside any
@@ -35,12 +22,12 @@ const StageRunner = "runner"
 // value is cut.
 func standIn(rec transport.Record, out Outcome, maxBytes int) transport.Record {
 	out.Error += fmt.Sprintf(" (the original value of %d bytes is larger than the dead-letter topic accepts; this value holds its first bytes, see %s and %s)",
-		len(rec.Value), HeaderOriginalBytes, HeaderOriginalSHA256)
+		len(rec.Value), deadletter.HeaderOriginalBytes, deadletter.HeaderOriginalSHA256)
 	dl := DeadLetter(rec, out)
 	sum := sha256.Sum256(rec.Value)
 	dl.Headers = append(dl.Headers,
-		transport.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(rec.Value)), 10)},
-		transport.Header{Key: HeaderOriginalSHA256, Value: []byte(hex.EncodeToString(sum[:]))})
+		transport.Header{Key: deadletter.HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(rec.Value)), 10)},
+		transport.Header{Key: deadletter.HeaderOriginalSHA256, Value: []byte(hex.EncodeToString(sum[:]))})
 	dl.Value = nil
 	room := maxBytes - dl.Size()
 	dl.Value = rec.Value[:max(0, min(room, len(rec.Value)))]
@@ -53,10 +40,10 @@ func standIn(rec transport.Record, out Outcome, maxBytes int) transport.Record {
 func DeadLetter(rec transport.Record, out Outcome) transport.Record {
 	headers := make([]transport.Header, 0, 4+len(rec.Headers))
 	headers = append(headers,
-		transport.Header{Key: HeaderErrorCode, Value: []byte(out.Code)},
-		transport.Header{Key: HeaderError, Value: []byte(out.Error)},
-		transport.Header{Key: HeaderStage, Value: []byte(out.Stage)},
-		transport.Header{Key: HeaderSource, Value: []byte(rec.SourceRef())},
+		transport.Header{Key: deadletter.HeaderErrorCode, Value: []byte(out.Code)},
+		transport.Header{Key: deadletter.HeaderError, Value: []byte(out.Error)},
+		transport.Header{Key: deadletter.HeaderStage, Value: []byte(out.Stage)},
+		transport.Header{Key: deadletter.HeaderSource, Value: []byte(rec.SourceRef())},
 	)
 	headers = append(headers, rec.Headers...)
 	return transport.Record{Key: rec.Key, Value: rec.Value, Headers: headers}

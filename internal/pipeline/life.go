@@ -31,8 +31,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -221,7 +221,7 @@ func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
 		if !errors.Is(err, transport.ErrRecordTooLarge) {
 			return 0, err
 		}
-		*out = Outcome{Code: transcript.CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
+		*out = Outcome{Code: deadletter.CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
 			Error: fmt.Sprintf("the ready payload of %d bytes is larger than the ready topic accepts: %v", len(out.Payload), err)}
 	}
 	dl := DeadLetter(rec, *out)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/turns"
@@ -40,7 +41,7 @@ const StageRender = "render_request"
 type Outcome struct {
 	Ready   bool
 	Payload []byte          // the ready payload (uncompressed JSON) when Ready
-	Code    transcript.Code // dead-letter code when !Ready
+	Code    deadletter.Code // dead-letter code when !Ready
 	Error   string          // one sentence naming the field or message index
 	Stage   string          // the failing stage, or "decode"
 	Tenant  string          // the job's tenant when it was decoded
@@ -120,7 +121,7 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 // holds the panic and the first frames of the stack, so call Recovered in
 // the deferred function that recovered.
 func Recovered(stage string, r any) Outcome {
-	return Outcome{Code: transcript.CodeInternalError, Stage: stage,
+	return Outcome{Code: deadletter.CodeInternalError, Stage: stage,
 		Error: fmt.Sprintf("%s panicked: %v\n%s", stage, r, firstFrames(debug.Stack(), 12))}
 }
 
@@ -134,7 +135,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (out Outc
 		}
 	}()
 	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
-		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
+		return Outcome{Code: deadletter.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
 	}
 	value, err := compression.Decode(rec.Value, rec.ContentEncoding(), p.limits.MaxJobBytes)
@@ -206,7 +207,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 	}
 	resolved, err := p.resolve(t)
 	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(policy.Resolve(t.Target))), wire.PlaceNext(t)); err != nil {
-		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
+		out.Code, out.Error, out.Stage = deadletter.CodeInvalidJob, err.Error(), StageDecode
 		return out, nil
 	}
 	env := &stage.Env{
@@ -237,7 +238,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 				out.Code, out.Error, out.Stage, out.Report = rej.Code, rej.Msg, s.Name, env.Report
 				return out, nil
 			}
-			out.Code, out.Error, out.Stage = transcript.CodeInternalError, err.Error(), s.Name
+			out.Code, out.Error, out.Stage = deadletter.CodeInternalError, err.Error(), s.Name
 			return out, nil
 		}
 	}
@@ -245,7 +246,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 		phase = StageRender
 		start := time.Now()
 		if err := renderRequest(t, env.Policy); err != nil {
-			out.Code, out.Error, out.Stage, out.Report = transcript.CodeUnsendable, err.Error(), StageRender, env.Report
+			out.Code, out.Error, out.Stage, out.Report = deadletter.CodeUnsendable, err.Error(), StageRender, env.Report
 			return out, nil
 		}
 		if p.deps.Observe != nil {
@@ -265,7 +266,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 	env.Report.BytesOut = msgs.Size()
 	report, err := transcript.Marshal(env.Report)
 	if err != nil {
-		out.Code, out.Error, out.Stage = transcript.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
+		out.Code, out.Error, out.Stage = deadletter.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
 		return out, nil
 	}
 	out.Ready, out.Report = true, env.Report
@@ -312,9 +313,9 @@ func messagesChanged(in, out []*transcript.Message) bool {
 }
 
 func decompressionOutcome(err error) Outcome {
-	code := transcript.CodeDecompressionFailed
+	code := deadletter.CodeDecompressionFailed
 	if errors.Is(err, compression.ErrTooLarge) {
-		code = transcript.CodePayloadTooLarge
+		code = deadletter.CodePayloadTooLarge
 	}
 	return Outcome{Code: code, Error: err.Error(), Stage: StageDecode}
 }

@@ -17,7 +17,7 @@
 // way). The group's offsets are committed without joining it (generation
 // -1), so the run must not share its group with a consumer.
 //
-// May import: internal/pipeline, internal/transport,
+// May import: internal/deadletter, internal/transport,
 // internal/transport/kafka.
 package redrive
 
@@ -32,7 +32,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
@@ -285,7 +285,7 @@ func redrivePartition(ctx context.Context, client *kafkago.Client, dialer *kafka
 			sum.StandIns = append(sum.StandIns, rec.SourceRef())
 			continue
 		}
-		code, _ := rec.Header(pipeline.HeaderErrorCode)
+		code, _ := rec.Header(deadletter.HeaderErrorCode)
 		batch = append(batch, Original(rec))
 		codes = append(codes, string(code))
 		if len(batch) >= cfg.BatchSize {
@@ -331,7 +331,7 @@ func recordOf(m kafkago.Message) transport.Record {
 // matches applies the filters.
 func (cfg Config) matches(rec transport.Record) bool {
 	if len(cfg.Codes) > 0 {
-		code, _ := rec.Header(pipeline.HeaderErrorCode)
+		code, _ := rec.Header(deadletter.HeaderErrorCode)
 		if !slices.Contains(cfg.Codes, string(code)) {
 			return false
 		}
@@ -346,7 +346,7 @@ func (cfg Config) matches(rec transport.Record) bool {
 }
 
 // deadLetterHeaders are the headers the worker adds to a dead letter.
-var deadLetterHeaders = []string{pipeline.HeaderErrorCode, pipeline.HeaderError, pipeline.HeaderStage, pipeline.HeaderSource}
+var deadLetterHeaders = []string{deadletter.HeaderErrorCode, deadletter.HeaderError, deadletter.HeaderStage, deadletter.HeaderSource}
 
 // Original is the job record a dead letter was made from: its key, value
 // and headers without the dead-letter headers.

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
@@ -17,8 +18,8 @@ func TestStandIn(t *testing.T) {
 		want   bool
 	}{
 		{"an original", transport.Record{Value: []byte(`{"job_id":"a"}`)}, false},
-		{"a stand-in with the first bytes", transport.Record{Value: []byte(`{"job_id":"a","mess`), Headers: []transport.Header{h(pipeline.HeaderOriginalBytes, "20971520")}}, true},
-		{"value left out", transport.Record{Headers: []transport.Header{h(pipeline.HeaderErrorCode, "payload_too_large")}}, true},
+		{"a stand-in with the first bytes", transport.Record{Value: []byte(`{"job_id":"a","mess`), Headers: []transport.Header{h(deadletter.HeaderOriginalBytes, "20971520")}}, true},
+		{"value left out", transport.Record{Headers: []transport.Header{h(deadletter.HeaderErrorCode, "payload_too_large")}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +42,7 @@ func TestOriginalDropsTheDeadLetterHeaders(t *testing.T) {
 }
 
 func TestFilters(t *testing.T) {
-	letter := transport.Record{Key: []byte("acme/s1"), Headers: []transport.Header{h(pipeline.HeaderErrorCode, "invalid_job")}}
+	letter := transport.Record{Key: []byte("acme/s1"), Headers: []transport.Header{h(deadletter.HeaderErrorCode, "invalid_job")}}
 	tests := []struct {
 		codes, tenants []string
 		want           bool

@@ -12,7 +12,8 @@
 // panic: internal_error), is named in the Summary and the other sessions
 // are still processed.
 //
-// May import: internal/compression, internal/pipeline, internal/transcript.
+// May import: internal/compression, internal/deadletter, internal/pipeline,
+// internal/transcript.
 package replay
 
 import (
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -228,7 +230,7 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, er
 	if err != nil {
 		code := "read_failed"
 		if errors.Is(err, errDecompress) {
-			code = string(transcript.CodeDecompressionFailed)
+			code = string(deadletter.CodeDecompressionFailed)
 		}
 		return result{code: code, reason: err.Error()}, nil
 	}

@@ -1,0 +1,30 @@
+package deadletter
+
+// Code is a dead-letter code of design §2: why a job became a dead letter
+// (a decode failure, a stage's refusal, the processor's or runner's own).
+// It is the one type of the codes, in Outcomes, headers and metrics.
+type Code string
+
+// The decode error codes.
+const (
+	CodeInvalidJSON     Code = "invalid_json"      // not JSON, or nested too deep
+	CodeInvalidJob      Code = "invalid_job"       // JSON, but not a job: a field is missing or has the wrong type
+	CodeInvalidTarget   Code = "invalid_target"    // the target names no provider and no API
+	CodePayloadTooLarge Code = "payload_too_large" // over the configured bytes or messages per job, or the target's request size
+)
+
+// The dead-letter codes of a job that decoded but cannot be sent to its
+// target (the final stages, package stages/sendable).
+const (
+	CodeEmptyHistory Code = "empty_history" // no message, or no user turn, is left to send
+	CodeUnsendable   Code = "unsendable"    // the sanitized transcript breaks the target's contract
+)
+
+// The dead-letter codes of the processor and the runner: the record's
+// compression could not be read, a bug (a stage's error or panic), the
+// output over the record size.
+const (
+	CodeDecompressionFailed Code = "decompression_failed"
+	CodeInternalError       Code = "internal_error"
+	CodeOutputTooLarge      Code = "output_too_large"
+)
