@@ -17,6 +17,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/replay"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -102,7 +103,7 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := audit.Run(ctx, audit.Options{
 		Inputs: fs.Args(), Targets: targets, Limits: limitsOf(cfg),
-		Read:      func(path string) ([]byte, error) { return readInput(path, nil, cfg.Limits.MaxJobBytes) },
+		Read:      func(path string) ([]byte, error) { return replay.ReadSession(path, cfg.Limits.MaxJobBytes) },
 		DecodeJob: proc.DecodeJob, Process: proc.Run,
 		Concurrency: *concurrency, Progress: stderr, Terminal: isTerminal(stderr),
 	})

@@ -64,7 +64,7 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}
 	none, a := rep.Sessions[0], rep.Sessions[1]
-	if none.Outcome != OutcomeNoTarget {
+	if none.Outcome != string(deadletter.CodeInvalidTarget) {
 		t.Fatalf("none.jsonl: %+v", none)
 	}
 	if a.Outcome != OutcomeReady || a.Target != "anthropic/anthropic-messages/claude-opus-4-6" || a.Calls != (Count{In: 2, Out: 1}) || a.Results != (Count{In: 2, Out: 1}) {
@@ -76,7 +76,7 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 	if a.Request != nil {
 		t.Fatalf("the stand-in rendered nothing, got %+v", a.Request)
 	}
-	if rep.Totals.ValidDrops != 2 || rep.Totals.Outcomes[OutcomeNoTarget] != 1 || rep.Totals.DropsByClass[ClassValidDropped] != 2 {
+	if rep.Totals.ValidDrops != 2 || rep.Totals.Outcomes[string(deadletter.CodeInvalidTarget)] != 1 || rep.Totals.DropsByClass[ClassValidDropped] != 2 {
 		t.Fatalf("totals %+v", rep.Totals)
 	}
 
@@ -89,7 +89,7 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sessions) != 4 || rep.Sessions[0].Outcome != OutcomeReadFailed || rep.Sessions[1].Outcome != OutcomeReadFailed ||
+	if len(rep.Sessions) != 4 || rep.Sessions[0].Outcome != string(deadletter.CodeUnreadable) || rep.Sessions[1].Outcome != string(deadletter.CodeUnreadable) ||
 		rep.Sessions[2].Target != "mistral/mistral-conversations/mistral-large-latest" || rep.Sessions[3].Target != "openai/openai-responses/gpt-5" || rep.Sessions[3].ValidDrops != 2 {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,7 +97,7 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 		}
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
+				err = errors.New(deadletter.WithStack(fmt.Sprintf("stage %s panicked: %v", s.Name, r), debug.Stack()))
 			}
 			if span != nil {
 				if err != nil {
@@ -122,7 +121,7 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 // the deferred function that recovered.
 func Recovered(stage string, r any) Outcome {
 	return Outcome{Code: deadletter.CodeInternalError, Stage: stage,
-		Error: fmt.Sprintf("%s panicked: %v\n%s", stage, r, firstFrames(debug.Stack(), 12))}
+		Error: deadletter.WithStack(fmt.Sprintf("%s panicked: %v", stage, r), debug.Stack())}
 }
 
 // Process runs one job. Its error is only ever the context's: bad input and
@@ -286,16 +285,6 @@ func renderRequest(t *transcript.Transcript, p policy.Policy) error {
 	body := wire.Render(nil, f, p, t.Messages, wire.Request{System: t.Options.System, Tools: t.Options.Tools, Final: final})
 	t.Request = &transcript.Request{Format: string(f), Body: body}
 	return nil
-}
-
-// firstFrames keeps the first n lines of a stack trace, enough to locate a
-// bug without flooding a dead-letter header.
-func firstFrames(stack []byte, n int) []byte {
-	lines := bytes.SplitN(stack, []byte{'\n'}, n+1)
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return bytes.Join(lines, []byte{'\n'})
 }
 
 // messagesChanged reports whether the output list differs from the input:
