@@ -15,7 +15,9 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/audit"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/replay"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -101,7 +103,7 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	rep, err := audit.Run(ctx, audit.Options{
 		Inputs: fs.Args(), Targets: targets, Limits: limitsOf(cfg),
-		Read:      func(path string) ([]byte, error) { return readInput(path, nil, cfg.Limits.MaxJobBytes) },
+		Read:      func(path string) ([]byte, error) { return replay.ReadSession(path, cfg.Limits.MaxJobBytes) },
 		DecodeJob: proc.DecodeJob, Process: proc.Run,
 		Concurrency: *concurrency, Progress: stderr, Terminal: isTerminal(stderr),
 	})
@@ -127,7 +129,7 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 // dropFailure says what --fail-on-drop fails on: a well-formed call or its
 // result dropped, or a pipeline that failed (whose drops are unknown).
 func dropFailure(t audit.Totals) error {
-	crashed := t.Outcomes[string(transcript.CodeInternalError)]
+	crashed := t.Outcomes[string(deadletter.CodeInternalError)]
 	if t.ValidDrops == 0 && crashed == 0 {
 		return nil
 	}

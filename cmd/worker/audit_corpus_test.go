@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/audit"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -88,7 +89,7 @@ func TestAuditGeneratedCorpus(t *testing.T) {
 		if s.Outcome != "ready" {
 			t.Errorf("%s for %s: %s: %s", filepath.Base(s.Path), s.Target, s.Outcome, s.Reason)
 		}
-		if s.Outcome == string(transcript.CodeInternalError) {
+		if s.Outcome == string(deadletter.CodeInternalError) {
 			t.Errorf("%s for %s: %s", filepath.Base(s.Path), s.Target, s.Reason)
 		}
 		if s.Request != nil && !s.Request.OK {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/batch"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
@@ -41,12 +42,14 @@ own provider and API) as a job with request_format and request is.
 
 Without --target, each session's target is taken from its last assistant turn
 (its provider, api and model); a session with no such turn is reported as
-no_target. With --to-kafka the sessions are not processed here: each becomes a
+invalid_target. With --to-kafka the sessions are not processed here: each becomes a
 job on the jobs topic of the configured brokers (kafka.brokers or
 HYGIENE_KAFKA_BROKERS) for the Kafka workers.
 
 Progress goes to stderr (a live bar on a terminal, plain lines otherwise), and
-a summary at the end: sessions, repaired lines, failures by code. A checkpoint
+a summary at the end: sessions, repaired lines, the ready ones apart from the
+dead letters by code (the codes 'worker run' gives the same jobs, and
+unreadable for a file that cannot be read at all). A checkpoint
 records every finished session; after an interruption (Ctrl-C is safe) run
 again with --resume to skip them. A file that cannot be read, decompressed or
 parsed is named in the summary and makes the exit status 2; the other
@@ -213,9 +216,9 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 	case sum.Interrupted:
 		fmt.Fprintf(stderr, "worker replay: interrupted with %d sessions left; run again with --resume to continue\n", sum.Remaining)
 		return exitRuntime
-	case sum.DeadLetters[string(transcript.CodeInternalError)] > 0:
+	case sum.DeadLetters[deadletter.CodeInternalError] > 0:
 		return fail(exitRuntime, "%d of %d sessions failed (listed above), %d of them for a bug (internal_error)",
-			len(sum.Failures), sum.Found-sum.Skipped, sum.DeadLetters[string(transcript.CodeInternalError)])
+			len(sum.Failures), sum.Found-sum.Skipped, sum.DeadLetters[deadletter.CodeInternalError])
 	case len(sum.Failures) > 0:
 		return fail(exitUsage, "%d of %d sessions failed (listed above)", len(sum.Failures), sum.Found-sum.Skipped)
 	}
@@ -250,7 +253,7 @@ func printSummary(w io.Writer, s replay.Summary, where string) {
 	fmt.Fprintf(w, "replay: %d malformed lines dropped in %d sessions; %.1f MB read in %s\n",
 		s.RepairedLines, s.RepairedFiles, float64(s.BytesIn)/1e6, s.Elapsed.Round(1e6))
 	if len(s.Failures) > 0 {
-		fmt.Fprintf(w, "replay: failures by code: %v\n", s.DeadLetters)
+		fmt.Fprintf(w, "replay: %d dead letters by code: %v\n", len(s.Failures), s.DeadLetters)
 		for _, f := range s.Failures {
 			fmt.Fprintf(w, "  %s: %s: %s\n", f.Path, f.Code, f.Reason)
 		}

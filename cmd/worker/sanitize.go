@@ -10,6 +10,7 @@ import (
 	"os/signal"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
@@ -122,7 +123,7 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
 		if err != nil {
-			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
+			return pipeline.Outcome{Code: deadletter.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
 		}
 		tg = transcript.Target(parsed)
 	}
@@ -133,7 +134,7 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	if targetFlag == "" {
 		last, ok := replay.LastAssistantTarget(t)
 		if !ok {
-			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "session file: no assistant turn names a provider or api; pass --target PROVIDER/API/MODEL"}, nil
+			return pipeline.Outcome{Code: deadletter.CodeInvalidTarget, Error: "session file: no assistant turn names a provider or api; pass --target PROVIDER/API/MODEL"}, nil
 		}
 		t.SetTarget(last)
 	}
@@ -149,14 +150,14 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte, from, targetFlag, render string) (pipeline.Outcome, error) {
 	f, ok := wire.ParseFormat(from)
 	if !ok {
-		return pipeline.Outcome{Code: transcript.CodeInvalidJob, Error: fmt.Sprintf("--from: %q is not one of %v", from, wire.Formats)}, nil
+		return pipeline.Outcome{Code: deadletter.CodeInvalidJob, Error: fmt.Sprintf("--from: %q is not one of %v", from, wire.Formats)}, nil
 	}
 	tg := wire.DefaultSource(f)
 	tg.Model = "unknown"
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
 		if err != nil {
-			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
+			return pipeline.Outcome{Code: deadletter.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
 		}
 		tg = transcript.Target(parsed)
 	}
@@ -175,7 +176,7 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
 		if err != nil {
-			return pipeline.Outcome{Code: transcript.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
+			return pipeline.Outcome{Code: deadletter.CodeInvalidTarget, Error: "--target: " + err.Error()}, nil
 		}
 		tg = transcript.Target(parsed)
 	}
@@ -194,8 +195,8 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 
 // failureStatus is the exit status of a job that did not come back ready:
 // 1 for a bug (internal_error), 2 for what the input is (every other code).
-func failureStatus(code transcript.Code) int {
-	if code == transcript.CodeInternalError {
+func failureStatus(code deadletter.Code) int {
+	if code == deadletter.CodeInternalError {
 		return exitRuntime
 	}
 	return exitUsage

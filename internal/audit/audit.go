@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
@@ -16,11 +17,12 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
-// Outcomes of a Session besides the dead-letter codes.
+// Outcomes of a Session besides the dead-letter codes (package deadletter:
+// the codes `worker run` gives the same jobs, unreadable for a file that
+// cannot be read, invalid_target for a session with no assistant turn naming
+// a target and no --target).
 const (
 	OutcomeReady       = "ready"
-	OutcomeReadFailed  = "read_failed" // the file could not be read or decompressed
-	OutcomeNoTarget    = "no_target"   // a session with no assistant turn naming a target, and no --target
 	OutcomeInterrupted = "interrupted" // the run was stopped (Run then returns the context's error)
 )
 
@@ -97,7 +99,8 @@ type Totals struct {
 
 // Run audits every input for every target. Its error is a discovery
 // failure or the context's; a file that cannot be read is a Session with
-// outcome read_failed.
+// the outcome of replay.ReadCode (unreadable, or the worker's code for bytes
+// it would refuse).
 func Run(ctx context.Context, opts Options) (Report, error) {
 	opts.Limits = opts.Limits.WithDefaults()
 	files, err := replay.Discover(opts.Inputs)
@@ -159,7 +162,7 @@ func auditFile(ctx context.Context, opts Options, path string) []Session {
 		s := Session{Path: path, Kind: kind, Target: targetName(tg), Drops: []Drop{}}
 		switch {
 		case err != nil:
-			s.Outcome, s.Reason = OutcomeReadFailed, err.Error()
+			s.Outcome, s.Reason = string(replay.ReadCode(err)), err.Error()
 		default:
 			auditGuarded(ctx, opts, data, tg, &s)
 		}
@@ -181,7 +184,7 @@ func targetName(tg transcript.Target) string {
 func auditGuarded(ctx context.Context, opts Options, data []byte, tg transcript.Target, s *Session) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.Outcome, s.Reason = string(transcript.CodeInternalError), fmt.Sprintf("panic: %v", p)
+			s.Outcome, s.Reason = string(deadletter.CodeInternalError), fmt.Sprintf("panic: %v", p)
 		}
 	}()
 	auditOne(ctx, opts, data, tg, s)
@@ -232,7 +235,7 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	if !outcome.Ready {
 		s.Outcome, s.Stage = string(outcome.Code), outcome.Stage
-		s.Reason, _, _ = strings.Cut(outcome.Error, "\n")
+		s.Reason = deadletter.Sentence(outcome.Error)
 		return
 	}
 	s.Outcome = OutcomeReady
@@ -301,7 +304,7 @@ func decode(opts Options, data []byte, tg transcript.Target, s *Session) (*trans
 	if own {
 		last, ok := replay.LastAssistantTarget(t)
 		if !ok {
-			s.Outcome, s.Reason = OutcomeNoTarget, "no assistant turn names a provider or api; pass --target"
+			s.Outcome, s.Reason = string(deadletter.CodeInvalidTarget), "no assistant turn names a provider or api; pass --target"
 			return nil, false
 		}
 		t.SetTarget(last)
@@ -316,7 +319,7 @@ func decodeCode(err error) string {
 	if code := transcript.ErrorCode(err); code != "" {
 		return string(code)
 	}
-	return string(transcript.CodeInvalidJob)
+	return string(deadletter.CodeInvalidJob)
 }
 
 // totalsOf sums the sessions.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -63,7 +64,7 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}
 	none, a := rep.Sessions[0], rep.Sessions[1]
-	if none.Outcome != OutcomeNoTarget {
+	if none.Outcome != string(deadletter.CodeInvalidTarget) {
 		t.Fatalf("none.jsonl: %+v", none)
 	}
 	if a.Outcome != OutcomeReady || a.Target != "anthropic/anthropic-messages/claude-opus-4-6" || a.Calls != (Count{In: 2, Out: 1}) || a.Results != (Count{In: 2, Out: 1}) {
@@ -75,7 +76,7 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 	if a.Request != nil {
 		t.Fatalf("the stand-in rendered nothing, got %+v", a.Request)
 	}
-	if rep.Totals.ValidDrops != 2 || rep.Totals.Outcomes[OutcomeNoTarget] != 1 || rep.Totals.DropsByClass[ClassValidDropped] != 2 {
+	if rep.Totals.ValidDrops != 2 || rep.Totals.Outcomes[string(deadletter.CodeInvalidTarget)] != 1 || rep.Totals.DropsByClass[ClassValidDropped] != 2 {
 		t.Fatalf("totals %+v", rep.Totals)
 	}
 
@@ -88,7 +89,7 @@ func TestRunFindsTheDropOfAWellFormedCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sessions) != 4 || rep.Sessions[0].Outcome != OutcomeReadFailed || rep.Sessions[1].Outcome != OutcomeReadFailed ||
+	if len(rep.Sessions) != 4 || rep.Sessions[0].Outcome != string(deadletter.CodeUnreadable) || rep.Sessions[1].Outcome != string(deadletter.CodeUnreadable) ||
 		rep.Sessions[2].Target != "mistral/mistral-conversations/mistral-large-latest" || rep.Sessions[3].Target != "openai/openai-responses/gpt-5" || rep.Sessions[3].ValidDrops != 2 {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}
@@ -113,7 +114,7 @@ func TestRunGoesOnPastAPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Sessions) != 2 || rep.Sessions[0].Outcome != string(transcript.CodeInternalError) || rep.Sessions[1].Outcome != OutcomeReady {
+	if len(rep.Sessions) != 2 || rep.Sessions[0].Outcome != string(deadletter.CodeInternalError) || rep.Sessions[1].Outcome != OutcomeReady {
 		t.Fatalf("sessions %+v", rep.Sessions)
 	}
 }

@@ -1,4 +1,4 @@
-package compression
+package compression_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 )
 
@@ -36,10 +37,10 @@ func textPayload(n int) []byte {
 
 func TestLevelsRoundTripAndBetterCompressesBase64(t *testing.T) {
 	value := base64Payload(1 << 20)
-	sizes := map[Level]int{}
-	for _, l := range Levels {
-		packed := EncodeAt(value, l)
-		plain, err := Decode(packed, nil, 2<<20)
+	sizes := map[compression.Level]int{}
+	for _, l := range compression.Levels {
+		packed := compression.EncodeAt(value, l)
+		plain, err := compression.Decode(packed, nil, 2<<20)
 		if err != nil || !bytes.Equal(plain, value) {
 			t.Fatalf("level %s does not round-trip: %v", l, err)
 		}
@@ -47,13 +48,13 @@ func TestLevelsRoundTripAndBetterCompressesBase64(t *testing.T) {
 	}
 	// The reason for the setting: base64 is 6 bits per byte, which the
 	// default level's entropy stage leaves alone and "better" does not.
-	if sizes[LevelBetter] > len(value)*80/100 {
-		t.Fatalf("level better packs %d bytes of base64 into %d, want at most 80%%", len(value), sizes[LevelBetter])
+	if sizes[compression.LevelBetter] > len(value)*80/100 {
+		t.Fatalf("level better packs %d bytes of base64 into %d, want at most 80%%", len(value), sizes[compression.LevelBetter])
 	}
-	if _, err := ParseLevel("Better"); err != nil {
+	if _, err := compression.ParseLevel("Better"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParseLevel("max"); err == nil {
+	if _, err := compression.ParseLevel("max"); err == nil {
 		t.Fatal(`ParseLevel("max") succeeded`)
 	}
 }
@@ -68,12 +69,12 @@ func BenchmarkLevels(b *testing.B) {
 		value []byte
 	}{{"base64", base64Payload(4 << 20)}, {"text", textPayload(4 << 20)}}
 	for _, p := range payloads {
-		for _, l := range Levels {
+		for _, l := range compression.Levels {
 			b.Run(p.name+"/"+string(l), func(b *testing.B) {
 				b.SetBytes(int64(len(p.value)))
 				var n int
 				for b.Loop() {
-					n = len(EncodeAt(p.value, l))
+					n = len(compression.EncodeAt(p.value, l))
 				}
 				b.ReportMetric(float64(n)/float64(len(p.value)), "ratio")
 			})

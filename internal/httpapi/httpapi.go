@@ -23,8 +23,8 @@
 // (a zstd one included) gets a key of its own and the empty tenant, and the
 // Processor then gives it its dead-letter answer.
 //
-// May import: internal/compression, internal/metrics, internal/pipeline,
-// internal/transcript, internal/transport.
+// May import: internal/compression, internal/deadletter, internal/metrics,
+// internal/pipeline, internal/transport.
 package httpapi
 
 import (
@@ -43,9 +43,9 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -176,9 +176,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusBadRequest
 	switch out.Code {
-	case transcript.CodePayloadTooLarge:
+	case deadletter.CodePayloadTooLarge:
 		status = http.StatusRequestEntityTooLarge
-	case transcript.CodeInternalError:
+	case deadletter.CodeInternalError:
 		status = http.StatusInternalServerError
 	}
 	writeProblem(w, status, Problem{Code: string(out.Code), Error: out.Error, Stage: out.Stage})
@@ -193,7 +193,7 @@ func (h *handler) tooLarge(w http.ResponseWriter, n int64) {
 	}
 	w.Header().Set("Connection", "close") // the rest of the body is not read
 	h.m.HTTPRejected.WithLabelValues(metrics.RejectTooLarge).Inc()
-	writeProblem(w, http.StatusRequestEntityTooLarge, Problem{Code: string(transcript.CodePayloadTooLarge), Error: msg, Stage: pipeline.StageDecode})
+	writeProblem(w, http.StatusRequestEntityTooLarge, Problem{Code: string(deadletter.CodePayloadTooLarge), Error: msg, Stage: pipeline.StageDecode})
 }
 
 // refuse answers a request no job ran for, with Retry-After.

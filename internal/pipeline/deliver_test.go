@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/memory"
 )
@@ -37,17 +38,17 @@ func TestRunnerDeadLetterStandIn(t *testing.T) {
 		t.Fatalf("stand-in of %d bytes with a value of %d bytes: want at most %d bytes and a prefix of the original", d.Size(), len(d.Value), limit)
 	}
 	sum := sha256.Sum256(original)
-	if v, _ := d.Header(HeaderOriginalSHA256); string(v) != hex.EncodeToString(sum[:]) {
-		t.Errorf("%s = %q", HeaderOriginalSHA256, v)
+	if v, _ := d.Header(deadletter.HeaderOriginalSHA256); string(v) != hex.EncodeToString(sum[:]) {
+		t.Errorf("%s = %q", deadletter.HeaderOriginalSHA256, v)
 	}
-	if v, _ := d.Header(HeaderOriginalBytes); string(v) != strconv.Itoa(len(original)) {
-		t.Errorf("%s = %q, want %d", HeaderOriginalBytes, v, len(original))
+	if v, _ := d.Header(deadletter.HeaderOriginalBytes); string(v) != strconv.Itoa(len(original)) {
+		t.Errorf("%s = %q, want %d", deadletter.HeaderOriginalBytes, v, len(original))
 	}
-	if v, _ := d.Header(HeaderSource); string(v) != jobsTopic+"/0/0" {
-		t.Errorf("%s = %q", HeaderSource, v)
+	if v, _ := d.Header(deadletter.HeaderSource); string(v) != jobsTopic+"/0/0" {
+		t.Errorf("%s = %q", deadletter.HeaderSource, v)
 	}
-	if v, _ := d.Header(HeaderError); !strings.Contains(string(v), "first bytes") {
-		t.Errorf("%s = %q, want it to say the value is cut", HeaderError, v)
+	if v, _ := d.Header(deadletter.HeaderError); !strings.Contains(string(v), "first bytes") {
+		t.Errorf("%s = %q, want it to say the value is cut", deadletter.HeaderError, v)
 	}
 	if !g.committedAll(t, 1) {
 		t.Error("the job with a stand-in dead letter was not acknowledged")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -27,23 +28,23 @@ func (p *Processor) parseInput(t *transcript.Transcript) (map[string]int, *stage
 	in := t.Input
 	f, ok := wire.ParseFormat(in.Format)
 	if !ok {
-		return nil, &stage.Reject{Code: transcript.CodeInvalidJob, Msg: fmt.Sprintf("request_format: %q is not one of %v", in.Format, wire.Formats)}
+		return nil, &stage.Reject{Code: deadletter.CodeInvalidJob, Msg: fmt.Sprintf("request_format: %q is not one of %v", in.Format, wire.Formats)}
 	}
 	in.Format = string(f)
 	src, err := wire.SourceOf(f, t.Options.Source)
 	if err != nil {
-		return nil, &stage.Reject{Code: transcript.CodeInvalidJob, Msg: err.Error()}
+		return nil, &stage.Reject{Code: deadletter.CodeInvalidJob, Msg: err.Error()}
 	}
 	parsed, err := wire.Parse(f, in.Body, src, wire.FormatFor(policy.Resolve(t.Target)))
 	if err != nil {
-		return nil, &stage.Reject{Code: transcript.CodeInvalidJob, Msg: err.Error()}
+		return nil, &stage.Reject{Code: deadletter.CodeInvalidJob, Msg: err.Error()}
 	}
 	msgs, err := transcript.FromMessages(parsed.Messages, t.Target)
 	if err != nil {
 		return nil, &stage.Reject{Code: transcript.ErrorCode(err), Msg: "request: " + err.Error()}
 	}
 	if max := p.limits.MaxMessages; max > 0 && len(msgs.Messages) > max {
-		return nil, &stage.Reject{Code: transcript.CodePayloadTooLarge, Msg: fmt.Sprintf("request: %d messages, over the limit of %d", len(msgs.Messages), max)}
+		return nil, &stage.Reject{Code: deadletter.CodePayloadTooLarge, Msg: fmt.Sprintf("request: %d messages, over the limit of %d", len(msgs.Messages), max)}
 	}
 	t.Messages = msgs.Messages
 	if t.Options.System == nil {

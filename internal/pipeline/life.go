@@ -31,8 +31,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -221,15 +221,16 @@ func (r *Runner) deliver(rec transport.Record, out *Outcome) (int, error) {
 		if !errors.Is(err, transport.ErrRecordTooLarge) {
 			return 0, err
 		}
-		*out = Outcome{Code: transcript.CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
+		*out = Outcome{Code: deadletter.CodeOutputTooLarge, Stage: StageRunner, Tenant: out.Tenant, JobID: out.JobID,
 			Error: fmt.Sprintf("the ready payload of %d bytes is larger than the ready topic accepts: %v", len(out.Payload), err)}
 	}
-	dl := DeadLetter(rec, *out)
+	letter := deadletter.Letter{Code: out.Code, Error: out.Error, Stage: out.Stage, Source: rec.SourceRef()}
+	dl := deadletter.Record(rec, letter)
 	err := r.write(r.deps.DLQ, dl)
 	if errors.Is(err, transport.ErrRecordTooLarge) {
 		// The original is kept byte for byte when it fits; when even the
 		// dead-letter topic refuses it, a stand-in goes instead.
-		dl = standIn(rec, *out, r.cfg.DeadLetterMaxBytes)
+		dl = deadletter.StandIn(rec, letter, r.cfg.DeadLetterMaxBytes)
 		err = r.write(r.deps.DLQ, dl)
 	}
 	return len(dl.Value), err

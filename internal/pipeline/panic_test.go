@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
@@ -41,7 +42,7 @@ func TestPanicAnywhereIsInternalError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Ready || out.Code != transcript.CodeInternalError || out.Stage != tc.stage || !strings.Contains(out.Error, "panicked") {
+			if out.Ready || out.Code != deadletter.CodeInternalError || out.Stage != tc.stage || !strings.Contains(out.Error, "panicked") {
 				t.Fatalf("outcome %+v, want internal_error at %s", out, tc.stage)
 			}
 			if out.JobID != "j1" || out.Tenant != "acme" {

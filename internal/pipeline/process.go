@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/turns"
@@ -40,7 +40,7 @@ const StageRender = "render_request"
 type Outcome struct {
 	Ready   bool
 	Payload []byte          // the ready payload (uncompressed JSON) when Ready
-	Code    transcript.Code // dead-letter code when !Ready
+	Code    deadletter.Code // dead-letter code when !Ready
 	Error   string          // one sentence naming the field or message index
 	Stage   string          // the failing stage, or "decode"
 	Tenant  string          // the job's tenant when it was decoded
@@ -97,7 +97,7 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 		}
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("stage %s panicked: %v\n%s", s.Name, r, firstFrames(debug.Stack(), 12))
+				err = errors.New(deadletter.WithStack(fmt.Sprintf("stage %s panicked: %v", s.Name, r), debug.Stack()))
 			}
 			if span != nil {
 				if err != nil {
@@ -120,8 +120,8 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 // holds the panic and the first frames of the stack, so call Recovered in
 // the deferred function that recovered.
 func Recovered(stage string, r any) Outcome {
-	return Outcome{Code: transcript.CodeInternalError, Stage: stage,
-		Error: fmt.Sprintf("%s panicked: %v\n%s", stage, r, firstFrames(debug.Stack(), 12))}
+	return Outcome{Code: deadletter.CodeInternalError, Stage: stage,
+		Error: deadletter.WithStack(fmt.Sprintf("%s panicked: %v", stage, r), debug.Stack())}
 }
 
 // Process runs one job. Its error is only ever the context's: bad input and
@@ -134,7 +134,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (out Outc
 		}
 	}()
 	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
-		return Outcome{Code: transcript.CodePayloadTooLarge, Stage: StageDecode,
+		return Outcome{Code: deadletter.CodePayloadTooLarge, Stage: StageDecode,
 			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
 	}
 	value, err := compression.Decode(rec.Value, rec.ContentEncoding(), p.limits.MaxJobBytes)
@@ -206,7 +206,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 	}
 	resolved, err := p.resolve(t)
 	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(policy.Resolve(t.Target))), wire.PlaceNext(t)); err != nil {
-		out.Code, out.Error, out.Stage = transcript.CodeInvalidJob, err.Error(), StageDecode
+		out.Code, out.Error, out.Stage = deadletter.CodeInvalidJob, err.Error(), StageDecode
 		return out, nil
 	}
 	env := &stage.Env{
@@ -237,7 +237,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 				out.Code, out.Error, out.Stage, out.Report = rej.Code, rej.Msg, s.Name, env.Report
 				return out, nil
 			}
-			out.Code, out.Error, out.Stage = transcript.CodeInternalError, err.Error(), s.Name
+			out.Code, out.Error, out.Stage = deadletter.CodeInternalError, err.Error(), s.Name
 			return out, nil
 		}
 	}
@@ -245,7 +245,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 		phase = StageRender
 		start := time.Now()
 		if err := renderRequest(t, env.Policy); err != nil {
-			out.Code, out.Error, out.Stage, out.Report = transcript.CodeUnsendable, err.Error(), StageRender, env.Report
+			out.Code, out.Error, out.Stage, out.Report = deadletter.CodeUnsendable, err.Error(), StageRender, env.Report
 			return out, nil
 		}
 		if p.deps.Observe != nil {
@@ -265,7 +265,7 @@ func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outc
 	env.Report.BytesOut = msgs.Size()
 	report, err := transcript.Marshal(env.Report)
 	if err != nil {
-		out.Code, out.Error, out.Stage = transcript.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
+		out.Code, out.Error, out.Stage = deadletter.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
 		return out, nil
 	}
 	out.Ready, out.Report = true, env.Report
@@ -287,16 +287,6 @@ func renderRequest(t *transcript.Transcript, p policy.Policy) error {
 	return nil
 }
 
-// firstFrames keeps the first n lines of a stack trace, enough to locate a
-// bug without flooding a dead-letter header.
-func firstFrames(stack []byte, n int) []byte {
-	lines := bytes.SplitN(stack, []byte{'\n'}, n+1)
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return bytes.Join(lines, []byte{'\n'})
-}
-
 // messagesChanged reports whether the output list differs from the input:
 // other entries, or an entry that a rule edited.
 func messagesChanged(in, out []*transcript.Message) bool {
@@ -312,9 +302,9 @@ func messagesChanged(in, out []*transcript.Message) bool {
 }
 
 func decompressionOutcome(err error) Outcome {
-	code := transcript.CodeDecompressionFailed
+	code := deadletter.CodeDecompressionFailed
 	if errors.Is(err, compression.ErrTooLarge) {
-		code = transcript.CodePayloadTooLarge
+		code = deadletter.CodePayloadTooLarge
 	}
 	return Outcome{Code: code, Error: err.Error(), Stage: StageDecode}
 }

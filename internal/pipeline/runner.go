@@ -37,8 +37,8 @@ type RunnerConfig struct {
 	TenantShare func(tenant string) float64
 	// DeadLetterMaxBytes is the largest dead letter the dead-letter sink
 	// takes (kafka.max_message_bytes): a dead letter whose original is
-	// larger goes as a stand-in of this size (see standIn); 0 makes the
-	// stand-in's value empty.
+	// larger goes as a stand-in of this size (see deadletter.StandIn); 0
+	// makes the stand-in's value empty.
 	DeadLetterMaxBytes int
 	// RetryInitialBackoff and RetryMaxBackoff time the retries of a write
 	// that failed with a transient error (doubling, capped).

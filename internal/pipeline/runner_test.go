@@ -15,7 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/memory"
 )
@@ -198,8 +198,8 @@ func TestRunnerDeadLetters(t *testing.T) {
 		dlq := g.records(t, dlqTopic)
 		want := []struct{ value, code, stage string }{
 			{`{"not json`, "invalid_json", StageDecode},
-			{"panic", string(transcript.CodeInternalError), StageRunner},
-			{"huge", string(transcript.CodeOutputTooLarge), StageRunner},
+			{"panic", string(deadletter.CodeInternalError), StageRunner},
+			{"huge", string(deadletter.CodeOutputTooLarge), StageRunner},
 		}
 		if len(dlq) != len(want) {
 			t.Fatalf("dead-letter topic has %d records, want %d", len(dlq), len(want))
@@ -209,16 +209,16 @@ func TestRunnerDeadLetters(t *testing.T) {
 			if string(d.Value) != w.value || string(d.Key) != "acme/s" {
 				t.Errorf("dead letter %d = %q key %q, want the original %q", i, d.Value, d.Key, w.value)
 			}
-			if code, _ := d.Header(HeaderErrorCode); string(code) != w.code {
+			if code, _ := d.Header(deadletter.HeaderErrorCode); string(code) != w.code {
 				t.Errorf("dead letter %d code = %q, want %q", i, code, w.code)
 			}
-			if st, _ := d.Header(HeaderStage); string(st) != w.stage {
+			if st, _ := d.Header(deadletter.HeaderStage); string(st) != w.stage {
 				t.Errorf("dead letter %d stage = %q, want %q", i, st, w.stage)
 			}
-			if msg, _ := d.Header(HeaderError); len(msg) == 0 {
+			if msg, _ := d.Header(deadletter.HeaderError); len(msg) == 0 {
 				t.Errorf("dead letter %d has no error sentence", i)
 			}
-			if src, _ := d.Header(HeaderSource); !strings.HasPrefix(string(src), jobsTopic+"/") {
+			if src, _ := d.Header(deadletter.HeaderSource); !strings.HasPrefix(string(src), jobsTopic+"/") {
 				t.Errorf("dead letter %d source = %q", i, src)
 			}
 		}
@@ -231,7 +231,7 @@ func TestRunnerDeadLetters(t *testing.T) {
 		if !g.committedAll(t, 4) {
 			t.Errorf("dead letters must be acknowledged: committed %v", g.b.Committed(jobsTopic, group))
 		}
-		if got := testutil.ToFloat64(g.m.DLQRecords.WithLabelValues(string(transcript.CodeInternalError))); got != 1 {
+		if got := testutil.ToFloat64(g.m.DLQRecords.WithLabelValues(string(deadletter.CodeInternalError))); got != 1 {
 			t.Errorf("hygiene_dlq_records_total{code=internal_error} = %v", got)
 		}
 	})

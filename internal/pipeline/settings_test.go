@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -58,7 +59,7 @@ func TestJobOptionsResolve(t *testing.T) {
 						t.Fatalf("images %+v pruning %+v", got.Images, got.Pruning)
 					}
 				}
-			} else if code := transcript.ErrorCode(err); code != transcript.CodeInvalidJob {
+			} else if code := transcript.ErrorCode(err); code != deadletter.CodeInvalidJob {
 				t.Fatalf("code %q for %v", code, err)
 			}
 			if got := errText(err); got != tc.err {

@@ -6,7 +6,7 @@
 // that match its filters (hygiene-error-code, tenant), and re-produces each
 // one's original key, value and headers (the dead-letter headers removed) to
 // the jobs topic. A letter whose value is not the original job (a stand-in,
-// see StandIn) is reported and never produced.
+// see deadletter.Original) is reported and never produced.
 //
 // A run is idempotent: it reads as a consumer group of its own (Config.Group)
 // and commits a partition's position only after the jobs topic acknowledged
@@ -17,7 +17,7 @@
 // way). The group's offsets are committed without joining it (generation
 // -1), so the run must not share its group with a consumer.
 //
-// May import: internal/pipeline, internal/transport,
+// May import: internal/deadletter, internal/transport,
 // internal/transport/kafka.
 package redrive
 
@@ -32,7 +32,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
@@ -281,12 +281,13 @@ func redrivePartition(ctx context.Context, client *kafkago.Client, dialer *kafka
 			continue
 		}
 		sum.Matched++
-		if ok, _ := StandIn(rec); ok {
+		job, err := deadletter.Original(rec)
+		if err != nil {
 			sum.StandIns = append(sum.StandIns, rec.SourceRef())
 			continue
 		}
-		code, _ := rec.Header(pipeline.HeaderErrorCode)
-		batch = append(batch, Original(rec))
+		code, _ := rec.Header(deadletter.HeaderErrorCode)
+		batch = append(batch, job)
 		codes = append(codes, string(code))
 		if len(batch) >= cfg.BatchSize {
 			if err := flush(off); err != nil {
@@ -331,7 +332,7 @@ func recordOf(m kafkago.Message) transport.Record {
 // matches applies the filters.
 func (cfg Config) matches(rec transport.Record) bool {
 	if len(cfg.Codes) > 0 {
-		code, _ := rec.Header(pipeline.HeaderErrorCode)
+		code, _ := rec.Header(deadletter.HeaderErrorCode)
 		if !slices.Contains(cfg.Codes, string(code)) {
 			return false
 		}
@@ -343,19 +344,4 @@ func (cfg Config) matches(rec transport.Record) bool {
 		}
 	}
 	return true
-}
-
-// deadLetterHeaders are the headers the worker adds to a dead letter.
-var deadLetterHeaders = []string{pipeline.HeaderErrorCode, pipeline.HeaderError, pipeline.HeaderStage, pipeline.HeaderSource}
-
-// Original is the job record a dead letter was made from: its key, value
-// and headers without the dead-letter headers.
-func Original(letter transport.Record) transport.Record {
-	out := transport.Record{Key: letter.Key, Value: letter.Value}
-	for _, h := range letter.Headers {
-		if !slices.Contains(deadLetterHeaders, h.Key) {
-			out.Headers = append(out.Headers, h)
-		}
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -36,7 +37,7 @@ func decodeBodies(data []byte, id, from string, target transcript.Target, lim tr
 		last = line
 	}
 	if last == nil {
-		return nil, &transcript.Error{Code: transcript.CodeInvalidJob, Msg: "no request body line in the file"}
+		return nil, &transcript.Error{Code: deadletter.CodeInvalidJob, Msg: "no request body line in the file"}
 	}
 	return &transcript.Transcript{JobID: id, SessionID: id, Target: target, InputBytes: len(last),
 		Input:  &transcript.Request{Format: from, Body: last},

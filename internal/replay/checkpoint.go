@@ -16,7 +16,7 @@ type checkpointEntry struct {
 	Path    string `json:"path"`
 	Size    int64  `json:"size"`
 	ModTime int64  `json:"mtime_ns"`
-	Outcome string `json:"outcome"` // "ready", or the dead-letter / failure code
+	Outcome string `json:"outcome"` // always outcomeReady: only a delivered session is finished
 }
 
 // Checkpoint is an append-only JSONL file of finished sessions. A line is
@@ -77,9 +77,12 @@ func (cp *Checkpoint) Done(f SessionFile) bool {
 	return ok && e.Size == f.Size && e.ModTime == f.ModTime
 }
 
-// Record appends a finished session and syncs the file.
-func (cp *Checkpoint) Record(f SessionFile, outcome string) error {
-	line, err := json.Marshal(checkpointEntry{Path: f.Path, Size: f.Size, ModTime: f.ModTime, Outcome: outcome})
+// outcomeReady is the outcome a checkpoint line records.
+const outcomeReady = "ready"
+
+// Record appends a session whose output is durable and syncs the file.
+func (cp *Checkpoint) Record(f SessionFile) error {
+	line, err := json.Marshal(checkpointEntry{Path: f.Path, Size: f.Size, ModTime: f.ModTime, Outcome: outcomeReady})
 	if err != nil {
 		return err
 	}
@@ -88,7 +91,7 @@ func (cp *Checkpoint) Record(f SessionFile, outcome string) error {
 	if _, err := cp.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("writing checkpoint: %w", err)
 	}
-	cp.done[f.Path] = checkpointEntry{Path: f.Path, Size: f.Size, ModTime: f.ModTime, Outcome: outcome}
+	cp.done[f.Path] = checkpointEntry{Path: f.Path, Size: f.Size, ModTime: f.ModTime, Outcome: outcomeReady}
 	return cp.f.Sync()
 }
 

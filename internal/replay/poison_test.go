@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/stages/sendable"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -54,7 +55,7 @@ func TestReplayGoesPastAPoisonedFile(t *testing.T) {
 	if sum.Found != 4 || sum.Delivered != 3 || len(sum.Failures) != 1 || sum.Interrupted {
 		t.Fatalf("summary %+v", sum)
 	}
-	if f := sum.Failures[0]; !strings.HasSuffix(f.Path, "poisoned.jsonl") || f.Code != string(transcript.CodeInternalError) || !strings.Contains(f.Reason, "index out of range") {
+	if f := sum.Failures[0]; !strings.HasSuffix(f.Path, "poisoned.jsonl") || f.Code != deadletter.CodeInternalError || !strings.Contains(f.Reason, "index out of range") {
 		t.Fatalf("failure %+v", f)
 	}
 	for _, name := range []string{"a.ready.json", "compacted.ready.json", "mirrored.ready.json"} {

@@ -10,9 +10,13 @@
 // leaves a half-written payload or a checkpoint that claims unfinished work.
 // A file that cannot be read, decompressed or parsed, or that meets a bug (a
 // panic: internal_error), is named in the Summary and the other sessions
-// are still processed.
+// are still processed. A session that does not come out ready has the code
+// the Kafka worker would give its job (package deadletter), and one that
+// cannot be read at all has deadletter.CodeUnreadable; being ready is an
+// outcome, counted apart from the codes.
 //
-// May import: internal/compression, internal/pipeline, internal/transcript.
+// May import: internal/compression, internal/deadletter, internal/pipeline,
+// internal/transcript.
 package replay
 
 import (
@@ -28,6 +32,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -68,20 +73,20 @@ type Options struct {
 // Failure names a session that did not produce a ready payload, and why.
 type Failure struct {
 	Path   string
-	Code   string // read_failed, decompression_failed, invalid_job, no_target, or a dead-letter code
-	Reason string
+	Code   deadletter.Code // the worker's code, or unreadable
+	Reason string          // the dead letter's sentence
 }
 
 // Summary is what a replay did.
 type Summary struct {
 	Found         int // session files found
 	Skipped       int // finished in an earlier run (resume)
-	Delivered     int // ready payloads (or jobs) written
+	Delivered     int // sessions that came out ready: their payloads (or jobs) written
 	RepairedLines int // malformed lines dropped, all sessions
 	RepairedFiles int // sessions with at least one dropped line
 	Changed       int // sessions whose payload differs from the input
 	BytesIn       int64
-	DeadLetters   map[string]int // failures by code
+	DeadLetters   map[deadletter.Code]int // the other sessions, by code (each one in Failures)
 	Failures      []Failure
 	Interrupted   bool
 	Remaining     int // sessions not started or not finished when interrupted
@@ -92,7 +97,7 @@ type Summary struct {
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
 	opts.Limits = opts.Limits.WithDefaults()
-	sum := Summary{DeadLetters: map[string]int{}}
+	sum := Summary{DeadLetters: map[deadletter.Code]int{}}
 	files, err := Discover(opts.Inputs)
 	if err != nil {
 		return sum, err
@@ -136,10 +141,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 					}
 					continue
 				}
-				if res.code == "ready" {
+				if res.ready {
 					// Only delivered sessions are finished: a failed one is
 					// tried (and reported) again by a resumed run.
-					if err := cp.Record(f, res.code); err != nil {
+					if err := cp.Record(f); err != nil {
 						mu.Lock()
 						firstErr = cmpErr(firstErr, err)
 						mu.Unlock()
@@ -186,9 +191,11 @@ func cmpErr(first, err error) error {
 	return err
 }
 
-// result is how one session ended.
+// result is how one session ended: ready, or not with a code and the
+// sentence.
 type result struct {
-	code         string // "ready" or a failure code
+	ready        bool
+	code         deadletter.Code
 	reason       string
 	droppedLines int
 	changed      bool
@@ -200,7 +207,7 @@ func (s *Summary) add(f SessionFile, r result) {
 	if r.droppedLines > 0 {
 		s.RepairedFiles++
 	}
-	if r.code == "ready" {
+	if r.ready {
 		s.Delivered++
 		if r.changed {
 			s.Changed++
@@ -221,16 +228,12 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, er
 	defer func() {
 		if r := recover(); r != nil {
 			out := pipeline.Recovered(phase, r)
-			res, err = result{code: string(out.Code), reason: firstLine(out.Error), droppedLines: res.droppedLines}, nil
+			res, err = result{code: out.Code, reason: deadletter.Sentence(out.Error), droppedLines: res.droppedLines}, nil
 		}
 	}()
-	data, err := readSession(f.Path, int64(opts.Limits.MaxBytes))
+	data, err := ReadSession(f.Path, int64(opts.Limits.MaxBytes))
 	if err != nil {
-		code := "read_failed"
-		if errors.Is(err, errDecompress) {
-			code = string(transcript.CodeDecompressionFailed)
-		}
-		return result{code: code, reason: err.Error()}, nil
+		return result{code: ReadCode(err), reason: err.Error()}, nil
 	}
 	target := transcript.Target{Provider: "unset"}
 	if opts.Target != nil {
@@ -244,13 +247,13 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, er
 	}
 	t, err := decode(data, target, opts.Limits)
 	if err != nil {
-		return result{code: string(transcript.ErrorCode(err)), reason: err.Error()}, nil
+		return result{code: transcript.ErrorCode(err), reason: err.Error()}, nil
 	}
 	res = result{droppedLines: t.Repair.DroppedLines}
 	if opts.Target == nil && opts.From == "" {
 		tg, ok := LastAssistantTarget(t)
 		if !ok {
-			res.code, res.reason = "no_target", "no assistant turn names a provider or api; pass --target"
+			res.code, res.reason = deadletter.CodeInvalidTarget, "no assistant turn names a provider or api; pass --target"
 			return res, nil
 		}
 		t.SetTarget(tg)
@@ -262,7 +265,7 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, er
 			return res, err
 		}
 		if !out.Ready {
-			res.code, res.reason = string(out.Code), firstLine(out.Error)
+			res.code, res.reason = out.Code, deadletter.Sentence(out.Error)
 			return res, nil
 		}
 		res.changed = out.Report != nil && out.Report.Changed
@@ -271,15 +274,34 @@ func replayOne(ctx context.Context, opts Options, f SessionFile) (res result, er
 	if err := opts.Output.Deliver(ctx, f, t, out); err != nil {
 		return res, fmt.Errorf("delivering %s: %w", f.Path, err)
 	}
-	res.code = "ready"
+	res.ready = true
 	return res, nil
 }
 
-var errDecompress = errors.New("decompression failed")
+// The errors of ReadSession that are the worker's codes: the bytes are there
+// but their compression cannot be read, or they are over the job limit.
+var (
+	errDecompress = errors.New("decompression failed")
+	errTooLarge   = errors.New("too large")
+)
 
-// readSession reads a session file, decompressing .zst (or zstd-magic)
-// files, bounded by maxBytes after decompression.
-func readSession(path string, maxBytes int64) ([]byte, error) {
+// ReadCode is the code of a ReadSession error: the worker's for a file
+// whose bytes it would refuse (decompression_failed, payload_too_large),
+// unreadable for one whose bytes cannot be read.
+func ReadCode(err error) deadletter.Code {
+	switch {
+	case errors.Is(err, errDecompress):
+		return deadletter.CodeDecompressionFailed
+	case errors.Is(err, errTooLarge):
+		return deadletter.CodePayloadTooLarge
+	}
+	return deadletter.CodeUnreadable
+}
+
+// ReadSession reads a session file (or a job file), decompressing .zst (or
+// zstd-magic) files, bounded by maxBytes after decompression; ReadCode is
+// the code of its error. `worker replay` and `worker audit` read with it.
+func ReadSession(path string, maxBytes int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -291,13 +313,18 @@ func readSession(path string, maxBytes int64) ([]byte, error) {
 	}
 	if strings.HasSuffix(path, ".zst") || compression.IsZstd(data, nil) {
 		out, err := compression.Decode(data, nil, maxBytes)
-		if err != nil {
+		switch {
+		case errors.Is(err, compression.ErrTooLarge) || (err != nil && int64(len(data)) > maxBytes):
+			// Over the limit decompressed, or cut off while read: the
+			// worker's code for a value over limits.max_job_bytes.
+			return nil, fmt.Errorf("%w: %v", errTooLarge, err)
+		case err != nil:
 			return nil, fmt.Errorf("%w: %v", errDecompress, err)
 		}
 		return out, nil
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("file is larger than limits.max_job_bytes (%d)", maxBytes)
+		return nil, fmt.Errorf("%w: the file is larger than limits.max_job_bytes (%d)", errTooLarge, maxBytes)
 	}
 	return data, nil
 }
@@ -321,13 +348,6 @@ func LastAssistantTarget(t *transcript.Transcript) (transcript.Target, bool) {
 		}
 	}
 	return transcript.Target{}, false
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // DirOutput writes each ready payload to Dir under the session's relative

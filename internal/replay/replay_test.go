@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -56,7 +57,7 @@ func TestReplayDirectory(t *testing.T) {
 	if sum.Found != 5 || sum.Delivered != 2 || sum.RepairedLines != 2 || sum.RepairedFiles != 2 {
 		t.Fatalf("summary %+v", sum)
 	}
-	wantCodes := map[string]int{"invalid_job": 1, "decompression_failed": 1, "no_target": 1}
+	wantCodes := map[deadletter.Code]int{deadletter.CodeInvalidJob: 1, deadletter.CodeDecompressionFailed: 1, deadletter.CodeInvalidTarget: 1}
 	for code, n := range wantCodes {
 		if sum.DeadLetters[code] != n {
 			t.Fatalf("dead letters %v, want %v", sum.DeadLetters, wantCodes)
@@ -137,5 +138,55 @@ func TestReplayResumeSkipsFinishedSessions(t *testing.T) {
 func TestReplayMissingInput(t *testing.T) {
 	if _, err := Run(context.Background(), opts(filepath.Join(t.TempDir(), "nope"), t.TempDir())); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A session that does not come out ready has the code the worker gives its
+// job, and one whose bytes cannot be read has unreadable: replay invents no
+// code of its own, and "ready" is no code.
+func TestReplayOneReportsTheWorkersCodes(t *testing.T) {
+	dir := t.TempDir()
+	const limit = 4 << 10
+	big := goodSession + strings.Repeat(`{"type":"message","message":{"role":"user","content":"padding"}}`+"\n", 80)
+	bomb := compression.Encode([]byte(big))
+	files := map[string]string{
+		"good.jsonl":        goodSession,
+		"bad.jsonl":         `{"type":"message"}`,
+		"notarget.jsonl":    `{"type":"session","id":"N"}` + "\n" + `{"type":"message","message":{"role":"user","content":"x"}}`,
+		"big.jsonl":         big,
+		"corrupt.jsonl.zst": "\x28\xb5\x2f\xfdnot zstd",
+		"bomb.jsonl.zst":    string(bomb),
+	}
+	for name, data := range files {
+		writeFile(t, filepath.Join(dir, name), data)
+	}
+	tests := []struct {
+		file  string
+		ready bool
+		code  deadletter.Code
+	}{
+		{"good.jsonl", true, ""},
+		{"bad.jsonl", false, deadletter.CodeInvalidJob},
+		{"notarget.jsonl", false, deadletter.CodeInvalidTarget},
+		{"big.jsonl", false, deadletter.CodePayloadTooLarge},
+		{"corrupt.jsonl.zst", false, deadletter.CodeDecompressionFailed},
+		{"bomb.jsonl.zst", false, deadletter.CodePayloadTooLarge},
+		{"gone.jsonl", false, deadletter.CodeUnreadable},
+	}
+	o := opts(dir, t.TempDir())
+	o.Limits = transcript.Limits{MaxBytes: limit}.WithDefaults()
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res, err := replayOne(context.Background(), o, SessionFile{Path: filepath.Join(dir, tt.file), Rel: tt.file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ready != tt.ready || res.code != tt.code || tt.ready != (res.reason == "") {
+				t.Errorf("result %+v, want ready %v, code %q and a reason when not ready", res, tt.ready, tt.code)
+			}
+		})
+	}
+	if len(big) <= limit || len(bomb) >= limit {
+		t.Fatalf("fixture sizes: %d plain, %d compressed; want over and under %d", len(big), len(bomb), limit)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
@@ -515,7 +516,7 @@ func FuzzChain(f *testing.F) {
 		first, _, rej := runChain(t, tg, input, nil, stage.Settings{})
 		if rej != nil {
 			switch rej.Code {
-			case transcript.CodeEmptyHistory, transcript.CodeUnsendable, transcript.CodePayloadTooLarge:
+			case deadletter.CodeEmptyHistory, deadletter.CodeUnsendable, deadletter.CodePayloadTooLarge:
 			default:
 				t.Fatalf("rejected with code %s: %s", rej.Code, rej.Msg)
 			}

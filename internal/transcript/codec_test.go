@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
@@ -97,26 +98,26 @@ func TestDecodeJobErrors(t *testing.T) {
 	cases := []struct {
 		name, job string
 		lim       Limits
-		code      Code
+		code      deadletter.Code
 		contains  string
 	}{
-		{"not json", `{"job_id":`, Limits{}, CodeInvalidJSON, "unexpected end"},
-		{"trailing garbage", `{"job_id":"j"} x`, Limits{}, CodeInvalidJSON, "after the object"},
-		{"array", `[1]`, Limits{}, CodeInvalidJob, "must be a JSON object"},
-		{"missing tenant", `{"job_id":"j","session_id":"s","target":{"provider":"x"},"messages":[]}`, Limits{}, CodeInvalidJob, "tenant: required"},
-		{"bad tenant", `{"job_id":"j","tenant":"a b","session_id":"s","target":{"provider":"x"},"messages":[]}`, Limits{}, CodeInvalidJob, "tenant:"},
-		{"unknown field", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"mesages":[]}`, Limits{}, CodeInvalidJob, "mesages: unknown job field"},
-		{"empty target", `{"job_id":"j","tenant":"t","session_id":"s","target":{},"messages":[]}`, Limits{}, CodeInvalidTarget, "provider and api are both empty"},
-		{"missing target", `{"job_id":"j","tenant":"t","session_id":"s","messages":[]}`, Limits{}, CodeInvalidTarget, "target: required"},
-		{"target typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provder":"x"},"messages":[]}`, Limits{}, CodeInvalidTarget, "provder"},
-		{"messages not array", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":{}}`, Limits{}, CodeInvalidJob, "messages: must be an array"},
-		{"option typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"now":1},"messages":[]}`, Limits{}, CodeInvalidJob, "options:"},
-		{"too deep", deep, Limits{}, CodeInvalidJSON, "nesting deeper than 256"},
-		{"too large", cleanJob, Limits{MaxBytes: 10}, CodePayloadTooLarge, "over the limit of 10"},
-		{"too many messages", cleanJob, Limits{MaxMessages: 2}, CodePayloadTooLarge, "3 messages"},
+		{"not json", `{"job_id":`, Limits{}, deadletter.CodeInvalidJSON, "unexpected end"},
+		{"trailing garbage", `{"job_id":"j"} x`, Limits{}, deadletter.CodeInvalidJSON, "after the object"},
+		{"array", `[1]`, Limits{}, deadletter.CodeInvalidJob, "must be a JSON object"},
+		{"missing tenant", `{"job_id":"j","session_id":"s","target":{"provider":"x"},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "tenant: required"},
+		{"bad tenant", `{"job_id":"j","tenant":"a b","session_id":"s","target":{"provider":"x"},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "tenant:"},
+		{"unknown field", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"mesages":[]}`, Limits{}, deadletter.CodeInvalidJob, "mesages: unknown job field"},
+		{"empty target", `{"job_id":"j","tenant":"t","session_id":"s","target":{},"messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "provider and api are both empty"},
+		{"missing target", `{"job_id":"j","tenant":"t","session_id":"s","messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "target: required"},
+		{"target typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provder":"x"},"messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "provder"},
+		{"messages not array", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":{}}`, Limits{}, deadletter.CodeInvalidJob, "messages: must be an array"},
+		{"option typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"now":1},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options:"},
+		{"too deep", deep, Limits{}, deadletter.CodeInvalidJSON, "nesting deeper than 256"},
+		{"too large", cleanJob, Limits{MaxBytes: 10}, deadletter.CodePayloadTooLarge, "over the limit of 10"},
+		{"too many messages", cleanJob, Limits{MaxMessages: 2}, deadletter.CodePayloadTooLarge, "3 messages"},
 		// invalid UTF-8 is JSON text to the codec (the text-repair rule fixes it)
-		{"bad utf8 is accepted", "{\"job_id\":\"\xff\"}", Limits{}, CodeInvalidJob, "tenant"},
-		{"control char", "{\"job_id\":\"a\x01\"}", Limits{}, CodeInvalidJSON, "control character"},
+		{"bad utf8 is accepted", "{\"job_id\":\"\xff\"}", Limits{}, deadletter.CodeInvalidJob, "tenant"},
+		{"control char", "{\"job_id\":\"a\x01\"}", Limits{}, deadletter.CodeInvalidJSON, "control character"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,7 +134,7 @@ func TestDecodeJobErrors(t *testing.T) {
 
 func TestDeeplyNestedJobDoesNotRecurseUnbounded(t *testing.T) {
 	job := []byte(`{"messages":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`)
-	if _, err := DecodeJob(job, Limits{MaxBytes: 4 << 20}); ErrorCode(err) != CodeInvalidJSON {
+	if _, err := DecodeJob(job, Limits{MaxBytes: 4 << 20}); ErrorCode(err) != deadletter.CodeInvalidJSON {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -60,7 +60,7 @@
 // (`messages[41].content[2]`, `options`, `tenant`), never a panic. Limits
 // (bytes per job, messages per job, nesting depth) come from config; the
 // scanner recurses at most MaxDepth levels, so a job nested a million arrays
-// deep fails fast with CodeInvalidJSON.
+// deep fails fast with deadletter.CodeInvalidJSON.
 //
 // # Why a scanner and not a JSON library
 //
@@ -81,5 +81,6 @@
 // lose byte identity; sonic and simdjson-go need amd64-specific assembly and
 // still produce trees. (2-core Xeon, Go 1.26; figures also in bench/README.md.)
 //
-// May import: internal/settings, internal/transcript/jsontape.
+// May import: internal/deadletter, internal/settings,
+// internal/transcript/jsontape.
 package transcript

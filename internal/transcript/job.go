@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
@@ -164,7 +165,7 @@ func DecodeJob(data []byte, lim Limits) (*Transcript, error) {
 func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, error) {
 	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
-		return nil, errorf(CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
+		return nil, errorf(deadletter.CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
 	var top Object
 	sp, err := jsontape.SplitObject(data, lim.MaxDepth, "messages", par, func(key string, value []byte) {
@@ -172,7 +173,7 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 	})
 	if err != nil {
 		if Valid(data, lim.MaxDepth) == nil {
-			return nil, errorf(CodeInvalidJob, "", "a job must be a JSON object")
+			return nil, errorf(deadletter.CodeInvalidJob, "", "a job must be a JSON object")
 		}
 		return nil, jsonError("", err)
 	}
@@ -185,14 +186,14 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		case "tenant":
 			t.Tenant, err = requiredString(f, 64)
 			if err == nil && !ValidTenant(t.Tenant) {
-				err = errorf(CodeInvalidJob, "tenant", "%q must match "+TenantNameForm, t.Tenant)
+				err = errorf(deadletter.CodeInvalidJob, "tenant", "%q must match "+TenantNameForm, t.Tenant)
 			}
 		case "session_id":
 			t.SessionID, err = requiredString(f, 1024)
 		case "target":
 			seenTarget = true
 			t.rawTarget = f.Value
-			err = strictUnmarshal(f.Value, &t.Target, "target", CodeInvalidTarget)
+			err = strictUnmarshal(f.Value, &t.Target, "target", deadletter.CodeInvalidTarget)
 		case "options":
 			t.Options, err = decodeOptions(f.Value)
 		case "custom_entries":
@@ -203,7 +204,7 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		case "request_format", "request":
 			err = t.decodeInput(f)
 		default:
-			err = errorf(CodeInvalidJob, f.Key, "unknown job field")
+			err = errorf(deadletter.CodeInvalidJob, f.Key, "unknown job field")
 		}
 		if err != nil {
 			return nil, err
@@ -214,14 +215,14 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		ok   bool
 	}{{"job_id", t.JobID != ""}, {"tenant", t.Tenant != ""}, {"session_id", t.SessionID != ""}, {"messages", seenMessages || t.Input != nil}} {
 		if !req.ok {
-			return nil, errorf(CodeInvalidJob, req.name, "required field is missing (or request_format and request)")
+			return nil, errorf(deadletter.CodeInvalidJob, req.name, "required field is missing (or request_format and request)")
 		}
 	}
 	if err := t.checkInput(seenMessages); err != nil {
 		return nil, err
 	}
 	if !seenTarget {
-		return nil, errorf(CodeInvalidTarget, "target", "required field is missing")
+		return nil, errorf(deadletter.CodeInvalidTarget, "target", "required field is missing")
 	}
 	if err := t.Target.validate(); err != nil {
 		return nil, err
@@ -238,13 +239,13 @@ func (t *Transcript) decodeInput(f Field) error {
 	if f.Key == "request_format" {
 		s, ok := jsontape.DecodeString(f.Value)
 		if !ok || s == "" {
-			return errorf(CodeInvalidJob, f.Key, "must be a non-empty string")
+			return errorf(deadletter.CodeInvalidJob, f.Key, "must be a non-empty string")
 		}
 		t.Input.Format = s
 		return nil
 	}
 	if len(f.Value) == 0 || f.Value[0] != '{' {
-		return errorf(CodeInvalidJob, f.Key, "must be a provider request body (a JSON object)")
+		return errorf(deadletter.CodeInvalidJob, f.Key, "must be a provider request body (a JSON object)")
 	}
 	t.Input.Body = f.Value
 	return nil
@@ -257,18 +258,18 @@ func (t *Transcript) checkInput(seenMessages bool) error {
 	case t.Input == nil:
 		return nil
 	case seenMessages:
-		return errorf(CodeInvalidJob, "request", "a job carries messages or a request, not both")
+		return errorf(deadletter.CodeInvalidJob, "request", "a job carries messages or a request, not both")
 	case t.Input.Format == "":
-		return errorf(CodeInvalidJob, "request_format", "required with request")
+		return errorf(deadletter.CodeInvalidJob, "request_format", "required with request")
 	case t.Input.Body == nil:
-		return errorf(CodeInvalidJob, "request", "required with request_format")
+		return errorf(deadletter.CodeInvalidJob, "request", "required with request_format")
 	}
 	return nil
 }
 
 func (tg Target) validate() error {
 	if tg.Provider == "" && tg.API == "" {
-		return errorf(CodeInvalidTarget, "target", "provider and api are both empty")
+		return errorf(deadletter.CodeInvalidTarget, "target", "provider and api are both empty")
 	}
 	return nil
 }
@@ -276,13 +277,13 @@ func (tg Target) validate() error {
 func requiredString(f Field, maxLen int) (string, error) {
 	s, ok := jsontape.DecodeString(f.Value)
 	if !ok {
-		return "", errorf(CodeInvalidJob, f.Key, "must be a string")
+		return "", errorf(deadletter.CodeInvalidJob, f.Key, "must be a string")
 	}
 	if s == "" {
-		return "", errorf(CodeInvalidJob, f.Key, "must not be empty")
+		return "", errorf(deadletter.CodeInvalidJob, f.Key, "must not be empty")
 	}
 	if len(s) > maxLen {
-		return "", errorf(CodeInvalidJob, f.Key, "is %d bytes, over the limit of %d", len(s), maxLen)
+		return "", errorf(deadletter.CodeInvalidJob, f.Key, "is %d bytes, over the limit of %d", len(s), maxLen)
 	}
 	return s, nil
 }
@@ -309,7 +310,7 @@ func ValidTenant(s string) bool {
 
 // strictUnmarshal decodes a small envelope member with encoding/json,
 // rejecting unknown fields, and names the member in the error.
-func strictUnmarshal(raw []byte, v any, path string, code Code) error {
+func strictUnmarshal(raw []byte, v any, path string, code deadletter.Code) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -328,7 +329,7 @@ func decodeOptions(raw []byte) (Options, error) {
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			return o, nil
 		}
-		return o, errorf(CodeInvalidJob, "options", "must be an object")
+		return o, errorf(deadletter.CodeInvalidJob, "options", "must be an object")
 	}
 	rest := []byte{'{'}
 	var aliases []Field
@@ -360,11 +361,11 @@ func decodeOptions(raw []byte) (Options, error) {
 			return o, optionError(err)
 		}
 	}
-	if err := strictUnmarshal(append(rest, '}'), &o, "options", CodeInvalidJob); err != nil {
+	if err := strictUnmarshal(append(rest, '}'), &o, "options", deadletter.CodeInvalidJob); err != nil {
 		return o, err
 	}
 	if n := o.ContextWindowTokens; n != nil && *n < 1 {
-		return o, errorf(CodeInvalidJob, "options.context_window_tokens", "must be at least 1, got %d", *n)
+		return o, errorf(deadletter.CodeInvalidJob, "options.context_window_tokens", "must be at least 1, got %d", *n)
 	}
 	return o, nil
 }
@@ -372,9 +373,9 @@ func decodeOptions(raw []byte) (Options, error) {
 // optionError is a settings decode error as a job's decode error.
 func optionError(err error) error {
 	if fe, ok := errors.AsType[*settings.FieldError](err); ok {
-		return errorf(CodeInvalidJob, fe.Name, "%s", fe.Msg)
+		return errorf(deadletter.CodeInvalidJob, fe.Name, "%s", fe.Msg)
 	}
-	return errorf(CodeInvalidJob, "options", "%v", err)
+	return errorf(deadletter.CodeInvalidJob, "options", "%v", err)
 }
 
 // cleanJSONError drops encoding/json's "json: " prefix.
@@ -385,18 +386,18 @@ func cleanJSONError(err error) string {
 func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
 	elems, err := ParseArray(raw)
 	if err != nil {
-		return nil, errorf(CodeInvalidJob, "custom_entries", "must be an array")
+		return nil, errorf(deadletter.CodeInvalidJob, "custom_entries", "must be an array")
 	}
 	entries := make([]CustomEntry, 0, len(elems))
 	for i, e := range elems {
 		obj, err := ParseObject(e)
 		path := fmt.Sprintf("custom_entries[%d]", i)
 		if err != nil {
-			return nil, errorf(CodeInvalidJob, path, "must be an object")
+			return nil, errorf(deadletter.CodeInvalidJob, path, "must be an object")
 		}
 		ct, ok := obj.String("customType")
 		if !ok || ct == "" {
-			return nil, errorf(CodeInvalidJob, path+".customType", "must be a non-empty string")
+			return nil, errorf(deadletter.CodeInvalidJob, path+".customType", "must be a non-empty string")
 		}
 		data, _ := obj.Get("data")
 		entries = append(entries, CustomEntry{CustomType: ct, Data: data})
@@ -408,14 +409,14 @@ func decodeCustomEntries(raw []byte) ([]CustomEntry, error) {
 // while the job was scanned (see messagesOf); raw is the member's value.
 func wrapMessages(sp jsontape.Split, raw []byte, lim Limits) ([]*Message, error) {
 	if !sp.Found || len(raw) == 0 || raw[0] != '[' {
-		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+		return nil, errorf(deadletter.CodeInvalidJob, "messages", "must be an array")
 	}
 	n := 0
 	for _, t := range sp.Tapes {
 		n += len(t.Messages)
 	}
 	if n > lim.MaxMessages {
-		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", n, lim.MaxMessages)
+		return nil, errorf(deadletter.CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", n, lim.MaxMessages)
 	}
 	return messagesOf(sp.Tapes, n), nil
 }
@@ -524,7 +525,7 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 		return nil, jsonError("messages", err)
 	}
 	if !isArray {
-		return nil, errorf(CodeInvalidJob, "messages", "must be an array")
+		return nil, errorf(deadletter.CodeInvalidJob, "messages", "must be an array")
 	}
 	msgs, err := wrapMessages(jsontape.Split{Tapes: tapes, Found: true}, []byte{'['}, lim)
 	if err != nil {

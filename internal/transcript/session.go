@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
@@ -37,7 +38,7 @@ import (
 func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) {
 	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
-		return nil, errorf(CodePayloadTooLarge, "", "session file is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
+		return nil, errorf(deadletter.CodePayloadTooLarge, "", "session file is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
 	if err := target.validate(); err != nil {
 		return nil, err
@@ -58,12 +59,12 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		entries = append(entries, obj)
 	}
 	if len(entries) == 0 {
-		return nil, errorf(CodeInvalidJob, "", "empty session file")
+		return nil, errorf(deadletter.CodeInvalidJob, "", "empty session file")
 	}
 	header := entries[0]
 	id, _ := header.String("id")
 	if typ, _ := header.String("type"); typ != "session" || id == "" {
-		return nil, errorf(CodeInvalidJob, "line 1", "invalid session header")
+		return nil, errorf(deadletter.CodeInvalidJob, "line 1", "invalid session header")
 	}
 	t.JobID, t.SessionID = id, id
 	branch := activeBranch(entries)
@@ -86,7 +87,7 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 		t.appendEntries(entries, branch, tape)
 	}
 	if len(t.Messages) > lim.MaxMessages {
-		return nil, errorf(CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
+		return nil, errorf(deadletter.CodePayloadTooLarge, "messages", "%d messages, over the limit of %d", len(t.Messages), lim.MaxMessages)
 	}
 	return t, nil
 }

@@ -3,6 +3,8 @@ package transcript
 import (
 	"strings"
 	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 )
 
 func TestDecodeSessionRepairsMalformedLines(t *testing.T) {
@@ -37,7 +39,7 @@ func TestDecodeSessionHeaderErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := DecodeSession([]byte(`{"type":"session","id":"s"}`), Target{}, Limits{}); ErrorCode(err) != CodeInvalidTarget {
+	if _, err := DecodeSession([]byte(`{"type":"session","id":"s"}`), Target{}, Limits{}); ErrorCode(err) != deadletter.CodeInvalidTarget {
 		t.Fatalf("empty target: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
-	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -89,10 +89,10 @@ func TestBadRecords(t *testing.T) {
 				t.Errorf("%s: no dead letter", br.name)
 				continue
 			}
-			code, _ := d.Header(pipeline.HeaderErrorCode)
-			sentence, _ := d.Header(pipeline.HeaderError)
-			stage, _ := d.Header(pipeline.HeaderStage)
-			source, _ := d.Header(pipeline.HeaderSource)
+			code, _ := d.Header(deadletter.HeaderErrorCode)
+			sentence, _ := d.Header(deadletter.HeaderError)
+			stage, _ := d.Header(deadletter.HeaderStage)
+			source, _ := d.Header(deadletter.HeaderSource)
 			if string(code) != br.code {
 				t.Errorf("%s: code %q (%s), want %q", br.name, code, sentence, br.code)
 			}

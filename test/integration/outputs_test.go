@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
-	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
@@ -113,7 +113,7 @@ func withoutDLQHeaders(hs []transport.Header) []transport.Header {
 	var out []transport.Header
 	for _, h := range hs {
 		switch h.Key {
-		case pipeline.HeaderErrorCode, pipeline.HeaderError, pipeline.HeaderStage, pipeline.HeaderSource:
+		case deadletter.HeaderErrorCode, deadletter.HeaderError, deadletter.HeaderStage, deadletter.HeaderSource:
 		default:
 			out = append(out, h)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
-	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline/pipelinetest"
 	"github.com/hygiene-dev/hygiene/internal/redrive"
 	"github.com/hygiene-dev/hygiene/internal/transport"
@@ -38,13 +38,13 @@ func TestRedriveSendsFixedJobsBack(t *testing.T) {
 		}
 		letters := readN(t, b, tp.dlq, 4)
 		stop()
-		code, _ := letters[0].Header(pipeline.HeaderErrorCode)
+		code, _ := letters[0].Header(deadletter.HeaderErrorCode)
 		// A stand-in: what the worker writes when even the dead-letter
 		// topic refuses the original (its first bytes, the length marked).
 		standIn := transport.Record{Key: []byte("acme/big"), Value: []byte(`{"job_id":"big","ten`), Headers: []transport.Header{
-			{Key: pipeline.HeaderErrorCode, Value: code}, {Key: pipeline.HeaderOriginalBytes, Value: []byte("20971520")}}}
+			{Key: deadletter.HeaderErrorCode, Value: code}, {Key: deadletter.HeaderOriginalBytes, Value: []byte("20971520")}}}
 		if err := newProducer(t, b, tp.dlq).write(context.Background(), standIn, transport.Record{
-			Key: []byte("acme/other"), Value: []byte("{}"), Headers: []transport.Header{{Key: pipeline.HeaderErrorCode, Value: []byte("invalid_json")}}}); err != nil {
+			Key: []byte("acme/other"), Value: []byte("{}"), Headers: []transport.Header{{Key: deadletter.HeaderErrorCode, Value: []byte("invalid_json")}}}); err != nil {
 			t.Fatal(err)
 		}
 

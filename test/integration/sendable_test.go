@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
@@ -78,9 +79,9 @@ func TestNothingLeftToSend(t *testing.T) {
 		}
 		for _, d := range dls {
 			w, ok := want[string(d.Key)]
-			code, _ := d.Header(pipeline.HeaderErrorCode)
-			sentence, _ := d.Header(pipeline.HeaderError)
-			stage, _ := d.Header(pipeline.HeaderStage)
+			code, _ := d.Header(deadletter.HeaderErrorCode)
+			sentence, _ := d.Header(deadletter.HeaderError)
+			stage, _ := d.Header(deadletter.HeaderStage)
 			if !ok || string(code) != w.code || string(stage) != w.stage || !strings.HasPrefix(string(sentence), w.says) {
 				t.Errorf("dead letter %s: code %q stage %q error %q; want %+v", d.Key, code, stage, sentence, w)
 			}

@@ -41,6 +41,7 @@
 //     out in the patterns, so RE2 matches exactly what OpenClaw's patterns
 //     match. Images it replaces also count in Report.Images.Stale.
 //
-// May import: internal/contract, internal/images, internal/policy,
-// internal/settings, internal/stages/stage, internal/transcript.
+// May import: internal/contract, internal/deadletter, internal/images,
+// internal/policy, internal/settings, internal/stages/stage,
+// internal/transcript.
 package media

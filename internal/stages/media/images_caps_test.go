@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
@@ -154,7 +155,7 @@ func TestRequestSize(t *testing.T) {
 	env.Policy.Contract.MaxRequestBytes = 200
 	err = RequestSize().Apply(context.Background(), tr, env)
 	var rej *stage.Reject
-	if !errors.As(err, &rej) || rej.Code != transcript.CodePayloadTooLarge ||
+	if !errors.As(err, &rej) || rej.Code != deadletter.CodePayloadTooLarge ||
 		!strings.Contains(rej.Msg, "after 3 images became placeholders, over the 200-byte") || !strings.Contains(rej.Msg, "anthropic-messages") {
 		t.Fatalf("error %v, want payload_too_large naming the limit and the family", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -49,7 +50,7 @@ func RequestSize() stage.Stage {
 		if size = t.MessagesSize(); size <= limit {
 			return nil
 		}
-		return &stage.Reject{Code: transcript.CodePayloadTooLarge, Msg: fmt.Sprintf(
+		return &stage.Reject{Code: deadletter.CodePayloadTooLarge, Msg: fmt.Sprintf(
 			"messages: %d bytes after %d images became placeholders, over the %d-byte (%d MiB) request limit of %s",
 			size, replaced, limit, limit>>20, env.Policy.Contract.Family)}
 	}}

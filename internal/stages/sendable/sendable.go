@@ -5,8 +5,8 @@
 // contract; a violation is a dead letter unsendable, or a report entry).
 // They repair nothing: by the time they run every rule has.
 //
-// May import: internal/contract, internal/settings, internal/stages/stage,
-// internal/transcript.
+// May import: internal/contract, internal/deadletter, internal/settings,
+// internal/stages/stage, internal/transcript.
 package sendable
 
 import (
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -40,7 +41,7 @@ func EmptyHistory() stage.Stage {
 		if users > 0 {
 			return nil
 		}
-		return &stage.Reject{Code: transcript.CodeEmptyHistory, Msg: emptySentence(len(t.Messages), env)}
+		return &stage.Reject{Code: deadletter.CodeEmptyHistory, Msg: emptySentence(len(t.Messages), env)}
 	}}
 }
 
@@ -93,7 +94,7 @@ func Contract() stage.Stage {
 		if env.Settings.ContractMode == settings.ContractReport {
 			return nil
 		}
-		return &stage.Reject{Code: transcript.CodeUnsendable, Msg: res.Summary()}
+		return &stage.Reject{Code: deadletter.CodeUnsendable, Msg: res.Summary()}
 	}}
 }
 

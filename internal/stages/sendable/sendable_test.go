@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -61,7 +62,7 @@ func TestEmptyHistory(t *testing.T) {
 				return
 			}
 			var rej *stage.Reject
-			if !errors.As(err, &rej) || rej.Code != transcript.CodeEmptyHistory || rej.Msg != tc.says {
+			if !errors.As(err, &rej) || rej.Code != deadletter.CodeEmptyHistory || rej.Msg != tc.says {
 				t.Fatalf("got %v\nwant empty_history: %s", err, tc.says)
 			}
 		})
@@ -72,7 +73,7 @@ func TestContractModes(t *testing.T) {
 	in := []byte(`[{"role":"user","content":"cut \ud83d"},{"role":"assistant","content":[{"type":"toolCall","id":"c|1","name":"read","arguments":{}}]},{"role":"toolResult","toolCallId":"c|1","content":"x"}]`)
 	_, env, err := apply(t, Contract(), stagetest.Anthropic, settings.ContractReject, in, stage.Env{})
 	var rej *stage.Reject
-	if !errors.As(err, &rej) || rej.Code != transcript.CodeUnsendable ||
+	if !errors.As(err, &rej) || rej.Code != deadletter.CodeUnsendable ||
 		rej.Msg != `messages[0]: lone UTF-16 surrogate \ud83d (3 violations: text_validity 1, tool_call_id 2)` {
 		t.Fatalf("reject mode: %v", err)
 	}
@@ -121,7 +122,7 @@ func FuzzContract(f *testing.F) {
 		switch {
 		case want.OK() && err != nil:
 			t.Fatalf("rejected a transcript Check passes: %v", err)
-		case !want.OK() && (!errors.As(err, &rej) || rej.Code != transcript.CodeUnsendable || !strings.HasPrefix(rej.Msg, want.Violations[0].String())):
+		case !want.OK() && (!errors.As(err, &rej) || rej.Code != deadletter.CodeUnsendable || !strings.HasPrefix(rej.Msg, want.Violations[0].String())):
 			t.Fatalf("got %v, want unsendable naming %s", err, want.Violations[0])
 		}
 		tr2, env2, err2 := apply(t, Contract(), tg, settings.ContractReport, msgs, stage.Env{})

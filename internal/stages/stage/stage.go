@@ -4,12 +4,14 @@
 // packages (toolcalls, pairing, turns, media); package stages lists them in
 // the order of spec §4.
 //
-// May import: internal/policy, internal/settings, internal/transcript.
+// May import: internal/deadletter, internal/policy, internal/settings,
+// internal/transcript.
 package stage
 
 import (
 	"context"
 
+	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -66,7 +68,7 @@ type Fanout interface {
 // the sentence Msg, naming the stage. It is the only error a stage returns
 // for its input; every other error is a bug.
 type Reject struct {
-	Code transcript.Code
+	Code deadletter.Code
 	Msg  string
 }
 
