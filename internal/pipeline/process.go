@@ -127,7 +127,7 @@ func Recovered(stage string, r any) Outcome {
 // ever the context's: bad input and bugs (panics included, wherever they
 // happen: decode, the stages, render, encode) become dead-letter outcomes.
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	return runSteps(ctx, &jobState{rec: rec}, p.steps)
+	return runSteps(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding()}, p.steps)
 }
 
 // DecodeJob decodes a job under the processor's limits, its message array

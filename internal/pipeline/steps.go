@@ -12,7 +12,6 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
-	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
@@ -28,7 +27,8 @@ type step struct {
 
 // jobState is what the steps of one job hand on to each other.
 type jobState struct {
-	rec     transport.Record       // the job's record (Process only: Sanitize starts decoded)
+	value   []byte                 // the record's value (Process only: Sanitize starts decoded)
+	enc     []byte                 // the record's content-encoding header
 	t       *transcript.Transcript // the job, once decoded
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
@@ -110,11 +110,11 @@ func stopped(ctx context.Context, j *jobState, name string, err error) (Outcome,
 // decode bounds the record (limits.max_compressed_bytes), decompresses it
 // (limits.max_job_bytes) and decodes the job (DecodeJob).
 func (p *Processor) decode(_ context.Context, j *jobState) error {
-	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(j.rec.Value)) > max {
+	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(j.value)) > max {
 		return &stage.Reject{Code: transcript.CodePayloadTooLarge,
-			Msg: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(j.rec.Value), max)}
+			Msg: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(j.value), max)}
 	}
-	value, err := compression.Decode(j.rec.Value, j.rec.ContentEncoding(), p.limits.MaxJobBytes)
+	value, err := compression.Decode(j.value, j.enc, p.limits.MaxJobBytes)
 	if err != nil {
 		code := transcript.CodeDecompressionFailed
 		if errors.Is(err, compression.ErrTooLarge) {
