@@ -104,7 +104,7 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	rep, err := audit.Run(ctx, audit.Options{
 		Inputs: fs.Args(), Targets: targets, Limits: limitsOf(cfg),
 		Read:      func(path string) ([]byte, error) { return replay.ReadSession(path, cfg.Limits.MaxJobBytes) },
-		DecodeJob: proc.DecodeJob, Process: proc.Run,
+		DecodeJob: proc.DecodeJob, Process: proc.Sanitize,
 		Concurrency: *concurrency, Progress: stderr, Terminal: isTerminal(stderr),
 	})
 	if err != nil {

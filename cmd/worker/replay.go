@@ -164,7 +164,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 		defer closeImages()
 		opts.Process = func(ctx context.Context, t *transcript.Transcript) (pipeline.Outcome, error) {
 			t.Options.Render = wire.RenderRequest
-			return proc.Run(ctx, t)
+			return proc.Sanitize(ctx, t)
 		}
 		opts.Output = batchOutput{w: batchWriter}
 		opts.CheckpointPath = pick(*checkpoint, filepath.Join(*out, ".hygiene-batch-"+*batchKind+"-checkpoint.jsonl"))
@@ -188,7 +188,7 @@ func replayCommand(args []string, stdout, stderr io.Writer) int {
 			return fail(exitRuntime, "%v", err)
 		}
 		defer closeImages()
-		opts.Process = proc.Run
+		opts.Process = proc.Sanitize
 		opts.Output = replay.DirOutput{Dir: *out}
 		opts.CheckpointPath = pick(*checkpoint, filepath.Join(*out, ".hygiene-replay-checkpoint.jsonl"))
 	}

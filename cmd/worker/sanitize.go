@@ -142,7 +142,7 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	if render != "" {
 		t.Options.Render = render
 	}
-	return proc.Run(ctx, t)
+	return proc.Sanitize(ctx, t)
 }
 
 // sanitizeRequest runs a provider request body of format from as a request
@@ -164,7 +164,7 @@ func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte
 	t := &transcript.Transcript{JobID: "local", Tenant: "local", SessionID: "local", Target: tg,
 		Input: &transcript.Request{Format: string(f), Body: input}, InputBytes: len(input)}
 	t.Options.Render = render
-	return proc.Run(ctx, t)
+	return proc.Sanitize(ctx, t)
 }
 
 // sanitizeJob runs a job with its target replaced by --target and its
@@ -190,7 +190,7 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 	if render != "" {
 		t.Options.Render = render
 	}
-	return proc.Run(ctx, t)
+	return proc.Sanitize(ctx, t)
 }
 
 // failureStatus is the exit status of a job that did not come back ready:

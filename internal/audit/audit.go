@@ -45,7 +45,7 @@ type Options struct {
 	Read func(path string) ([]byte, error)
 	// DecodeJob decodes a job as the worker does (pipeline.Processor.DecodeJob).
 	DecodeJob func([]byte) (*transcript.Transcript, error)
-	// Process runs the worker's pipeline (pipeline.Processor.Run).
+	// Process runs the worker's pipeline (pipeline.Processor.Sanitize).
 	Process func(context.Context, *transcript.Transcript) (pipeline.Outcome, error)
 	// Concurrency is how many files are audited at once (at least 1).
 	Concurrency int

@@ -1,9 +1,14 @@
 // Package pipeline turns job records into ready payloads or dead letters,
 // and runs that work between a transport.Source and two transport.Sinks.
 //
-// The Processor handles one record: bounded decompression, decoding, the
-// target's policy, the stage chain and the ready payload. Its error is only
-// ever the context's; bad input and stage bugs become dead-letter outcomes.
+// The Processor handles one record, as one literal list of named steps
+// (jobSteps, steps.go): decode (bounded decompression, then the JSON),
+// parse_request, the job's settings and options, the stage chain, render
+// and encode. Processor.Process runs them all over a record;
+// Processor.Sanitize runs those after the decode over a transcript its
+// caller decoded (`worker sanitize`, `worker replay`, `worker audit`). Its
+// error is only ever the context's; bad input and bugs become dead-letter
+// outcomes naming the step.
 //
 // The Runner is the service around it:
 //
@@ -22,14 +27,16 @@
 //
 // A job's life reads top to bottom in one file, life.go: read
 // (Runner.readLoop, Runner.admit) → schedule (scheduler.dispatch) → process
-// (Runner.runJob, Runner.outcomeOf, then Processor.Process in process.go) →
+// (Runner.runJob, Runner.outcomeOf, then Processor.Process in process.go,
+// which runs jobSteps, steps.go) →
 // write (Runner.finish, Runner.deliver) → ack (Runner.ackQuietly,
 // Runner.release, Runner.abandon). The scheduler's queues and gap fillers,
 // the budget and the drain keep their own files.
 //
 // NewRunner only checks and assembles: it starts no goroutine and no pool.
-// Run starts the pool and its dispatcher and stops them before it returns,
-// so a Runner built and never run needs no release. Before Run, Healthy is
+// Runner.Run, the service's loop (Processor.Sanitize is one job), starts
+// the pool and its dispatcher and stops them before it returns, so a
+// Runner built and never run needs no release. Before Run, Healthy is
 // false and a job given to Submit waits for the pool; after Run, Healthy is
 // false and Submit returns ErrDraining.
 //

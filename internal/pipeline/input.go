@@ -17,7 +17,8 @@ import (
 const StageParse = "parse_request"
 
 // parseInput turns a job that carries a provider request body into one
-// that carries messages, at the one place every entry point passes (Run):
+// that carries messages, at the one place every entry point passes (the
+// parse step of jobSteps, which Process and Sanitize both run):
 // the body is parsed for the target's format (wire.Parse) with the job's
 // `source` (default: the input format's own provider and API) on each
 // assistant turn, its system prompt and tools become the job's `system` and

@@ -16,8 +16,8 @@ import (
 // TestPanicAnywhereIsInternalError: a panic outside the stages (the job's
 // settings, the render) is an internal_error outcome naming where it
 // happened, never a crash and never a bad-input code (issue 20: only the
-// stages recovered; `worker sanitize` and `worker replay`, which call Run
-// without the runner's recovery, died).
+// stages recovered; `worker sanitize` and `worker replay`, which call
+// Sanitize (then Run) without the runner's recovery, died).
 func TestPanicAnywhereIsInternalError(t *testing.T) {
 	cfg := config.Default()
 	job := strings.Replace(processJob, `"options":{"now_ms":5}`, `"options":{"now_ms":5,"render":"request","next":[{"role":"user","content":"and then?","timestamp":6}]}`, 1)

@@ -10,12 +10,10 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
-	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 	"github.com/hygiene-dev/hygiene/internal/wire"
@@ -24,7 +22,9 @@ import (
 // TracerName is the instrumentation scope of the stage spans.
 const TracerName = "github.com/hygiene-dev/hygiene/internal/pipeline"
 
-// StageDecode names the step before the stages in an Outcome.
+// StageDecode names the decode of a job in an Outcome: its record's
+// decompression and JSON, and the preparation of its settings and options,
+// whose refusals are of the job's own fields (jobSteps).
 const StageDecode = "decode"
 
 // StageEncode names the encoding of the ready payload after the stages in
@@ -61,25 +61,25 @@ type Deps struct {
 	Fanout stage.Fanout
 }
 
-// Processor turns one job record into its Outcome: bounded decompression,
-// decode, policy resolution, the stage chain, and the ready payload. It is
+// Processor turns one job record into its Outcome, step by step (jobSteps,
+// steps.go): bounded decompression and decode, a request body's parse, the
+// job's settings and options, the stage chain, the render and the ready
+// payload. It is
 // safe for concurrent use and holds no per-job state, so the same record
 // always gives the same bytes.
 type Processor struct {
 	limits  config.LimitsConfig
 	resolve Resolver
 	deps    Deps
-	chain   []stage.Stage // deps.Stages, each wrapped by instrumented
+	steps   []step // jobSteps: the whole job, deps.Stages in it
 }
 
 // NewProcessor returns a processor that bounds each record by limits and
 // resolves each job's settings with resolve. It starts nothing.
 func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Processor {
-	chain := make([]stage.Stage, len(deps.Stages))
-	for i, s := range deps.Stages {
-		chain[i] = instrumented(s, deps.Observe)
-	}
-	return &Processor{limits: limits, resolve: resolve, deps: deps, chain: chain}
+	p := &Processor{limits: limits, resolve: resolve, deps: deps}
+	p.steps = p.jobSteps()
+	return p
 }
 
 // instrumented wraps a stage in what every stage gets, as a middleware: a
@@ -124,28 +124,11 @@ func Recovered(stage string, r any) Outcome {
 		Error: deadletter.WithStack(fmt.Sprintf("%s panicked: %v", stage, r), debug.Stack())}
 }
 
-// Process runs one job. Its error is only ever the context's: bad input and
-// bugs (panics included, wherever they happen: decode, the stages, render,
-// encode) become dead-letter outcomes.
-func (p *Processor) Process(ctx context.Context, rec transport.Record) (out Outcome, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = Recovered(StageDecode, r), nil
-		}
-	}()
-	if max := p.limits.MaxCompressedBytes; max > 0 && int64(len(rec.Value)) > max {
-		return Outcome{Code: deadletter.CodePayloadTooLarge, Stage: StageDecode,
-			Error: fmt.Sprintf("record value is %d bytes, over limits.max_compressed_bytes %d", len(rec.Value), max)}, nil
-	}
-	value, err := compression.Decode(rec.Value, rec.ContentEncoding(), p.limits.MaxJobBytes)
-	if err != nil {
-		return decompressionOutcome(err), nil
-	}
-	t, err := p.DecodeJob(value)
-	if err != nil {
-		return Outcome{Code: transcript.ErrorCode(err), Error: err.Error(), Stage: StageDecode}, nil
-	}
-	return p.Run(ctx, t)
+// Process runs one job: the steps of jobSteps over rec. Its error is only
+// ever the context's: bad input and bugs (panics included, wherever they
+// happen: decode, the stages, render, encode) become dead-letter outcomes.
+func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
+	return runSteps(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding()}, p.steps)
 }
 
 // DecodeJob decodes a job under the processor's limits, its message array
@@ -181,96 +164,13 @@ func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
 	return transcript.Parallel{Chunks: chunks * codecPartsPerChunk, Run: fan.Run}
 }
 
-// Run runs the stage chain over a decoded transcript and encodes the ready
-// payload. It is the part of Process shared with `worker sanitize` and
-// `worker replay`, which decode their input themselves. A panic in it is
-// an internal_error outcome naming where it happened (Recovered): the
-// stage (see instrumented), the render, or the encode; one before the
-// stages (the request's parse, the job's settings) names the decode.
-func (p *Processor) Run(ctx context.Context, t *transcript.Transcript) (out Outcome, err error) {
-	phase := StageDecode
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = Recovered(phase, r), nil
-			out.Tenant, out.JobID = t.Tenant, t.JobID
-		}
-	}()
-	out = Outcome{Tenant: t.Tenant, JobID: t.JobID}
-	var dropped map[string]int
-	if t.Input != nil {
-		var rej *stage.Reject
-		if dropped, rej = p.parseInput(t); rej != nil {
-			out.Code, out.Error, out.Stage = rej.Code, rej.Msg, StageParse
-			return out, nil
-		}
-	}
-	resolved, err := p.resolve(t)
-	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(policy.Resolve(t.Target))), wire.PlaceNext(t)); err != nil {
-		out.Code, out.Error, out.Stage = deadletter.CodeInvalidJob, err.Error(), StageDecode
-		return out, nil
-	}
-	env := &stage.Env{
-		Policy:        policy.Resolve(t.Target),
-		Settings:      resolved,
-		Report:        stage.NewReport(),
-		InputMessages: len(t.Messages),
-		Fanout:        p.deps.Fanout,
-	}
-	reportDropped(env.Report, dropped)
-	env.ModelChanged = turns.ModelChanged(t.CustomEntries, env.Policy)
-	if wire.ToolsAsText(env.Policy, t.Options) {
-		env.Settings.Request.ToolsOffered = new(false)
-	}
-	if t.Repair != nil {
-		env.Report.SessionRepair = &stage.SessionRepairReport{DroppedLines: t.Repair.DroppedLines, KeepPointsMissing: t.Repair.KeepPointsMissing}
-	}
-	in := t.Messages
-	for _, s := range p.chain {
-		if err := ctx.Err(); err != nil {
-			return Outcome{}, err
-		}
-		if err := s.Apply(ctx, t, env); err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-				return Outcome{}, ctxErr
-			}
-			if rej, ok := errors.AsType[*stage.Reject](err); ok {
-				out.Code, out.Error, out.Stage, out.Report = rej.Code, rej.Msg, s.Name, env.Report
-				return out, nil
-			}
-			out.Code, out.Error, out.Stage = deadletter.CodeInternalError, err.Error(), s.Name
-			return out, nil
-		}
-	}
-	if t.Options.Render == wire.RenderRequest {
-		phase = StageRender
-		start := time.Now()
-		if err := renderRequest(t, env.Policy); err != nil {
-			out.Code, out.Error, out.Stage, out.Report = deadletter.CodeUnsendable, err.Error(), StageRender, env.Report
-			return out, nil
-		}
-		if p.deps.Observe != nil {
-			p.deps.Observe(StageRender, time.Since(start))
-		}
-	}
-	env.Report.Changed = messagesChanged(in, t.Messages) || len(t.AppendEntries) > 0
-	// The messages are encoded first (in chunks for a long history), so the
-	// report states their exact size.
-	phase = StageEncode
-	var par transcript.Parallel
-	if fan := p.deps.Fanout; fan != nil {
-		par = codecParallel(fan, fan.Chunks(len(t.Messages)))
-	}
-	msgs := t.EncodeMessages(par)
-	env.Report.BytesIn = t.InputBytes
-	env.Report.BytesOut = msgs.Size()
-	report, err := transcript.Marshal(env.Report)
-	if err != nil {
-		out.Code, out.Error, out.Stage = deadletter.CodeInternalError, fmt.Sprintf("encoding the report: %v", err), StageEncode
-		return out, nil
-	}
-	out.Ready, out.Report = true, env.Report
-	out.Payload = t.AppendPayload(nil, msgs, report)
-	return out, nil
+// Sanitize runs the steps of jobSteps after the decode over a decoded
+// transcript: the part of Process shared with `worker sanitize`, `worker
+// replay` and `worker audit`, which decode their input themselves. Like
+// Process, its error is only ever the context's; a panic is an
+// internal_error outcome naming the step it happened in (Recovered).
+func (p *Processor) Sanitize(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
+	return runSteps(ctx, &jobState{t: t}, p.steps[decoded:])
 }
 
 // renderRequest adds the provider request body to the payload (job option
@@ -299,12 +199,4 @@ func messagesChanged(in, out []*transcript.Message) bool {
 		}
 	}
 	return false
-}
-
-func decompressionOutcome(err error) Outcome {
-	code := deadletter.CodeDecompressionFailed
-	if errors.Is(err, compression.ErrTooLarge) {
-		code = deadletter.CodePayloadTooLarge
-	}
-	return Outcome{Code: code, Error: err.Error(), Stage: StageDecode}
 }

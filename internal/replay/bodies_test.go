@@ -28,7 +28,7 @@ func TestReplayRequestBodies(t *testing.T) {
 	writeFile(t, filepath.Join(in, "empty.jsonl"), "not a body\n")
 	proc := pipeline.NewProcessor(config.Default().Limits, pipeline.ResolverFor(config.Default()), pipeline.Deps{})
 	o := opts(in, out)
-	o.Process, o.From = proc.Run, "anthropic-messages"
+	o.Process, o.From = proc.Sanitize, "anthropic-messages"
 	o.Target = &transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}
 	sum, err := Run(context.Background(), o)
 	if err != nil {

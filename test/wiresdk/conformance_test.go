@@ -140,7 +140,7 @@ func generatedBodies(t *testing.T, seeds int) []body {
 			tr.Options.Tools = []transcript.Tool{{Name: "read", Description: "Read a file",
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}}
 			tr.Options.Next = json.RawMessage(`[{"role":"user","content":"Go on.","timestamp":1776009999000}]`)
-			outcome, err := proc.Run(context.Background(), tr)
+			outcome, err := proc.Sanitize(context.Background(), tr)
 			if err != nil || !outcome.Ready {
 				t.Fatalf("seed %d %s: %v %s %s", seed, target, err, outcome.Code, outcome.Error)
 			}
