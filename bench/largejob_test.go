@@ -43,10 +43,12 @@ func TestLargeShapesRealIDs(t *testing.T) {
 	damaged := largeDamaged(o, 2000)
 	ids := toolIDs(t, damaged)
 	chat, responses := 0, 0
+	stripped := map[string]bool{} // the strict form of each Chat id
 	for _, id := range ids {
 		switch {
 		case chatID.MatchString(id):
 			chat++
+			stripped[strings.Replace(id, "_", "", 1)] = true
 		case storedResponsesID.MatchString(id):
 			responses++
 		case strings.HasPrefix(id, "call_") && !strings.Contains(id, "|") && !strings.Contains(id, "xxxxxxxx"):
@@ -84,6 +86,9 @@ func TestLargeShapesRealIDs(t *testing.T) {
 		}
 		if strictChatID.MatchString(id) {
 			strictChat++
+			if !stripped[id] {
+				t.Errorf("clean: id %q is not the strict form of a damaged history's Chat id", id)
+			}
 		}
 	}
 	if len(ids) < 1000 || strictChat < len(ids)*8/10 {
