@@ -145,8 +145,9 @@ func TestHotKeyShare(t *testing.T) {
 }
 
 // TestLargeSuiteMeasuresBothWays runs the large suite on a small history
-// of each shape (damaged, clean): worker sanitize and python's json both
-// ran on the same file and were measured.
+// of each shape (damaged, then clean from its payload): worker sanitize and
+// python's json both ran on the same file and were measured, the ratios
+// against Python were taken, and the clean history had nothing to repair.
 func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 	o, err := parseOptions([]string{"--suite", "large", "--large", "2000", "--pools", "1", "--out", t.TempDir()}, io.Discard)
 	if err != nil {
@@ -160,12 +161,20 @@ func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 		t.Fatalf("runs = %+v, want one per shape", runs)
 	}
 	for i, r := range runs {
-		if r.Shape != largeShapes[i].name || r.Messages != 2000 || r.JobMB <= 0 || len(r.Sanitize) != 1 {
+		if r.Shape != largeShapes[i] || r.JobMB <= 0 || len(r.Sanitize) != 1 {
 			t.Fatalf("run %d = %+v", i, r)
 		}
 		s, p := r.Sanitize[0], r.Python
-		if s.Procs != 1 || s.WallMs <= 0 || s.PeakRSSMB <= 0 || p.WallMs <= 0 || p.PeakRSSMB <= 0 || r.PythonOver <= 0 {
+		if s.Procs != 1 || s.WallMs <= 0 || s.PeakRSSMB <= 0 || p.WallMs <= 0 || p.PeakRSSMB <= 0 || r.PythonOver <= 0 ||
+			s.PythonWallOver != r.PythonOver || s.PythonCPUOver <= 0 || s.RSSOverPython <= 0 {
 			t.Fatalf("%s: sanitize %+v, python %+v, ratio %v", r.Shape, s, p, r.PythonOver)
 		}
+	}
+	damaged, clean := runs[0], runs[1]
+	if damaged.Messages != 2000 || damaged.Repairs == "" {
+		t.Errorf("damaged run = %+v, want 2000 messages and repairs", damaged)
+	}
+	if clean.Of != 2000 || clean.Messages < 1000 || clean.Repairs != "" {
+		t.Errorf("clean run = %+v, want the payload of the 2000 messages with nothing repaired", clean)
 	}
 }

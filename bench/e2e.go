@@ -222,8 +222,8 @@ const maxMessageBytes = 1_000_000
 // batches that fit a stock topic,
 // and a one-byte image cache that holds nothing, so every job's images are
 // resized as in process. (images.cache_bytes 0 is no cache now; the one
-// byte is kept so that the runs stay those bench/README.md's figures came
-// from.)
+// byte is kept so that the runs stay those bench/results/HISTORY.md's
+// figures came from.)
 func workerEnv(brokers []string, jobs, ready, dlq, group, metricsAddr string, pool int) []string {
 	var env []string
 	for _, kv := range os.Environ() {

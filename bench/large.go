@@ -10,62 +10,69 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
-
-	"github.com/hygiene-dev/hygiene/internal/sessiongen"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // largeRun is one large history through `worker sanitize` (the whole
-// default chain, largeTarget) at each GOMAXPROCS, against Python's
-// json load and dump of the same file.
+// default chain, largeTarget) at each GOMAXPROCS, against Python's json
+// load and dump of the same file in the same run.
 type largeRun struct {
-	Messages int    `json:"messages"`
-	Shape    string `json:"shape"` // largeShapes
+	Messages int    `json:"messages"` // in the history measured
+	Shape    string `json:"shape"`    // "damaged" or "clean" (largeSuite)
+	// Of is the damaged history's length a clean history was made from.
+	Of int `json:"of_messages,omitempty"`
+	// Repairs is what the chain's report says it changed (stage counts);
+	// empty for the clean shape, which the suite refuses otherwise.
+	Repairs string `json:"repairs,omitempty"`
 
-	JobMB      float64        `json:"job_mb"`
-	Sanitize   []largeProcess `json:"sanitize"`
-	Python     largeProcess   `json:"python_json"`
-	PythonOver float64        `json:"python_wall_over_sanitize_wall"` // at the most cores
+	JobMB    float64        `json:"job_mb"`
+	Sanitize []largeProcess `json:"sanitize"`
+	Python   largeProcess   `json:"python_json"`
+	// PythonOver is Python's wall time over the sanitize wall time at the
+	// most cores (each largeProcess has its own ratios).
+	PythonOver float64 `json:"python_wall_over_sanitize_wall"`
+	// CoresOverOne is the sanitize wall time at the most cores over the one
+	// at GOMAXPROCS 1 (issue 22's "2 workers vs 1"; 0 when not both ran).
+	CoresOverOne float64 `json:"wall_most_cores_over_one,omitempty"`
 }
 
 // largeProcess is what one subprocess cost: wall time, its CPU time
-// (user and system, from its rusage) and its peak resident set.
+// (user and system, from its rusage) and its peak resident set (rusage
+// Maxrss), and for `worker sanitize` the same three against Python's.
 type largeProcess struct {
 	Procs         int     `json:"gomaxprocs,omitempty"`
 	WallMs        float64 `json:"wall_ms"`
 	CPUMs         float64 `json:"cpu_ms"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 	PeakRSSOverIn float64 `json:"peak_rss_over_input"`
+
+	PythonWallOver float64 `json:"python_wall_over,omitempty"`     // Python's wall time over this one's
+	PythonCPUOver  float64 `json:"python_cpu_over,omitempty"`      // Python's CPU time over this one's
+	RSSOverPython  float64 `json:"peak_rss_over_python,omitempty"` // this peak RSS over Python's
 }
 
-// largeTarget is the large suite's target: OpenAI Chat Completions, whose
-// contract documents no request-size cap, so that a history over Anthropic's
-// 32 MB cap runs the whole chain instead of being refused by request_size.
-var largeTarget = transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"}
-
-// largeShapes are the histories of each length: the generator's realistic
-// damage, and the clean kind most production histories are (nothing to
-// repair, yet every byte decoded, checked and written: issue 22).
-var largeShapes = []struct {
-	name   string
-	damage sessiongen.Damage
-}{{"damaged", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}}
+// largeShapes are the two histories of each length, in the order they
+// run: the generator's realistic damage, then the clean kind most
+// production histories are (the damaged one's ready payload fed back, see
+// cleanJob).
+var largeShapes = []string{"damaged", "clean"}
 
 // pythonLoadDump is the baseline: the standard library's json, load and
 // dump, as a user would try it.
 const pythonLoadDump = "import json,sys\nwith open(sys.argv[1]) as f: d=json.load(f)\nwith open(sys.argv[2],'w') as f: json.dump(d,f)\n"
 
-// largeSuite writes one generated job of each length in o.large and each
-// of largeShapes (short texts, no images) to a file, runs `worker sanitize` on it
-// once at each GOMAXPROCS of o.pools (up to the cores), and Python's json
-// load and dump once. Of one job's work only the pairing repair is split
-// across cores (pipeline.fanout_workers, cores - 1 helpers by default, so
-// none at GOMAXPROCS 1); the other rules run on the job's goroutine, and a
-// second core serves them only through the garbage collector. GOMAXPROCS is
-// what the sweep sets, not pipeline.workers, which only matters with many
-// jobs.
+// largeSuite runs, for each length in o.large (--large), the damaged
+// history (largeDamaged) and then the clean one made from its ready
+// payload (cleanJob), each written to a file: `worker sanitize` once at
+// each GOMAXPROCS of o.pools (up to the cores), writing its payload to a
+// file as Python does, and Python's json load and dump once. Of one job's
+// work only the passes that fan out are split across cores
+// (pipeline.fanout_workers, GOMAXPROCS - 1 helpers by default, so none at
+// GOMAXPROCS 1); the rest runs on the job's goroutine, and a second core
+// serves it only through the garbage collector. GOMAXPROCS is what the
+// sweep sets, not pipeline.workers, which only matters with many jobs.
 func largeSuite(ctx context.Context, o options, log io.Writer) ([]largeRun, error) {
 	dir, worker, err := buildWorker(ctx, "hygiene-bench-large-", log)
 	if err != nil {
@@ -76,69 +83,128 @@ func largeSuite(ctx context.Context, o options, log io.Writer) ([]largeRun, erro
 	if err != nil {
 		return nil, fmt.Errorf("the large suite compares with python3, which is not on PATH: %w", err)
 	}
+	l := largeBench{o: o, dir: dir, worker: worker, python: python, log: log}
 	var out []largeRun
 	for _, n := range o.large {
-		for _, shape := range largeShapes {
-			r, err := largeOne(ctx, o, dir, worker, python, n, shape.name, shape.damage, log)
-			if err != nil {
-				return out, err
-			}
-			out = append(out, r)
+		job := largeDamaged(o, n)
+		options, err := jobOptions(job)
+		if err != nil {
+			return out, err
 		}
+		damaged, payload, err := l.measure(ctx, n, "damaged", job)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, damaged)
+		clean, messages, err := cleanJob(payload, options)
+		payload = nil
+		if err != nil {
+			return out, err
+		}
+		r, _, err := l.measure(ctx, messages, "clean", clean)
+		r.Of = n
+		if err == nil && r.Repairs != "" {
+			err = fmt.Errorf("the clean history of %d messages was repaired:%s", messages, r.Repairs)
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }
 
-// largeOne measures one history of n messages with the given damage.
-func largeOne(ctx context.Context, o options, dir, worker, python string, n int, shape string, damage sessiongen.Damage, log io.Writer) (largeRun, error) {
-	gcfg := generatorConfig(o)
-	gcfg.Messages, gcfg.Images, gcfg.TextChars, gcfg.ToolResultChars = n, 0, 60, 120
-	gcfg.Target, gcfg.Damage = largeTarget, damage
-	_, job := sessiongen.New(gcfg).Job(0)
-	in := filepath.Join(dir, "job.json")
+// largeBench is what every measurement of the large suite shares.
+type largeBench struct {
+	o                   options
+	dir, worker, python string
+	log                 io.Writer
+}
+
+// measure writes job (n messages) to a file, runs worker sanitize on it at
+// each GOMAXPROCS and Python once, and returns the figures and the ready
+// payload of the first sanitize run.
+func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte) (largeRun, []byte, error) {
+	in, out := filepath.Join(l.dir, "job.json"), filepath.Join(l.dir, "out.json")
 	if err := os.WriteFile(in, job, 0o644); err != nil {
-		return largeRun{}, fmt.Errorf("writing the %d-message job: %w", n, err)
+		return largeRun{}, nil, fmt.Errorf("writing the %d-message job: %w", n, err)
 	}
 	r := largeRun{Messages: n, Shape: shape, JobMB: float64(len(job)) / 1e6}
-	job = nil // the subprocesses read the file; this process should not hold it
 	env := append(os.Environ(),
 		"HYGIENE_LIMITS_MAX_JOB_BYTES="+strconv.Itoa(1<<31),
 		"HYGIENE_LIMITS_MAX_COMPRESSED_BYTES="+strconv.Itoa(1<<31),
 		"HYGIENE_LIMITS_MAX_MESSAGES="+strconv.Itoa(2*n))
-	for _, procs := range o.pools {
+	var payload []byte
+	for _, procs := range l.o.pools {
 		if procs > runtime.NumCPU() {
 			continue
 		}
-		p, err := runMeasured(ctx, exec.Command(worker, "sanitize", in), append(env, "GOMAXPROCS="+strconv.Itoa(procs)), r.JobMB)
+		p, err := runMeasured(ctx, exec.Command(l.worker, "sanitize", in), append(env, "GOMAXPROCS="+strconv.Itoa(procs)), out, r.JobMB)
 		if err != nil {
-			return r, fmt.Errorf("worker sanitize on %d messages: %w", n, err)
+			return r, nil, fmt.Errorf("worker sanitize on %d messages, %s: %w", n, shape, err)
 		}
 		p.Procs = procs
 		r.Sanitize = append(r.Sanitize, p)
-	}
-	var err error
-	if r.Python, err = runMeasured(ctx, exec.Command(python, "-c", pythonLoadDump, in, filepath.Join(dir, "python-out.json")), os.Environ(), r.JobMB); err != nil {
-		return r, fmt.Errorf("python json on %d messages: %w", n, err)
+		if payload == nil {
+			if payload, err = os.ReadFile(out); err != nil {
+				return r, nil, err
+			}
+		}
 	}
 	if len(r.Sanitize) == 0 {
-		return r, fmt.Errorf("--pools %v has no size within the %d cores", o.pools, runtime.NumCPU())
+		return r, nil, fmt.Errorf("--pools %v has no size within the %d cores", l.o.pools, runtime.NumCPU())
 	}
-	if last := r.Sanitize[len(r.Sanitize)-1]; last.WallMs > 0 {
-		r.PythonOver = r.Python.WallMs / last.WallMs
+	parsed, err := parsePayload(payload)
+	if err != nil {
+		return r, nil, err
 	}
+	r.Repairs = strings.TrimSpace(parsed.repairs())
+	if r.Python, err = runMeasured(ctx, exec.Command(l.python, "-c", pythonLoadDump, in, out), os.Environ(), "", r.JobMB); err != nil {
+		return r, nil, fmt.Errorf("python json on %d messages, %s: %w", n, shape, err)
+	}
+	r.ratios()
 	for _, p := range r.Sanitize {
-		fmt.Fprintf(log, "  large: %d messages, %s (%.0f MB): worker sanitize GOMAXPROCS=%d %.0f ms (CPU %.0f ms, peak RSS %.0f MB = %.1fx input)\n",
-			n, shape, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn)
+		fmt.Fprintf(l.log, "  large: %d messages, %s (%.0f MB): worker sanitize GOMAXPROCS=%d %.0f ms (CPU %.0f ms, peak RSS %.0f MB = %.1fx input): Python over it %.1fx wall, %.1fx CPU; RSS %.2fx Python's\n",
+			n, shape, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, p.PythonWallOver, p.PythonCPUOver, p.RSSOverPython)
 	}
-	fmt.Fprintf(log, "  large: %d messages, %s: python json load+dump %.0f ms (CPU %.0f ms): %.1fx the sanitize wall time\n",
-		n, shape, r.Python.WallMs, r.Python.CPUMs, r.PythonOver)
-	return r, nil
+	fmt.Fprintf(l.log, "  large: %d messages, %s: python json load+dump %.0f ms (CPU %.0f ms, peak RSS %.0f MB)\n",
+		n, shape, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB)
+	return r, payload, nil
 }
 
-// runMeasured runs cmd to completion (output discarded) and returns its
-// wall time, CPU time and peak RSS.
-func runMeasured(ctx context.Context, cmd *exec.Cmd, env []string, inputMB float64) (largeProcess, error) {
+// ratios fills every sanitize process's ratios against Python's, and the
+// run's headline ratios.
+func (r *largeRun) ratios() {
+	over := func(a, b float64) float64 {
+		if b <= 0 {
+			return 0
+		}
+		return a / b
+	}
+	for i := range r.Sanitize {
+		p := &r.Sanitize[i]
+		p.PythonWallOver, p.PythonCPUOver = over(r.Python.WallMs, p.WallMs), over(r.Python.CPUMs, p.CPUMs)
+		p.RSSOverPython = over(p.PeakRSSMB, r.Python.PeakRSSMB)
+	}
+	first, last := r.Sanitize[0], r.Sanitize[len(r.Sanitize)-1]
+	r.PythonOver = last.PythonWallOver
+	if first.Procs == 1 && last.Procs > 1 {
+		r.CoresOverOne = over(last.WallMs, first.WallMs)
+	}
+}
+
+// runMeasured runs cmd to completion, its standard output to the file
+// stdout ("": discarded), and returns its wall time, CPU time and peak RSS.
+func runMeasured(ctx context.Context, cmd *exec.Cmd, env []string, stdout string, inputMB float64) (largeProcess, error) {
 	cmd.Env, cmd.Stdout = env, io.Discard
+	if stdout != "" {
+		f, err := os.Create(stdout)
+		if err != nil {
+			return largeProcess{}, err
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
 	var stderr limitedBuffer
 	cmd.Stderr = &stderr
 	start := time.Now()

@@ -54,13 +54,22 @@ func printTable(w io.Writer, res *results, o options) {
 		fmt.Fprintln(w)
 	}
 	if len(res.Large) > 0 {
-		fmt.Fprintln(w, "| large | job MB | way | wall ms | CPU ms | peak RSS MB (x input) | command |\n| --- | --- | --- | --- | --- | --- | --- |")
+		fmt.Fprintln(w, "| large | job MB | way | wall ms | CPU ms | peak RSS MB (x input) | Python over it: wall, CPU; its RSS over Python's | command |\n| --- | --- | --- | --- | --- | --- | --- | --- |")
 		for _, r := range res.Large {
-			cmd := o.rowCommand("--suite", "large", "--large", itoa(r.Messages))
-			for _, p := range r.Sanitize {
-				fmt.Fprintf(w, "| %d messages, %s | %.0f | worker sanitize, GOMAXPROCS=%d | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.Shape, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, cmd)
+			n, what := r.Messages, fmt.Sprintf("%d messages, %s", r.Messages, r.Shape)
+			if r.Of > 0 {
+				n, what = r.Of, fmt.Sprintf("%s (of %d)", what, r.Of)
 			}
-			fmt.Fprintf(w, "| %d messages, %s | %.0f | python3 json load+dump (%.1fx the sanitize wall) | %.0f | %.0f | %.0f (%.1fx) | `%s` |\n", r.Messages, r.Shape, r.JobMB, r.PythonOver, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
+			cmd := o.rowCommand("--suite", "large", "--large", itoa(n))
+			for _, p := range r.Sanitize {
+				fmt.Fprintf(w, "| %s | %.0f | worker sanitize, GOMAXPROCS=%d | %.0f | %.0f | %.0f (%.1fx) | %.2fx, %.2fx; %.2fx | `%s` |\n",
+					what, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, p.PythonWallOver, p.PythonCPUOver, p.RSSOverPython, cmd)
+			}
+			fmt.Fprintf(w, "| %s | %.0f | python3 json load+dump | %.0f | %.0f | %.0f (%.1fx) | 1 | `%s` |\n",
+				what, r.JobMB, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
+			if r.CoresOverOne > 0 {
+				fmt.Fprintf(w, "| %s | | sanitize wall at GOMAXPROCS=%d over 1 | %.2f | | | | `%s` |\n", what, r.Sanitize[len(r.Sanitize)-1].Procs, r.CoresOverOne, cmd)
+			}
 		}
 		fmt.Fprintln(w)
 	}
