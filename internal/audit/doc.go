@@ -100,5 +100,5 @@
 //	}
 //
 // May import: internal/contract, internal/pipeline, internal/policy,
-// internal/replay, internal/transcript, internal/wire.
+// internal/replay, internal/settings, internal/transcript, internal/wire.
 package audit

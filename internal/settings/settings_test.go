@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -276,6 +277,45 @@ func TestRequestAccessors(t *testing.T) {
 		now, ok := c.r.Now()
 		if got := c.r.ContextWindow(); got != c.window || now != c.now || ok != c.hasNow || c.r.NoToolsOffered() != c.noTools {
 			t.Errorf("%s: window %d, now %d %v, no tools %v; want %d, %d %v, %v", c.name, got, now, ok, c.r.NoToolsOffered(), c.window, c.now, c.hasNow, c.noTools)
+		}
+	}
+}
+
+// TestDecodeOptions: a job's settings members decode onto the overlays and
+// the request, and a bad one is refused naming the option as the job spelt
+// it, whatever the order of the keys.
+func TestDecodeOptions(t *testing.T) {
+	o, err := DecodeOptions([]byte(`{"image_max_bytes":7,"now_ms":5,"pruning":{"ttl_ms":60000},"tools_offered":false,"images":{"max_dimension_px":640}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, pr := defaults()
+	img, pr = Resolve(img, Overlay[Images]{}, o.Images), Resolve(pr, Overlay[Pruning]{}, o.Pruning)
+	if img.MaxBytes != 7 || img.MaxDimensionPx != 640 || time.Duration(pr.TTL) != time.Minute {
+		t.Fatalf("images %+v pruning %+v", img, pr)
+	}
+	if now, ok := o.Now(); !ok || now != 5 || !o.NoToolsOffered() {
+		t.Fatalf("request %+v", o.Request)
+	}
+	for _, raw := range []string{"", "null", "{}"} {
+		if o, err := DecodeOptions([]byte(raw)); err != nil || o.Images.Set() || o.Pruning.Set() || !reflect.DeepEqual(o.Request, Request{}) {
+			t.Errorf("DecodeOptions(%q) = %+v, %v; want nothing set", raw, o, err)
+		}
+	}
+	for raw, want := range map[string]string{
+		`{"now":1}`:         `options: unknown field "now"`,
+		`{"now_ms":"soon"}`: "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"image_max_bytes":2,"images":{"max_bytes":1}}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
+		`{"images":{"max_bytes":1},"image_max_bytes":2}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
+		`{"image_max_dimension_px":"big"}`:               `options.image_max_dimension_px: must be an integer, got "big"`,
+		`{"pruning":{"ttl":5}}`:                          "options.pruning.ttl: unknown option",
+		`{"images":{"workers":2}}`:                       "options.images.workers: a worker setting, which a job cannot set",
+		`{"context_window_tokens":0}`:                    "options.context_window_tokens: must be at least 1, got 0",
+		`[1]`:                                            "options: must be an object",
+	} {
+		_, err := DecodeOptions([]byte(raw))
+		if fe, ok := errors.AsType[*FieldError](err); !ok || fe.Error() != want {
+			t.Errorf("DecodeOptions(%s) = %v, want %q", raw, err, want)
 		}
 	}
 }

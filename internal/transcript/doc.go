@@ -81,5 +81,5 @@
 // lose byte identity; sonic and simdjson-go need amd64-specific assembly and
 // still produce trees. (2-core Xeon, Go 1.26; figures also in bench/README.md.)
 //
-// May import: internal/settings, internal/transcript/jsontape.
+// May import: internal/transcript/jsontape.
 package transcript
