@@ -31,11 +31,11 @@ type sections struct {
 // which lays them on top (settings.Resolve) and has them checked
 // by the same rules as the configuration's (settings.Validate).
 func ResolverFor(cfg config.Config) Resolver {
-	global := sections{cfg.Images, cfg.Pruning}
+	global := sections{cfg.Images.Images, cfg.Pruning}
 	tenants := make(map[string]sections, len(cfg.Tenants))
 	for name, o := range cfg.Tenants {
 		tenants[name] = sections{
-			images:  settings.Resolve(cfg.Images, o.Images, settings.Overlay[settings.Images]{}),
+			images:  settings.Resolve(cfg.Images.Images, o.Images, settings.Overlay[settings.Images]{}),
 			pruning: settings.Resolve(cfg.Pruning, o.Pruning, settings.Overlay[settings.Pruning]{}),
 		}
 	}

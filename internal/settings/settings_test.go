@@ -12,7 +12,7 @@ import (
 // defaults is a configuration's sections, as config.Default writes them.
 func defaults() (Images, Pruning) {
 	return Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
-			MaxFrames: 64, MaxDecodedBytes: 512 << 20, CacheBytes: 256 << 20},
+			MaxFrames: 64},
 		Pruning{Mode: PruningOff, TTL: Duration(5 * time.Minute), KeepLastAssistants: 3, SoftTrimRatio: 0.3,
 			HardClearRatio: 0.5, MinPrunableToolChars: 50_000, SoftTrim: SoftTrim{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
 			HardClear: HardClear{Enabled: true, Placeholder: "[Old tool result content cleared]"},
@@ -110,8 +110,7 @@ func TestDecodeOptionRefuses(t *testing.T) {
 	tests := []struct{ raw, want string }{
 		{`{"max_frames":1000}`, "options.section.max_frames: a worker setting, which a job cannot set"},
 		{`{"max_input_pixels":1}`, "options.section.max_input_pixels: a worker setting, which a job cannot set"},
-		{`{"workers":8}`, "options.section.workers: a worker setting, which a job cannot set"},
-		{`{"cache_bytes":0}`, "options.section.cache_bytes: a worker setting, which a job cannot set"},
+		{`{"workers":8}`, "options.section.workers: unknown option"}, // the pool is images.Config's, no setting of a job
 		{`{"max_dimension":1}`, "options.section.max_dimension: unknown option"},
 		{`{"MAX_BYTES":1}`, "options.section.MAX_BYTES: unknown option"},
 		{`{"max_bytes":"big"}`, `options.section.max_bytes: must be an integer, got "big"`},
@@ -134,25 +133,6 @@ func TestDecodeOptionRefuses(t *testing.T) {
 		_, err := DecodeOption[Pruning]([]byte(raw), "options.section")
 		if err == nil || err.Error() != want {
 			t.Errorf("DecodeOption(%s) = %v, want %q", raw, err, want)
-		}
-	}
-}
-
-// A tenant cannot set a tenant:"no" field; the key is refused when the
-// configuration is loaded (package config's checkNode reads the tag), so
-// here the tags themselves are checked: every pool field is global only,
-// and every tenant:"no" field is job:"no" too.
-func TestGlobalOnlyFieldsAreTagged(t *testing.T) {
-	typ := reflect.TypeFor[Images]()
-	for _, name := range []string{"Workers", "MaxDecodedBytes", "CacheBytes"} {
-		f, _ := typ.FieldByName(name)
-		if f.Tag.Get("tenant") != "no" || f.Tag.Get("job") != "no" {
-			t.Errorf("images %s is not global only: %s", name, f.Tag)
-		}
-	}
-	for i := range typ.NumField() {
-		if f := typ.Field(i); f.Tag.Get("tenant") == "no" && f.Tag.Get("job") != "no" {
-			t.Errorf("images %s: a job may set what a tenant may not", f.Name)
 		}
 	}
 }
@@ -309,7 +289,7 @@ func TestDecodeOptions(t *testing.T) {
 		`{"images":{"max_bytes":1},"image_max_bytes":2}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
 		`{"image_max_dimension_px":"big"}`:               `options.image_max_dimension_px: must be an integer, got "big"`,
 		`{"pruning":{"ttl":5}}`:                          "options.pruning.ttl: unknown option",
-		`{"images":{"workers":2}}`:                       "options.images.workers: a worker setting, which a job cannot set",
+		`{"images":{"max_frames":2}}`:                    "options.images.max_frames: a worker setting, which a job cannot set",
 		`{"context_window_tokens":0}`:                    "options.context_window_tokens: must be at least 1, got 0",
 		`[1]`:                                            "options: must be an object",
 	} {
