@@ -1,6 +1,8 @@
 package settings
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -283,8 +285,12 @@ func TestDecodeOptions(t *testing.T) {
 		}
 	}
 	for raw, want := range map[string]string{
-		`{"now":1}`:         `options: unknown field "now"`,
-		`{"now_ms":"soon"}`: "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"now":1}`:                                      `options: unknown field "now"`,
+		`{"NOW_MS":1}`:                                   `options: unknown field "NOW_MS"`,
+		`{"now_ms":"x","now":1}`:                         "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"now":1,"now_ms":"x"}`:                         `options: unknown field "now"`,
+		`{"images":{},"tools_offered":1,"now":1}`:        "options: cannot unmarshal number into Go struct field Options.Request.tools_offered of type bool",
+		`{"now_ms":"soon"}`:                              "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
 		`{"image_max_bytes":2,"images":{"max_bytes":1}}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
 		`{"images":{"max_bytes":1},"image_max_bytes":2}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
 		`{"image_max_dimension_px":"big"}`:               `options.image_max_dimension_px: must be an integer, got "big"`,
@@ -298,4 +304,38 @@ func TestDecodeOptions(t *testing.T) {
 			t.Errorf("DecodeOptions(%s) = %v, want %q", raw, err, want)
 		}
 	}
+}
+
+// FuzzDecodeOptions: objectMembers splits any JSON object into the members
+// encoding/json reads, in order; other text is refused, never a panic.
+func FuzzDecodeOptions(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : 1 , "b\"c":[1,{"x":"]}"}], "d": "e\\"} `, `{"now_ms":5,"images":{"max_bytes":1}}`, `[1]`, `{"a":}`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		members, err := objectMembers(raw)
+		var want map[string]json.RawMessage
+		if json.Unmarshal(raw, &want) != nil || want == nil {
+			if err == nil {
+				t.Fatalf("objectMembers(%q) accepted what is no object", raw)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("objectMembers(%q): %v", raw, err)
+		}
+		got := map[string]json.RawMessage{}
+		for _, m := range members {
+			got[m.key] = m.value
+		}
+		if len(got) != len(want) {
+			t.Fatalf("objectMembers(%q) = %d keys, want %d", raw, len(got), len(want))
+		}
+		for k, v := range want {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("objectMembers(%q)[%q] = %q, want %q", raw, k, got[k], v)
+			}
+		}
+		_, _ = DecodeOptions(raw) // must not panic
+	})
 }
