@@ -113,6 +113,9 @@ func TestEmbeddedBrokerTakesKcat(t *testing.T) {
 		t.Fatalf("kcat -P: %v: %s", err, out)
 	}
 	var payload []byte
+	// A real broker on a real socket, read by a real kcat process: no
+	// fake clock reaches them, so the test polls the ready topic (every
+	// 200ms, for at most 30s) until the worker has written it.
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		consume := exec.Command(kcat, "-C", "-b", addr, "-t", cfg.Kafka.ReadyTopic, "-o", "beginning", "-e", "-q", "-f", "%k\t%s\n")
 		if out, err := consume.Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {

@@ -27,11 +27,7 @@ import (
 // returned func releases the image pool.
 func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
 	images.Startup()
-	imgs, err := images.NewProcessor(images.Config{
-		Workers:         cfg.Images.Workers,
-		MaxDecodedBytes: cfg.Images.MaxDecodedBytes,
-		CacheBytes:      cfg.Images.CacheBytes,
-	})
+	imgs, err := images.NewProcessor(cfg.Images.Config)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)
 	}

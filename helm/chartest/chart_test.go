@@ -356,7 +356,7 @@ func checkAllFeatures(t *testing.T, o Objects, cfg config.Config, notes string) 
 		t.Errorf("shutdown %s / grace %d, want 40s / 55", cfg.Pipeline.ShutdownTimeout, *pod.TerminationGracePeriodSeconds)
 	}
 	acme := cfg.Tenants["acme"]
-	images := settings.Resolve(cfg.Images, acme.Images, settings.Overlay[settings.Images]{})
+	images := settings.Resolve(cfg.Images.Images, acme.Images, settings.Overlay[settings.Images]{})
 	pruning := settings.Resolve(cfg.Pruning, acme.Pruning, settings.Overlay[settings.Pruning]{})
 	if share := cfg.PoolShareFor("acme"); images.MaxDimensionPx != 800 || pruning.Mode != settings.PruningOff || share != 0.25 {
 		t.Errorf("tenant acme resolves to %d px, pruning %q, share %v", images.MaxDimensionPx, pruning.Mode, share)

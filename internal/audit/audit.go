@@ -13,6 +13,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
@@ -220,11 +221,14 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	if s.Kind == "session" && len(t.Options.Tools) == 0 {
 		t.Options.Tools = toolsOf(in, pol.Contract.ToolNames)
 	}
-	r := rules{names: pol.Contract.ToolNames, toolsAsText: wire.ToolsAsText(pol, t.Options) || t.Options.NoToolsOffered()}
+	// A bad option is Process's invalid_job outcome (no rule runs).
+	opt, _ := settings.DecodeOptions(t.Options.Settings)
+	req := opt.Request
+	r := rules{names: pol.Contract.ToolNames, toolsAsText: wire.ToolsAsText(pol, t.Options) || req.NoToolsOffered()}
 	if pol.AllowProviderOwnedThinkingReplay() {
 		r.verifier = policy.Signer(pol.Provider, pol.Model)
 	}
-	for _, n := range t.Options.AllowedToolNames {
+	for _, n := range req.AllowedToolNames {
 		r.allowed = append(r.allowed, strings.ToLower(strings.TrimSpace(n)))
 	}
 	s.Calls.In, s.Results.In = len(in.calls), len(in.results)

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,13 +76,20 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 }
 
 // checkOverlay checks a tenant's partial section against its type: as
-// checkNode does, and a key of a global-only field (tagged `tenant:"no"`)
-// is refused.
+// checkNode does, and a key of a global-only field is refused: one tagged
+// `tenant:"no"`, or one the configuration's section of that name has and
+// the overlay's type has not (the image pool of ImagesConfig).
 func checkOverlay(n *yaml.Node, t reflect.Type, path string) error {
+	global, _ := fieldByTag(configType, path[strings.LastIndexByte(path, '.')+1:])
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key := n.Content[i]
-			if f, ok := fieldByTag(t, key.Value); ok && f.Tag.Get("tenant") == "no" {
+			f, ok := fieldByTag(t, key.Value)
+			inGlobal := false
+			if global.Type != nil && global.Type.Kind() == reflect.Struct {
+				_, inGlobal = fieldByTag(global.Type, key.Value)
+			}
+			if ok && f.Tag.Get("tenant") == "no" || !ok && inGlobal {
 				return fmt.Errorf("%s at line %d: a global setting, which a tenant cannot override", join(path, key.Value), key.Line)
 			}
 		}
@@ -94,10 +102,18 @@ func checkOverlay(n *yaml.Node, t reflect.Type, path string) error {
 type overlayType interface{ SectionType() reflect.Type }
 
 // fieldByTag finds the struct field whose yaml tag name is key (a field
-// tagged yaml:"-", job state, has none).
+// tagged yaml:"-", job state, has none), looking into the fields embedded
+// inline (ImagesConfig's); the field's Index is from t.
 func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if isInline(f) {
+			if g, ok := fieldByTag(f.Type, key); ok {
+				g.Index = append(slices.Clone(f.Index), g.Index...)
+				return g, true
+			}
+			continue
+		}
 		if name := yamlName(f); name == key && name != "-" {
 			return f, true
 		}
@@ -109,6 +125,13 @@ func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 func yamlName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 	return name
+}
+
+// isInline reports whether f is a struct whose keys YAML reads as its
+// parent's (yaml:",inline").
+func isInline(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return slices.Contains(strings.Split(opts, ","), "inline")
 }
 
 func join(path, key string) string {

@@ -3,21 +3,23 @@ package config
 import (
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
 
 // Config is the whole worker configuration, one field per section of
 // configs/worker.yaml. The per-job sections, images and pruning, are
-// declared in package settings (with the tags a job's options use too);
-// this package loads, overrides and validates them like every section.
+// declared in package settings (with the tags a job's options use too), the
+// image pool in package images; this package loads, overrides and
+// validates them like every section.
 type Config struct {
 	Kafka    KafkaConfig               `yaml:"kafka"`
 	Pipeline PipelineConfig            `yaml:"pipeline"`
 	Limits   LimitsConfig              `yaml:"limits"`
 	Hygiene  HygieneConfig             `yaml:"hygiene"`
 	Contract ContractConfig            `yaml:"contract"`
-	Images   settings.Images           `yaml:"images"`
+	Images   ImagesConfig              `yaml:"images"`
 	Pruning  settings.Pruning          `yaml:"pruning"`
 	Metrics  MetricsConfig             `yaml:"metrics"`
 	Memory   MemoryConfig              `yaml:"memory"`
@@ -28,6 +30,18 @@ type Config struct {
 	HTTP       HTTPConfig       `yaml:"http"`
 	Tracing    TracingConfig    `yaml:"tracing"`
 	RateLimits RateLimitsConfig `yaml:"rate_limits"`
+}
+
+// ImagesConfig is the images: section: the per-job image settings
+// (settings.Images, which a tenant and a job overlay) and the worker's one
+// image pool and cache (images.Config: workers, max_decoded_bytes,
+// cache_bytes, which only the configuration sets), side by side under one
+// key. Both are embedded inline, so a key is read, printed, named by its
+// HYGIENE_IMAGES_* variable and refused as a tenant's exactly as if the
+// section declared it.
+type ImagesConfig struct {
+	settings.Images `yaml:",inline"`
+	images.Config   `yaml:",inline"`
 }
 
 // KafkaConfig is the broker connection, topics and producer/consumer bounds.

@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
 )
@@ -53,17 +54,18 @@ func Default() Config {
 			MaxDepth:           256,
 		},
 		Contract: ContractConfig{Mode: settings.ContractReject},
-		Images: settings.Images{
-			MaxDimensionPx:           1200,
-			MaxBytes:                 5 << 20,
-			MaxInputPixels:           25_000_000,
-			MaxBase64Bytes:           64 << 20,
-			MaxFrames:                64,
-			MaxDecodedBytes:          512 << 20,
-			CacheBytes:               256 << 20,
-			ManyImagesThreshold:      0, // 0: the target's documented caps (internal/contract)
-			ManyImagesMaxDimensionPx: 0,
-			MaxImagesPerRequest:      0,
+		Images: ImagesConfig{
+			Images: settings.Images{
+				MaxDimensionPx:           1200,
+				MaxBytes:                 5 << 20,
+				MaxInputPixels:           25_000_000,
+				MaxBase64Bytes:           64 << 20,
+				MaxFrames:                64,
+				ManyImagesThreshold:      0, // 0: the target's documented caps (internal/contract)
+				ManyImagesMaxDimensionPx: 0,
+				MaxImagesPerRequest:      0,
+			},
+			Config: images.DefaultConfig(),
 		},
 		Pruning: settings.Pruning{
 			Mode:                 settings.PruningOff,

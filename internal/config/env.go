@@ -32,7 +32,10 @@ func leafSettings(cfg *Config) []setting {
 	walk = func(v reflect.Value, path string) {
 		if v.Kind() == reflect.Struct && v.Type() != durationType {
 			for i := range v.NumField() {
-				if name := yamlName(v.Type().Field(i)); name != "-" { // "-": job state, not a setting
+				f := v.Type().Field(i)
+				if isInline(f) { // its keys are the section's own
+					walk(v.Field(i), path)
+				} else if name := yamlName(f); name != "-" { // "-": job state, not a setting
 					walk(v.Field(i), join(path, name))
 				}
 			}

@@ -5,9 +5,10 @@ import "github.com/hygiene-dev/hygiene/internal/settings"
 // TenantOverride is one tenant's entry under `tenants:`. Every field is
 // optional; what it does not set inherits the global value. The image,
 // pruning and rate sections are settings.Overlays of the global sections'
-// own types: a tenant writes the same keys, except the global-only ones
-// (tagged `tenant:"no"`: the image pool, its decoded-byte budget and cache,
-// the waiting-jobs cap), which checkNode refuses.
+// own types: a tenant writes the same keys, except the global-only ones,
+// which checkNode refuses: the image pool, its decoded-byte budget and cache
+// (images.Config's keys in ImagesConfig, which settings.Images has not),
+// and the waiting-jobs cap (tagged `tenant:"no"`).
 type TenantOverride struct {
 	// Images overrides image limits.
 	Images settings.Overlay[settings.Images] `yaml:"images,omitempty"`

@@ -12,7 +12,7 @@ import (
 // as the pipeline's resolver does.
 func forTenant(c Config, name string) (settings.Images, settings.Pruning, float64) {
 	o := c.Tenants[name]
-	return settings.Resolve(c.Images, o.Images, settings.Overlay[settings.Images]{}),
+	return settings.Resolve(c.Images.Images, o.Images, settings.Overlay[settings.Images]{}),
 		settings.Resolve(c.Pruning, o.Pruning, settings.Overlay[settings.Pruning]{}),
 		c.PoolShareFor(name)
 }
@@ -64,11 +64,11 @@ tenants:
 		wantPruning settings.Pruning
 		wantShare   float64
 	}{
-		{"acme", acmeImages, acmePruning, 0.25},
-		{"beta", def.Images, globalPruning, 1},
-		{"gamma", def.Images, globalPruning, 0.5},
-		{"unknown", def.Images, globalPruning, 0.5},
-		{"ACME", def.Images, globalPruning, 0.5}, // tenant names are case-sensitive
+		{"acme", acmeImages.Images, acmePruning, 0.25},
+		{"beta", def.Images.Images, globalPruning, 1},
+		{"gamma", def.Images.Images, globalPruning, 0.5},
+		{"unknown", def.Images.Images, globalPruning, 0.5},
+		{"ACME", def.Images.Images, globalPruning, 0.5}, // tenant names are case-sensitive
 	}
 	for _, tt := range tests {
 		t.Run(tt.tenant, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestTenantOverlaysFromTheEnvironment(t *testing.T) {
 		t.Fatalf("rate limits %+v", rl)
 	}
 	images, _, _ := forTenant(cfg, "acme")
-	want := def.Images
+	want := def.Images.Images
 	want.MaxFrames = 2
 	if images != want {
 		t.Fatalf("images %+v, want %+v", images, want)

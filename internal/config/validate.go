@@ -36,7 +36,10 @@ func (c Config) Validate() error {
 	p.atLeast("limits.max_messages", int64(l.MaxMessages), 1)
 	p.atLeast("limits.max_depth", int64(l.MaxDepth), 1)
 	p.oneOf("contract.mode", string(c.Contract.Mode), string(settings.ContractReject), string(settings.ContractReport))
-	p = append(p, settings.Validate(c.Images, settings.FromConfig[settings.Images]("images"))...)
+	p = append(p, settings.Validate(c.Images.Images, settings.FromConfig[settings.Images]("images"))...)
+	p.atLeast("images.workers", int64(c.Images.Workers), 0)
+	p.atLeast("images.max_decoded_bytes", c.Images.MaxDecodedBytes, 1)
+	p.atLeast("images.cache_bytes", c.Images.CacheBytes, 0)
 	p = append(p, settings.Validate(c.Pruning, settings.FromConfig[settings.Pruning]("pruning"))...)
 	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
 	p.atLeast("memory.limit_bytes", c.Memory.LimitBytes, 0)
@@ -137,7 +140,7 @@ func (c Config) validateTenant(p *problems, name string) {
 		images  settings.Overlay[settings.Images]
 		pruning settings.Overlay[settings.Pruning]
 	}
-	*p = append(*p, settings.Validate(settings.Resolve(c.Images, o.Images, none.images), settings.FromTenant("images", name, o.Images))...)
+	*p = append(*p, settings.Validate(settings.Resolve(c.Images.Images, o.Images, none.images), settings.FromTenant("images", name, o.Images))...)
 	*p = append(*p, settings.Validate(settings.Resolve(c.Pruning, o.Pruning, none.pruning), settings.FromTenant("pruning", name, o.Pruning))...)
 	if o.PoolShare != nil {
 		p.share(at+".pool_share", *o.PoolShare)

@@ -224,6 +224,11 @@ func TestSanitizeRefusesWhileDraining(t *testing.T) {
 	}
 }
 
+// waitFor polls cond until it holds. The server is a real HTTP server on a
+// real socket (the disconnect case needs a TCP connection the server sees
+// close), which a synctest bubble cannot hold, and the gauge it reads has no
+// hook to wait on, so the poll sleeps a millisecond of wall time between
+// reads; it fails after 10s.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -88,42 +89,46 @@ func TestPoolBoundedByWorkersAndBudget(t *testing.T) {
 }
 
 func TestPoolWaitEndsWithContext(t *testing.T) {
-	pl := newPool(1, 100)
-	defer pl.close()
-	release := make(chan struct{})
-	started := make(chan struct{})
-	go func() {
-		_ = pl.do(context.Background(), 60, func() { close(started); <-release })
-	}()
-	<-started
-	for pl.waiting.Load() != 0 {
-		time.Sleep(time.Millisecond) // the first call is on the worker
-	}
-	tests := []struct {
-		name string
-		need int64
-	}{
-		{"waiting for the budget", 60},
-		{"waiting for a worker", 10},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pl := newPool(1, 100)
+		defer pl.close()
+		release := make(chan struct{})
+		started := make(chan struct{})
+		go func() {
+			_ = pl.do(context.Background(), 60, func() { close(started); <-release })
+		}()
+		<-started
+		synctest.Wait() // the first call is on the worker
+		if w := pl.waiting.Load(); w != 0 {
+			t.Fatalf("%d calls waiting with one on the worker", w)
+		}
+		tests := []struct {
+			name string
+			need int64
+		}{
+			{"waiting for the budget", 60},
+			{"waiting for a worker", 10},
+		}
+		for _, tc := range tests { // in turn, not as subtests: a bubble runs none
 			ctx, cancel := context.WithCancel(context.Background())
 			errc := make(chan error, 1)
-			go func() { errc <- pl.do(ctx, tc.need, func() { t.Error("task ran after its context ended") }) }()
-			for pl.waiting.Load() != 1 {
-				time.Sleep(time.Millisecond)
+			go func() {
+				errc <- pl.do(ctx, tc.need, func() { t.Errorf("%s: task ran after its context ended", tc.name) })
+			}()
+			synctest.Wait() // the call waits, for the budget or for a worker
+			if w := pl.waiting.Load(); w != 1 {
+				t.Fatalf("%s: %d calls waiting, want 1", tc.name, w)
 			}
 			cancel()
 			if err := <-errc; !errors.Is(err, context.Canceled) {
-				t.Fatalf("do returned %v, want context.Canceled", err)
+				t.Fatalf("%s: do returned %v, want context.Canceled", tc.name, err)
 			}
 			if w, d := pl.waiting.Load(), pl.decodedInUse.Load(); w != 0 || d != 60 {
-				t.Fatalf("after the cancel: waiting %d, decoded bytes %d; want 0 and 60", w, d)
+				t.Fatalf("%s: after the cancel: waiting %d, decoded bytes %d; want 0 and 60", tc.name, w, d)
 			}
-		})
-	}
-	close(release)
+		}
+		close(release)
+	})
 }
 
 func TestProcessorClose(t *testing.T) {

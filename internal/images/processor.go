@@ -76,23 +76,29 @@ type Result struct {
 	BytesIn, BytesOut int
 }
 
-// Defaults of Config.
-const (
-	DefaultMaxDecodedBytes int64 = 256 << 20
-)
-
-// Config sizes a Processor.
+// Config sizes a Processor: the one image pool and cache of a worker. It is
+// the worker configuration's images.workers, images.max_decoded_bytes and
+// images.cache_bytes (package config composes it into its images: section,
+// beside the per-job image settings), so its yaml tags are those keys and
+// DefaultConfig is their defaults.
 type Config struct {
 	// Workers is the number of image workers; 0 means runtime.NumCPU().
-	Workers int
+	Workers int `yaml:"workers"`
 	// MaxDecodedBytes bounds the decoded bytes (pixels*bands*bytes per
 	// sample, estimated from headers) of the images being processed at
-	// once; 0 means DefaultMaxDecodedBytes. An image needing more than the
-	// whole budget is Omitted.
-	MaxDecodedBytes int64
+	// once; 0 means DefaultConfig's. An image needing more than the whole
+	// budget is Omitted.
+	MaxDecodedBytes int64 `yaml:"max_decoded_bytes"`
 	// CacheBytes bounds the result cache; 0 means no cache (the meaning of
 	// images.cache_bytes: 0 in the worker's configuration).
-	CacheBytes int64
+	CacheBytes int64 `yaml:"cache_bytes"`
+}
+
+// DefaultConfig is the worker's image pool when its configuration says
+// nothing: one worker per CPU, 512 MiB of decoded images at once, a 256 MiB
+// cache of results.
+func DefaultConfig() Config {
+	return Config{Workers: 0, MaxDecodedBytes: 512 << 20, CacheBytes: 256 << 20}
 }
 
 // ErrClosed is returned by Process after Close.
@@ -123,7 +129,7 @@ func NewProcessor(cfg Config) (*Processor, error) {
 		cfg.Workers = runtime.NumCPU()
 	}
 	if cfg.MaxDecodedBytes == 0 {
-		cfg.MaxDecodedBytes = DefaultMaxDecodedBytes
+		cfg.MaxDecodedBytes = DefaultConfig().MaxDecodedBytes
 	}
 	Startup()
 	p := &Processor{pool: newPool(cfg.Workers, cfg.MaxDecodedBytes)}

@@ -168,8 +168,12 @@ func TestRunnerShutdownReleasesJobsNotStarted(t *testing.T) {
 			if processed.Add(1) == 1 {
 				started <- struct{}{}
 				<-ctx.Done() // SIGTERM arrives while the first job runs
+				// It ends after the drain released the queued jobs. The
+				// release comes once the reader has stopped, which takes
+				// time on the bubble's clock (the source's poll), so the
+				// job sleeps that clock, not the wall's, until it has.
 				for _, waiting := r.sch.counts(); waiting > 0; _, waiting = r.sch.counts() {
-					time.Sleep(time.Millisecond) // and it ends after the drain began
+					time.Sleep(time.Millisecond)
 				}
 			}
 			return echo(pctx, rec)

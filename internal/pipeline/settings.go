@@ -13,8 +13,9 @@ import (
 // Resolver gives the rule settings of one decoded job: the configuration,
 // then its tenant's overrides, then its own options (the runner knows the
 // request best: its model's context window, its clock, its cache TTL
-// state). An error is a job option no rule can honour, named as the job
-// spelt it; the job becomes an invalid_job dead letter.
+// state). An error is a job option no rule can honour, or one no setting
+// has (settings.DecodeOptions), named as the job spelt it; the job becomes
+// an invalid_job dead letter at stage "decode".
 type Resolver func(t *transcript.Transcript) (stage.Settings, error)
 
 // sections are the per-job settings sections of one layer below the job:
@@ -25,15 +26,16 @@ type sections struct {
 }
 
 // ResolverFor is the Resolver of a configuration, which must be valid
-// (config.Validate). Each tenant's sections are resolved once, here; a job
-// only lays its own options on top (settings.Resolve) and has them checked
+// (config.Validate). Each tenant's sections are resolved once, here; a job's
+// options are decoded (settings.DecodeOptions of transcript.Options.Settings),
+// which lays them on top (settings.Resolve) and has them checked
 // by the same rules as the configuration's (settings.Validate).
 func ResolverFor(cfg config.Config) Resolver {
-	global := sections{cfg.Images, cfg.Pruning}
+	global := sections{cfg.Images.Images, cfg.Pruning}
 	tenants := make(map[string]sections, len(cfg.Tenants))
 	for name, o := range cfg.Tenants {
 		tenants[name] = sections{
-			images:  settings.Resolve(cfg.Images, o.Images, settings.Overlay[settings.Images]{}),
+			images:  settings.Resolve(cfg.Images.Images, o.Images, settings.Overlay[settings.Images]{}),
 			pruning: settings.Resolve(cfg.Pruning, o.Pruning, settings.Overlay[settings.Pruning]{}),
 		}
 	}
@@ -43,7 +45,10 @@ func ResolverFor(cfg config.Config) Resolver {
 		if !ok {
 			below = global
 		}
-		o := t.Options
+		o, err := settings.DecodeOptions(t.Options.Settings)
+		if err != nil {
+			return stage.Settings{}, err
+		}
 		s := stage.Settings{
 			MissingToolResultText: missing,
 			Images:                settings.Resolve(below.images, settings.Overlay[settings.Images]{}, o.Images),

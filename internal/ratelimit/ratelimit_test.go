@@ -174,7 +174,8 @@ func TestCloseCancelsEveryWaitingJob(t *testing.T) {
 			t.Fatalf("Admit after Close = %v, want %v", err, stopped)
 		}
 		// The drain goroutines wake at their next job's time (within a second
-		// of the fake clock), find nothing and end.
+		// of the fake clock), find nothing and end. The sleep is the bubble's:
+		// it moves the fake clock 10s at once, no wall time passes.
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
 		if n := drainsRunning(l); n > 0 {
@@ -200,49 +201,55 @@ func drainsRunning(l *Limiter) int {
 
 // Revoke releases the waiting jobs of the revoked partitions (cancelled
 // with its error, never started) and keeps the others waiting, in order:
-// they start when the rate allows.
+// they start when the rate allows (the fake clock's: the test takes no
+// wall time).
 func TestRevokeReleasesWaitingJobsOfRevokedGroups(t *testing.T) {
-	l := New(context.Background(), Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 2}}), MaxWaiting: 100})
-	var mu sync.Mutex
-	var started []int
-	revokedBy := map[int]error{}
-	next := make(chan int, 100)
-	groups := []string{"jobs/0", "jobs/1", "jobs/2"}
-	const n = 30 // 2 pass in the burst, 28 wait, one more every 500ms
-	for i := range n {
-		start := func() { mu.Lock(); started = append(started, i); mu.Unlock(); next <- i }
-		cancel := func(err error) { mu.Lock(); revokedBy[i] = err; mu.Unlock() }
-		if err := l.Admit(context.Background(), "a", groups[i%3], 1, start, cancel); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, stopLimiter := context.WithCancel(context.Background())
+		l := New(ctx, Config{RatesFor: ratesOf(map[string]Rates{"a": {JobsPerSecond: 2}}), MaxWaiting: 100})
+		var mu sync.Mutex
+		var started []int
+		revokedBy := map[int]error{}
+		next := make(chan int, 100)
+		groups := []string{"jobs/0", "jobs/1", "jobs/2"}
+		const n = 30 // 2 pass in the burst, 28 wait, one more every 500ms
+		for i := range n {
+			start := func() { mu.Lock(); started = append(started, i); mu.Unlock(); next <- i }
+			cancel := func(err error) { mu.Lock(); revokedBy[i] = err; mu.Unlock() }
+			if err := l.Admit(context.Background(), "a", groups[i%3], 1, start, cancel); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	<-next
-	<-next
-	lost := errors.New("partition revoked")
-	released := l.Revoke(func(g string) bool { return g == "jobs/1" }, lost)
-	for range 2 { // the next two waiting jobs, of jobs/2 and jobs/0, start at their times
 		<-next
-	}
-	stopped := errors.New("stopping")
-	l.Close(stopped)
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []int{0, 1, 2, 3}; !slices.Equal(started, want) {
-		t.Fatalf("started %v, want %v: the burst, then the waiting jobs of the partitions kept, in order", started, want)
-	}
-	if released != 9 {
-		t.Fatalf("Revoke released %d jobs, want the 9 waiting jobs of jobs/1", released)
-	}
-	for i := 2; i < n; i++ {
-		want := stopped
-		if i%3 == 1 {
-			want = lost
+		<-next
+		lost := errors.New("partition revoked")
+		released := l.Revoke(func(g string) bool { return g == "jobs/1" }, lost)
+		for range 2 { // the next two waiting jobs, of jobs/2 and jobs/0, start at their times
+			<-next
 		}
-		if i <= 3 {
-			want = nil
+		stopped := errors.New("stopping")
+		l.Close(stopped)
+		stopLimiter() // the drain goroutine, waiting for its next job's time, ends
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []int{0, 1, 2, 3}; !slices.Equal(started, want) {
+			t.Fatalf("started %v, want %v: the burst, then the waiting jobs of the partitions kept, in order", started, want)
 		}
-		if revokedBy[i] != want {
-			t.Errorf("job %d (%s) was cancelled with %v, want %v", i, groups[i%3], revokedBy[i], want)
+		if released != 9 {
+			t.Fatalf("Revoke released %d jobs, want the 9 waiting jobs of jobs/1", released)
 		}
-	}
+		for i := 2; i < n; i++ {
+			want := stopped
+			if i%3 == 1 {
+				want = lost
+			}
+			if i <= 3 {
+				want = nil
+			}
+			if revokedBy[i] != want {
+				t.Errorf("job %d (%s) was cancelled with %v, want %v", i, groups[i%3], revokedBy[i], want)
+			}
+		}
+	})
 }

@@ -8,8 +8,8 @@
 // tenants.<name> are an Overlay of the section, decoded from YAML. A job's
 // options.images and options.pruning are an Overlay of the section too,
 // decoded from the job's JSON, strictly: an unknown key, or a key the
-// section tags `job:"no"` (a worker bound such as images.max_input_pixels,
-// or the image pool), is an error naming the option. Resolve lays the
+// section tags `job:"no"` (a worker bound such as images.max_input_pixels),
+// is an error naming the option. Resolve lays the
 // overlays onto the defaults, the one merge; Validate checks the result
 // with the section's one set of range rules and names each bad value by
 // the layer that set it: the config key ("pruning.soft_trim_ratio"), the

@@ -29,3 +29,26 @@ func ExampleResolve() {
 	// [options.images.max_dimension_px: must be at least 1, got -1]
 	// options.images.max_input_pixels: a worker setting, which a job cannot set
 }
+
+// A job's settings options (transcript.Options.Settings) decode into the
+// sections' overlays and the request keys; a bad one is named as the job
+// spelt it.
+func ExampleDecodeOptions() {
+	opts, err := settings.DecodeOptions([]byte(`{"now_ms":1776000999000,"image_max_bytes":1048576,"pruning":{"mode":"cache-ttl","ttl_ms":60000}}`))
+	if err != nil {
+		panic(err)
+	}
+	defaults := settings.Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20}
+	images := settings.Resolve(defaults, settings.Overlay[settings.Images]{}, opts.Images)
+	now, _ := opts.Now()
+	fmt.Println(images.MaxDimensionPx, images.MaxBytes, opts.Pruning.Set(), now)
+
+	_, err = settings.DecodeOptions([]byte(`{"image_max_bytes":1,"images":{"max_bytes":2}}`))
+	fmt.Println(err)
+	_, err = settings.DecodeOptions([]byte(`{"now":1}`))
+	fmt.Println(err)
+	// Output:
+	// 1200 1048576 true 1776000999000
+	// options.image_max_bytes: set twice (also as options.images.max_bytes)
+	// options: unknown field "now"
+}

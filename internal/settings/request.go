@@ -5,8 +5,8 @@ package settings
 // window, the tools of the current run, whether this is the retry after a
 // refused signature. No configuration key or tenant override sets them, so
 // they form no section and have no overlay; this one declaration is both the
-// job's options (transcript.Options embeds it, so the JSON keys stay at the
-// top of options) and what the rules read (stage.Settings.Request). A nil
+// job's options (Options embeds it, so the JSON keys stay at the top of
+// options) and what the rules read (stage.Settings.Request). A nil
 // pointer is an option the job did not send.
 type Request struct {
 	// ContextWindowTokens is the model's context window; it sizes

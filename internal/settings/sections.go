@@ -9,15 +9,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Images bounds every image of a job (spec §3.3 and the providers' limits)
-// and sizes the worker's image pool.
+// Images bounds every image of a job (spec §3.3 and the providers' limits).
 //
 // A job may set the output limits (max_dimension_px, max_bytes and the
 // three that lower the target's documented caps). The decoder's safety
-// bounds (max_input_pixels, max_base64_bytes, max_frames) and the pool
-// (workers, max_decoded_bytes, cache_bytes) are `job:"no"`: they protect
-// the worker, so the job that is bounded cannot raise them. The pool is
-// also `tenant:"no"`: there is one pool and one cache per worker.
+// bounds (max_input_pixels, max_base64_bytes, max_frames) are `job:"no"`:
+// they protect the worker, so the job that is bounded cannot raise them.
+// The worker's image pool and cache, which the configuration's images:
+// section also holds, are not per-job settings: package images declares
+// them (images.Config), and neither a tenant nor a job has them.
 type Images struct {
 	// MaxDimensionPx is the longest side of an image sent on, in pixels.
 	MaxDimensionPx int `yaml:"max_dimension_px" json:"max_dimension_px"`
@@ -29,12 +29,6 @@ type Images struct {
 	MaxBase64Bytes int64 `yaml:"max_base64_bytes" json:"max_base64_bytes" job:"no"`
 	// MaxFrames refuses to decode an animation with more frames.
 	MaxFrames int `yaml:"max_frames" json:"max_frames" job:"no"`
-	// Workers is the image pool size; 0 means one per CPU (images.Config).
-	// Workers, MaxDecodedBytes and CacheBytes size the one image pool and
-	// cache of the worker (cmd/worker reads them; no rule does).
-	Workers         int   `yaml:"workers" json:"workers" tenant:"no" job:"no"`
-	MaxDecodedBytes int64 `yaml:"max_decoded_bytes" json:"max_decoded_bytes" tenant:"no" job:"no"`
-	CacheBytes      int64 `yaml:"cache_bytes" json:"cache_bytes" tenant:"no" job:"no"`
 	// ManyImagesThreshold, ManyImagesMaxDimensionPx and MaxImagesPerRequest
 	// lower the target's documented limits (package contract): above so
 	// many images in one request a smaller side applies, and older images

@@ -1,6 +1,9 @@
 package settings
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,7 +14,7 @@ import (
 // defaults is a configuration's sections, as config.Default writes them.
 func defaults() (Images, Pruning) {
 	return Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,
-			MaxFrames: 64, MaxDecodedBytes: 512 << 20, CacheBytes: 256 << 20},
+			MaxFrames: 64},
 		Pruning{Mode: PruningOff, TTL: Duration(5 * time.Minute), KeepLastAssistants: 3, SoftTrimRatio: 0.3,
 			HardClearRatio: 0.5, MinPrunableToolChars: 50_000, SoftTrim: SoftTrim{MaxChars: 4000, HeadChars: 1500, TailChars: 1500},
 			HardClear: HardClear{Enabled: true, Placeholder: "[Old tool result content cleared]"},
@@ -109,8 +112,7 @@ func TestDecodeOptionRefuses(t *testing.T) {
 	tests := []struct{ raw, want string }{
 		{`{"max_frames":1000}`, "options.section.max_frames: a worker setting, which a job cannot set"},
 		{`{"max_input_pixels":1}`, "options.section.max_input_pixels: a worker setting, which a job cannot set"},
-		{`{"workers":8}`, "options.section.workers: a worker setting, which a job cannot set"},
-		{`{"cache_bytes":0}`, "options.section.cache_bytes: a worker setting, which a job cannot set"},
+		{`{"workers":8}`, "options.section.workers: unknown option"}, // the pool is images.Config's, no setting of a job
 		{`{"max_dimension":1}`, "options.section.max_dimension: unknown option"},
 		{`{"MAX_BYTES":1}`, "options.section.MAX_BYTES: unknown option"},
 		{`{"max_bytes":"big"}`, `options.section.max_bytes: must be an integer, got "big"`},
@@ -133,25 +135,6 @@ func TestDecodeOptionRefuses(t *testing.T) {
 		_, err := DecodeOption[Pruning]([]byte(raw), "options.section")
 		if err == nil || err.Error() != want {
 			t.Errorf("DecodeOption(%s) = %v, want %q", raw, err, want)
-		}
-	}
-}
-
-// A tenant cannot set a tenant:"no" field; the key is refused when the
-// configuration is loaded (package config's checkNode reads the tag), so
-// here the tags themselves are checked: every pool field is global only,
-// and every tenant:"no" field is job:"no" too.
-func TestGlobalOnlyFieldsAreTagged(t *testing.T) {
-	typ := reflect.TypeFor[Images]()
-	for _, name := range []string{"Workers", "MaxDecodedBytes", "CacheBytes"} {
-		f, _ := typ.FieldByName(name)
-		if f.Tag.Get("tenant") != "no" || f.Tag.Get("job") != "no" {
-			t.Errorf("images %s is not global only: %s", name, f.Tag)
-		}
-	}
-	for i := range typ.NumField() {
-		if f := typ.Field(i); f.Tag.Get("tenant") == "no" && f.Tag.Get("job") != "no" {
-			t.Errorf("images %s: a job may set what a tenant may not", f.Name)
 		}
 	}
 }
@@ -278,4 +261,81 @@ func TestRequestAccessors(t *testing.T) {
 			t.Errorf("%s: window %d, now %d %v, no tools %v; want %d, %d %v, %v", c.name, got, now, ok, c.r.NoToolsOffered(), c.window, c.now, c.hasNow, c.noTools)
 		}
 	}
+}
+
+// TestDecodeOptions: a job's settings members decode onto the overlays and
+// the request, and a bad one is refused naming the option as the job spelt
+// it, whatever the order of the keys.
+func TestDecodeOptions(t *testing.T) {
+	o, err := DecodeOptions([]byte(`{"image_max_bytes":7,"now_ms":5,"pruning":{"ttl_ms":60000},"tools_offered":false,"images":{"max_dimension_px":640}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, pr := defaults()
+	img, pr = Resolve(img, Overlay[Images]{}, o.Images), Resolve(pr, Overlay[Pruning]{}, o.Pruning)
+	if img.MaxBytes != 7 || img.MaxDimensionPx != 640 || time.Duration(pr.TTL) != time.Minute {
+		t.Fatalf("images %+v pruning %+v", img, pr)
+	}
+	if now, ok := o.Now(); !ok || now != 5 || !o.NoToolsOffered() {
+		t.Fatalf("request %+v", o.Request)
+	}
+	for _, raw := range []string{"", "null", "{}"} {
+		if o, err := DecodeOptions([]byte(raw)); err != nil || o.Images.Set() || o.Pruning.Set() || !reflect.DeepEqual(o.Request, Request{}) {
+			t.Errorf("DecodeOptions(%q) = %+v, %v; want nothing set", raw, o, err)
+		}
+	}
+	for raw, want := range map[string]string{
+		`{"now":1}`:                                      `options: unknown field "now"`,
+		`{"NOW_MS":1}`:                                   `options: unknown field "NOW_MS"`,
+		`{"now_ms":"x","now":1}`:                         "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"now":1,"now_ms":"x"}`:                         `options: unknown field "now"`,
+		`{"images":{},"tools_offered":1,"now":1}`:        "options: cannot unmarshal number into Go struct field Options.Request.tools_offered of type bool",
+		`{"now_ms":"soon"}`:                              "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"image_max_bytes":2,"images":{"max_bytes":1}}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
+		`{"images":{"max_bytes":1},"image_max_bytes":2}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
+		`{"image_max_dimension_px":"big"}`:               `options.image_max_dimension_px: must be an integer, got "big"`,
+		`{"pruning":{"ttl":5}}`:                          "options.pruning.ttl: unknown option",
+		`{"images":{"max_frames":2}}`:                    "options.images.max_frames: a worker setting, which a job cannot set",
+		`{"context_window_tokens":0}`:                    "options.context_window_tokens: must be at least 1, got 0",
+		`[1]`:                                            "options: must be an object",
+	} {
+		_, err := DecodeOptions([]byte(raw))
+		if fe, ok := errors.AsType[*FieldError](err); !ok || fe.Error() != want {
+			t.Errorf("DecodeOptions(%s) = %v, want %q", raw, err, want)
+		}
+	}
+}
+
+// FuzzDecodeOptions: objectMembers splits any JSON object into the members
+// encoding/json reads, in order; other text is refused, never a panic.
+func FuzzDecodeOptions(f *testing.F) {
+	for _, s := range []string{`{}`, ` { "a" : 1 , "b\"c":[1,{"x":"]}"}], "d": "e\\"} `, `{"now_ms":5,"images":{"max_bytes":1}}`, `[1]`, `{"a":}`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		members, err := objectMembers(raw)
+		var want map[string]json.RawMessage
+		if json.Unmarshal(raw, &want) != nil || want == nil {
+			if err == nil {
+				t.Fatalf("objectMembers(%q) accepted what is no object", raw)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("objectMembers(%q): %v", raw, err)
+		}
+		got := map[string]json.RawMessage{}
+		for _, m := range members {
+			got[m.key] = m.value
+		}
+		if len(got) != len(want) {
+			t.Fatalf("objectMembers(%q) = %d keys, want %d", raw, len(got), len(want))
+		}
+		for k, v := range want {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("objectMembers(%q)[%q] = %q, want %q", raw, k, got[k], v)
+			}
+		}
+		_, _ = DecodeOptions(raw) // must not panic
+	})
 }

@@ -133,7 +133,6 @@ func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries
 // without a policy.
 func chainEnv(tr *transcript.Transcript) *stage.Env {
 	now := new(int64(1776000999000))
-	tr.Options.NowMs = now
 	return &stage.Env{
 		Settings: stage.Settings{
 			Images: settings.Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000, MaxBase64Bytes: 64 << 20,

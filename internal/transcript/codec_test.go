@@ -111,7 +111,8 @@ func TestDecodeJobErrors(t *testing.T) {
 		{"missing target", `{"job_id":"j","tenant":"t","session_id":"s","messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "target: required"},
 		{"target typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provder":"x"},"messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "provder"},
 		{"messages not array", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":{}}`, Limits{}, deadletter.CodeInvalidJob, "messages: must be an array"},
-		{"option typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"now":1},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options:"},
+		{"render option of the wrong type", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"render":1},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options:"},
+		{"options not an object", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":[1],"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options: must be an object"},
 		{"too deep", deep, Limits{}, deadletter.CodeInvalidJSON, "nesting deeper than 256"},
 		{"too large", cleanJob, Limits{MaxBytes: 10}, deadletter.CodePayloadTooLarge, "over the limit of 10"},
 		{"too many messages", cleanJob, Limits{MaxMessages: 2}, deadletter.CodePayloadTooLarge, "3 messages"},
@@ -234,5 +235,25 @@ func TestMessagesSizeIsTheEncodedLength(t *testing.T) {
 	}
 	if (&Transcript{}).MessagesSize() != len("[]") {
 		t.Fatal("empty list")
+	}
+}
+
+// TestDecodeJobKeepsSettingsOptionsRaw: the options that shape the request
+// body are read; every other member, an unknown one included, is kept in
+// the job's order for package settings, unread.
+func TestDecodeJobKeepsSettingsOptionsRaw(t *testing.T) {
+	for options, want := range map[string]struct{ settings, render string }{
+		`{"now_ms":5,"render":"request","images":{"max_bytes":1},"now":1}`: {`{"now_ms":5,"images":{"max_bytes":1},"now":1}`, "request"},
+		`{"render":"messages","continue":true}`:                            {"", "messages"},
+		`null`:                                                             {"", ""},
+		`{}`:                                                               {"", ""},
+	} {
+		tr, err := DecodeJob([]byte(`{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":`+options+`,"messages":[]}`), Limits{})
+		if err != nil {
+			t.Fatalf("%s: %v", options, err)
+		}
+		if string(tr.Options.Settings) != want.settings || tr.Options.Render != want.render {
+			t.Errorf("%s: settings %s render %q, want %s and %q", options, tr.Options.Settings, tr.Options.Render, want.settings, want.render)
+		}
 	}
 }

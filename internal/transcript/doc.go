@@ -81,6 +81,5 @@
 // lose byte identity; sonic and simdjson-go need amd64-specific assembly and
 // still produce trees. (2-core Xeon, Go 1.26; figures also in bench/README.md.)
 //
-// May import: internal/deadletter, internal/settings,
-// internal/transcript/jsontape.
+// May import: internal/deadletter, internal/transcript/jsontape.
 package transcript

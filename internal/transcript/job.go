@@ -3,14 +3,14 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
-	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
@@ -24,19 +24,23 @@ type Target struct {
 	Model    string `json:"model"`
 }
 
-// Options are a job's optional per-request settings (design §2). A nil
-// pointer means "use the worker's configured default". Images and Pruning
-// are overlays of the configuration's own sections (package settings):
-// the job writes the same keys (pruning's ttl as ttl_ms, in milliseconds),
-// except the worker bounds tagged job:"no". The two image options design
-// §2 puts at the top of options, image_max_dimension_px and
-// image_max_bytes, are read onto Images (settings.ImageAliases).
+// Options are a job's optional per-request settings (design §2). Package
+// transcript reads the members that shape the request body (render,
+// system, tools, next, continue, source: the fields below with a json
+// tag) and keeps every other member raw in Settings, for package settings
+// to decode: the model does not know the settings, and a rule reads them
+// from its stage.Env.
 type Options struct {
-	Images  settings.Overlay[settings.Images]  `json:"-"` // options.images
-	Pruning settings.Overlay[settings.Pruning] `json:"-"` // options.pruning
-	// Request is what only the job says (now_ms, context_window_tokens,
-	// tools_offered, ...), its keys at the top of options.
-	settings.Request
+	// Settings is every member of options that is not a field below, as
+	// one JSON object in the job's order (nil when there is none): the
+	// images and pruning sections, the image aliases image_max_dimension_px
+	// and image_max_bytes, and the request keys (now_ms,
+	// context_window_tokens, tools_offered, ...). settings.DecodeJob
+	// decodes it, and refuses a key no setting has: DecodeJob here does
+	// not, so a job with an unknown option decodes, and the pipeline's
+	// resolver makes it the invalid_job dead letter (stage "decode",
+	// `options: unknown field "now"`) before any rule runs.
+	Settings json.RawMessage `json:"-"`
 	// Render is "messages" (the default) or "request": the ready payload
 	// then also carries the provider request body (package wire).
 	Render string `json:"render,omitempty"`
@@ -319,9 +323,9 @@ func strictUnmarshal(raw []byte, v any, path string, code deadletter.Code) error
 	return nil
 }
 
-// decodeOptions reads a job's options: images and pruning as overlays of
-// their sections (settings.DecodeOption, which names a bad key), the image
-// aliases onto images, and the other options strictly with encoding/json.
+// decodeOptions reads a job's options: the members that are fields of
+// Options strictly with encoding/json, and every other member onto
+// Options.Settings, unread.
 func decodeOptions(raw []byte) (Options, error) {
 	var o Options
 	obj, err := ParseObject(raw)
@@ -331,52 +335,47 @@ func decodeOptions(raw []byte) (Options, error) {
 		}
 		return o, errorf(deadletter.CodeInvalidJob, "options", "must be an object")
 	}
-	rest := []byte{'{'}
-	var aliases []Field
+	var own, other []byte // objects of members, without their closing brace
 	for _, f := range obj.Fields {
-		switch f.Key {
-		case "images":
-			o.Images, err = settings.DecodeOption[settings.Images](f.Value, "options.images")
-		case "pruning":
-			o.Pruning, err = settings.DecodeOption[settings.Pruning](f.Value, "options.pruning")
-		default:
-			if _, ok := settings.ImageAliases[f.Key]; ok {
-				aliases = append(aliases, f)
-				continue
-			}
-			if len(rest) > 1 {
-				rest = append(rest, ',')
-			}
-			rest = append(AppendString(rest, f.Key), ':')
-			rest = append(rest, f.Value...)
-		}
-		if err != nil {
-			return o, optionError(err)
+		if optionKeys[f.Key] {
+			own = appendMember(own, f)
+		} else {
+			other = appendMember(other, f)
 		}
 	}
-	// After images, so that a setting sent both ways is refused whatever
-	// the order of the keys.
-	for _, f := range aliases {
-		if err := o.Images.AddAlias(settings.ImageAliases[f.Key], "options."+f.Key, f.Value); err != nil {
-			return o, optionError(err)
+	if own != nil {
+		if err := strictUnmarshal(append(own, '}'), &o, "options", deadletter.CodeInvalidJob); err != nil {
+			return o, err
 		}
 	}
-	if err := strictUnmarshal(append(rest, '}'), &o, "options", deadletter.CodeInvalidJob); err != nil {
-		return o, err
-	}
-	if n := o.ContextWindowTokens; n != nil && *n < 1 {
-		return o, errorf(deadletter.CodeInvalidJob, "options.context_window_tokens", "must be at least 1, got %d", *n)
+	if other != nil {
+		o.Settings = append(other, '}')
 	}
 	return o, nil
 }
 
-// optionError is a settings decode error as a job's decode error.
-func optionError(err error) error {
-	if fe, ok := errors.AsType[*settings.FieldError](err); ok {
-		return errorf(deadletter.CodeInvalidJob, fe.Name, "%s", fe.Msg)
+// appendMember appends f to obj, an object's members so far without its
+// closing brace (nil for none).
+func appendMember(obj []byte, f Field) []byte {
+	if obj == nil {
+		obj = []byte{'{'}
+	} else {
+		obj = append(obj, ',')
 	}
-	return errorf(deadletter.CodeInvalidJob, "options", "%v", err)
+	return append(append(AppendString(obj, f.Key), ':'), f.Value...)
 }
+
+// optionKeys are the JSON names of Options' own fields.
+var optionKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[Options]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}()
 
 // cleanJSONError drops encoding/json's "json: " prefix.
 func cleanJSONError(err error) string {
