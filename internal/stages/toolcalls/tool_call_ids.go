@@ -78,62 +78,110 @@ func ToolCallIDsInImagePass() stage.Stage {
 	}}
 }
 
-// sanitizeIDs is the sanitising pass shared by both runs.
+// sanitizeIDs is the sanitising pass shared by both runs, in three phases
+// so that a large history uses the job's Fanout (stage.ChunkResults: the
+// same threshold as every chunked rule):
+//
+//  1. collect, per chunk in parallel: every call's and result's id, its
+//     trimmed form, the id makeUnique tries first and whether the target
+//     accepts them (collector); then the ids are interned, one shard of the
+//     key table per chunk, in parallel (keyTable.intern);
+//  2. resolve, once, on the job's goroutine and in history order, as the
+//     sequential pass always has: the replay-safe turns first (preserve),
+//     then every call and result (resolver), which reads and writes only
+//     the collected sites, never a message;
+//  3. rewrite, per chunk in parallel: each chunk writes the ids of its own
+//     messages and counts them; the counts are summed, so the report is the
+//     sequential run's.
+//
+// A history in one chunk runs the same phases on the job's goroutine. When
+// no accepted id can be built, the pass returns that error and writes
+// nothing.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
-	r := newResolver(env.Policy)
-	preserved := scanCalls(t, env, r, env.Policy.AllowProviderOwnedThinkingReplay())
-	calls, results := 0, 0
-	for i, m := range t.Messages {
-		if i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
+	chunks := stage.ChunkResults(env, len(t.Messages), func(lo, hi int) idChunk {
+		return col.collect(ctx, t.Messages, lo, hi)
+	})
+	run := func(k int, f func(int)) {
+		if k == 1 {
+			f(0)
+			return
 		}
-		if !m.IsObject() {
-			continue
+		env.Fanout.Run(k, f)
+	}
+	calls := 0
+	for i := range chunks {
+		if chunks[i].err != nil {
+			return chunks[i].err
 		}
-		switch m.Role() {
-		case transcript.RoleAssistant:
-			calls += rewriteCalls(r, m, preserved[i])
-		case transcript.RoleToolResult:
-			k, ok := pickResultID(m)
-			if !ok {
-				continue
-			}
-			if writeResultID(m, r.result(k, resultRef{raw: m.RawResultID(), real: !isSynthetic(m, env.Settings.MissingToolResultText)})) {
-				results++
-			}
+		calls += len(chunks[i].calls)
+	}
+	keys := newKeyTable(len(chunks))
+	r := newResolver(env.Policy, keys, keys.intern(chunks, run), calls)
+	for i := range chunks {
+		for _, c := range chunks[i].calls {
+			r.states[c.key].isCall = true
 		}
+	}
+	preserved := r.preserve(chunks)
+	for i := range chunks {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.resolve(&chunks[i], preserved)
 	}
 	if r.err != nil {
 		return r.err
 	}
-	env.Report.Add(name, "calls_rewritten", calls)
-	env.Report.Add(name, "results_rewritten", results)
+	counts := make([]idCounts, len(chunks))
+	run(len(chunks), func(i int) { counts[i] = chunks[i].rewrite() })
+	var total idCounts
+	for _, c := range counts {
+		total.calls += c.calls
+		total.results += c.results
+	}
+	env.Report.Add(name, "calls_rewritten", total.calls)
+	env.Report.Add(name, "results_rewritten", total.results)
 	return nil
 }
 
-// rewriteCalls resolves the calls of one assistant and returns how many ids
-// changed. A preserved turn keeps every id.
-func rewriteCalls(r *resolver, m *transcript.Message, preserved bool) int {
-	blocks, _ := m.Blocks()
-	changed, framed := 0, false
-	for _, b := range blocks {
-		if !b.IsToolCall() {
+// resolve gives every call and result of ch its id, in history order. A
+// preserved turn keeps every id.
+func (r *resolver) resolve(ch *idChunk, preserved map[int]bool) {
+	calls, results := ch.calls, ch.results
+	for len(calls) > 0 || len(results) > 0 {
+		if len(results) == 0 || len(calls) > 0 && calls[0].at < results[0].at {
+			c := &calls[0]
+			if c.opens {
+				r.startFrame()
+			}
+			c.id = r.call(c, preserved[c.at])
+			calls = calls[1:]
 			continue
 		}
-		raw, ok := b.CallID()
-		if !ok {
-			continue
-		}
-		if !framed {
-			r.startFrame()
-			framed = true
-		}
-		if id := r.call(preserved); id != raw {
-			b.SetString("id", id)
-			changed++
+		rs := &results[0]
+		rs.id = r.result(rs.k, rs.key, rs.ref)
+		results = results[1:]
+	}
+}
+
+// idCounts is how many call ids and result ids a rewrite changed.
+type idCounts struct{ calls, results int }
+
+// rewrite writes the resolved ids into the messages of ch and counts the
+// changes.
+func (ch *idChunk) rewrite() idCounts {
+	var n idCounts
+	for i := range ch.calls {
+		if c := &ch.calls[i]; c.id != c.raw {
+			c.block.SetString("id", c.id)
+			n.calls++
 		}
 	}
-	return changed
+	for i := range ch.results {
+		if rs := &ch.results[i]; writeResultID(rs.msg, rs.id) {
+			n.results++
+		}
+	}
+	return n
 }
