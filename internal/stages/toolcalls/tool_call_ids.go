@@ -102,13 +102,7 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 	chunks := stage.ChunkResults(env, len(t.Messages), func(lo, hi int) idChunk {
 		return col.collect(ctx, t.Messages, lo, hi)
 	})
-	run := func(k int, f func(int)) {
-		if k == 1 {
-			f(0)
-			return
-		}
-		env.Fanout.Run(k, f)
-	}
+	run := func(k int, f func(int)) { runChunks(env, k, f) }
 	calls := 0
 	for i := range chunks {
 		if chunks[i].err != nil {
@@ -134,12 +128,8 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 		return r.err
 	}
 	counts := make([]idCounts, len(chunks))
-	run(len(chunks), func(i int) { counts[i] = chunks[i].rewrite() })
-	var total idCounts
-	for _, c := range counts {
-		total.calls += c.calls
-		total.results += c.results
-	}
+	runChunks(env, len(chunks), func(i int) { counts[i] = chunks[i].rewrite() })
+	total := sumCounts(counts)
 	env.Report.Add(name, "calls_rewritten", total.calls)
 	env.Report.Add(name, "results_rewritten", total.results)
 	return nil
@@ -167,6 +157,26 @@ func (r *resolver) resolve(ch *idChunk, preserved map[int]bool) {
 
 // idCounts is how many call ids and result ids a rewrite changed.
 type idCounts struct{ calls, results int }
+
+// sumCounts adds up the chunks' counts.
+func sumCounts(counts []idCounts) idCounts {
+	var total idCounts
+	for _, c := range counts {
+		total.calls += c.calls
+		total.results += c.results
+	}
+	return total
+}
+
+// runChunks calls f(0) … f(k-1): on env.Fanout when there is more than one
+// chunk (the k stage.ChunkResults made), else on the job's goroutine.
+func runChunks(env *stage.Env, k int, f func(int)) {
+	if k == 1 {
+		f(0)
+		return
+	}
+	env.Fanout.Run(k, f)
+}
 
 // rewrite writes the resolved ids into the messages of ch and counts the
 // changes.
