@@ -36,7 +36,7 @@ func BenchmarkIDPassesCores(b *testing.B) {
 		{"chain/anthropic", Default(imgs), transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}},
 	} {
 		data := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 100_000, ToolCallDensity: 0.6, Damage: sessiongen.Realistic(),
-			TextChars: 60, ToolResultChars: 120, Target: c.t, RealLengthIDs: true}).History()
+			TextChars: 40, ToolResultChars: 60, Target: c.t, RealLengthIDs: true}).History()
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			two := fanout.New(1, 20_000)

@@ -132,7 +132,7 @@ func (r *resolver) startFrame() { r.frame++ }
 
 // call assigns the id of tool call c, the next call of the history. A
 // preserved call keeps its raw id (already reserved).
-func (r *resolver) call(c *callSite, preserved bool) string {
+func (r *resolver) call(c *callSite) string {
 	raw := c.raw
 	var n int
 	if c.exact {
@@ -143,7 +143,7 @@ func (r *resolver) call(c *callSite, preserved bool) string {
 		r.rawOcc[raw] = n
 	}
 	id := raw
-	if !preserved {
+	if !c.preserved {
 		var ki int32
 		id, ki = r.freshCall(c, n)
 		if ki == none {

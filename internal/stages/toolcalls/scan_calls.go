@@ -26,6 +26,7 @@ type callSite struct {
 	hasBase   bool
 	exact     bool // raw needs no trimming
 	opens     bool // the first call of its assistant: it opens a frame
+	preserved bool // its turn is replay-safe: it keeps its id (preserve)
 	rawValid  bool // the target accepts raw
 	baseValid bool // the target accepts base
 	id        string
@@ -42,10 +43,11 @@ type resultSite struct {
 }
 
 // signedTurn is a signed-thinking turn that passed every check of
-// replaySafeIDs that reads no other turn: its calls, in order.
+// replaySafe that reads no other turn: its calls, in order, which are the
+// chunk's call sites from first on.
 type signedTurn struct {
-	at    int
-	calls []turnCall
+	at, first int
+	calls     []turnCall
 }
 
 // turnCall is one call of a signedTurn: its raw and trimmed id and whether
@@ -136,7 +138,7 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 // its signed turns when it may keep its ids.
 func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 	blocks, ok := m.Blocks()
-	opens := true
+	first, opens := len(ch.calls), true
 	for _, b := range blocks {
 		if !b.IsToolCall() {
 			continue
@@ -160,6 +162,7 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 	}
 	if c.replay && ok {
 		if turn, ok := c.signedTurn(i, m, blocks); ok {
+			turn.first = first
 			ch.turns = append(ch.turns, turn)
 		}
 	}
@@ -209,13 +212,13 @@ func (c *collector) signedTurn(i int, m *transcript.Message, blocks []*transcrip
 
 // preserve finds the replay-safe signed-thinking turns whose call ids the id
 // rule must keep (spec §3.6, newer build), in history order, reserves their
-// raw ids in the resolver and returns their message indexes.
+// raw ids in the resolver and marks their call sites preserved.
 //
 // A signed turn (see signedTurn) is replay-safe when, beyond the checks the
 // collect phase made, every call's id is unique within the turn and not
 // reserved by an earlier preserved turn, and its name is allowed, or the
 // call already has a real (non-synthetic) result later in the history.
-func (r *resolver) preserve(chunks []idChunk) map[int]bool {
+func (r *resolver) preserve(chunks []idChunk) {
 	var lastReal map[string]int
 	for i := range chunks {
 		if chunks[i].lastReal == nil {
@@ -228,35 +231,32 @@ func (r *resolver) preserve(chunks []idChunk) map[int]bool {
 			lastReal[k] = max(lastReal[k], at)
 		}
 	}
-	var preserved map[int]bool
 	for i := range chunks {
 		for _, turn := range chunks[i].turns {
 			if !r.replaySafe(turn, lastReal) {
 				continue
 			}
-			for _, c := range turn.calls {
+			for j, c := range turn.calls {
 				r.reserve(c.raw)
+				chunks[i].calls[turn.first+j].preserved = true
 			}
-			if preserved == nil {
-				preserved = map[int]bool{}
-			}
-			preserved[turn.at] = true
 		}
 	}
-	return preserved
 }
 
 // replaySafe makes the checks of a signed turn that read the other turns.
+// (A turn has a few calls: a repeated id is looked for among the earlier
+// ones.)
 func (r *resolver) replaySafe(turn signedTurn, lastReal map[string]int) bool {
-	seen := make(map[string]struct{}, len(turn.calls))
-	for _, c := range turn.calls {
+	for j, c := range turn.calls {
 		if r.taken(c.raw) {
 			return false
 		}
-		if _, dup := seen[c.raw]; dup {
-			return false
+		for _, earlier := range turn.calls[:j] {
+			if earlier.raw == c.raw {
+				return false
+			}
 		}
-		seen[c.raw] = struct{}{}
 		if !c.allowed && lastReal[c.key] <= turn.at {
 			return false
 		}

@@ -117,12 +117,12 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 			r.states[c.key].isCall = true
 		}
 	}
-	preserved := r.preserve(chunks)
+	r.preserve(chunks)
 	for i := range chunks {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r.resolve(&chunks[i], preserved)
+		r.resolve(&chunks[i])
 	}
 	if r.err != nil {
 		return r.err
@@ -136,8 +136,8 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 }
 
 // resolve gives every call and result of ch its id, in history order. A
-// preserved turn keeps every id.
-func (r *resolver) resolve(ch *idChunk, preserved map[int]bool) {
+// preserved call keeps its id.
+func (r *resolver) resolve(ch *idChunk) {
 	calls, results := ch.calls, ch.results
 	for len(calls) > 0 || len(results) > 0 {
 		if len(results) == 0 || len(calls) > 0 && calls[0].at < results[0].at {
@@ -145,7 +145,7 @@ func (r *resolver) resolve(ch *idChunk, preserved map[int]bool) {
 			if c.opens {
 				r.startFrame()
 			}
-			c.id = r.call(c, preserved[c.at])
+			c.id = r.call(c)
 			calls = calls[1:]
 			continue
 		}
