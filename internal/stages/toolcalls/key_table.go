@@ -47,7 +47,7 @@ func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 
 	sizes := make([]int32, n)
 	hint := 0
 	for i := range chunks {
-		hint += 2*len(chunks[i].calls) + len(chunks[i].results)
+		hint += 2*len(chunks[i].calls) + len(chunks[i].results) // a call's key and base, a result's key
 	}
 	run(int(n), func(j int) {
 		m := make(map[string]int32, hint/int(n))
@@ -69,6 +69,9 @@ func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 
 				get(cs.trimmed, &cs.key)
 				if cs.hasBase {
 					get(cs.base, &cs.baseKey)
+				}
+				if cs.hasSecond {
+					get(cs.second, &cs.secondKey)
 				}
 			}
 			for r := range chunks[i].results {

@@ -183,11 +183,13 @@ func (r *resolver) freshCall(c *callSite, n int) (string, int32) {
 		(r.openaiDup && isOpenAICallID(c.raw) || r.nativeToolu && isNativeToolUseID(c.raw)) {
 		return c.raw, c.key
 	}
-	if n == 1 && c.baseKey != none && !r.states[c.baseKey].used {
-		if c.baseValid {
-			return c.base, c.baseKey
-		}
-		return r.fit(c.raw, c.base), none
+	if n == 1 && c.hasBase && !r.states[c.baseKey].used {
+		return r.fitKnown(c.raw, c.base, c.baseKey, c.baseValid)
+	}
+	// makeUnique's next candidate, after a first one that is taken or, in
+	// strict9, not nine characters long.
+	if n == 1 && c.hasSecond && !r.states[c.secondKey].used {
+		return r.fitKnown(c.raw, c.second, c.secondKey, c.secondValid)
 	}
 	return r.fresh(c.raw, n), none
 }
@@ -223,6 +225,15 @@ func (r *resolver) fresh(raw string, n int) string {
 func (r *resolver) taken(id string) bool {
 	ki, ok := r.keys.lookup(id)
 	return ok && r.states[ki].used
+}
+
+// fitKnown is fit for an id whose state ki and validity the collect phase
+// computed; it returns the state too (none when fit built another id).
+func (r *resolver) fitKnown(seed, id string, ki int32, valid bool) (string, int32) {
+	if valid {
+		return id, ki
+	}
+	return r.fit(seed, id), none
 }
 
 // fit returns id when the target accepts it, else a fitted id for seed. It

@@ -139,7 +139,7 @@ func (s sanitizer) makeUnique(seed string, used usedIDs) string {
 	}
 	if s.mode == policy.IDModeStrict9 {
 		for i := 0; ; i++ {
-			c := sha256Hex(seed + ":" + strconv.Itoa(i))[:strict9Len]
+			c := strict9Hashed(seed, i)
 			if !used.taken(c) {
 				return c
 			}
@@ -177,6 +177,11 @@ func (s sanitizer) first(seed string) (string, bool) {
 		return base, len(base) == strict9Len
 	}
 	return truncate(s.sanitize(seed), strictMaxLen), true
+}
+
+// strict9Hashed is attempt i of strict9's hashed ids for seed.
+func strict9Hashed(seed string, i int) string {
+	return sha256Hex(seed + ":" + strconv.Itoa(i))[:strict9Len]
 }
 
 // validInMode reports whether id is already what the mode produces for a

@@ -12,24 +12,28 @@ import (
 
 // callSite is one tool call as the collect phase found it: where it is, its
 // id as written and everything about that id that needs no other call (its
-// trimmed form, the id makeUnique tries first, whether the target accepts
+// trimmed form, the ids makeUnique tries first, whether the target accepts
 // each), then the state indexes of those ids (keyTable.intern) and the id
 // the resolver gives it.
 type callSite struct {
-	block     *transcript.Block
-	at        int    // its message's index
-	raw       string // its id as written
-	trimmed   string
-	base      string // makeUnique's first candidate for raw, when hasBase
-	key       int32  // trimmed's state
-	baseKey   int32  // base's state (none without a base)
-	hasBase   bool
-	exact     bool // raw needs no trimming
-	opens     bool // the first call of its assistant: it opens a frame
-	preserved bool // its turn is replay-safe: it keeps its id (preserve)
-	rawValid  bool // the target accepts raw
-	baseValid bool // the target accepts base
-	id        string
+	block       *transcript.Block
+	at          int    // its message's index
+	raw         string // its id as written
+	trimmed     string
+	base        string // makeUnique's first candidate for raw, when hasBase
+	second      string // its next candidate, when hasSecond (strict9Hashed(raw, 0))
+	key         int32  // trimmed's state
+	baseKey     int32  // base's state (none without a base)
+	secondKey   int32  // second's state
+	hasBase     bool
+	hasSecond   bool
+	exact       bool // raw needs no trimming
+	opens       bool // the first call of its assistant: it opens a frame
+	preserved   bool // its turn is replay-safe: it keeps its id (preserve)
+	rawValid    bool // the target accepts raw
+	baseValid   bool // the target accepts base
+	secondValid bool // the target accepts second
+	id          string
 }
 
 // resultSite is one tool result with an id, as the collect phase found it.
@@ -148,7 +152,7 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 			continue
 		}
 		trimmed := transcript.TrimID(raw)
-		cs := callSite{block: b, at: i, raw: raw, trimmed: trimmed, key: none, baseKey: none,
+		cs := callSite{block: b, at: i, raw: raw, trimmed: trimmed, key: none, baseKey: none, secondKey: none,
 			exact: len(trimmed) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
 		opens = false
 		// A native id the target accepts is kept unless an earlier call
@@ -157,6 +161,13 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 		if !native {
 			cs.base, cs.hasBase = c.san.first(raw)
 			cs.baseValid = cs.hasBase && c.limits.Valid(cs.base)
+			// strict9 cuts a longer id to nine characters, so such ids
+			// often share their first candidate (toolu_01… gives
+			// toolu01 and two more): the next one is computed here too.
+			if c.san.mode == policy.IDModeStrict9 && len(raw) > strict9Len {
+				cs.second, cs.hasSecond = strict9Hashed(raw, 0), true
+				cs.secondValid = c.limits.Valid(cs.second)
+			}
 		}
 		ch.calls = append(ch.calls, cs)
 	}
