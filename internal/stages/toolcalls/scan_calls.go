@@ -180,7 +180,7 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 }
 
 // signedTurn returns assistant m (message i) as a signedTurn when it is one
-// and passes every check of replaySafeIDs that reads no other message.
+// and passes every check of replaySafe that reads no other message.
 //
 // A turn qualifies when it has a thinking block and tool calls
 // (toolCall/toolUse/functionCall), the target verifies its thinking

@@ -25,7 +25,7 @@ const (
 // result-id rule (pick call_id > callId > tool_call_id > tool_use_id >
 // toolCallId > toolUseId, resolve once, write every differing member, add
 // toolCallId), and replay-safe signed-thinking turns kept with their raw ids
-// when the policy replays provider-owned thinking (preservedTurns).
+// when the policy replays provider-owned thinking (resolver.preserve).
 //
 // Choices beyond OpenClaw:
 //   - every emitted id is one the target accepts (contract.IDLimits); an id
