@@ -42,6 +42,10 @@
 //     displacement check gives the same answer on a second run.
 //   - The OpenAI duplicate style re-hashes repeats of call_ ids only; other
 //     ids follow the strict rules.
+//   - On a large history (the job's Fanout, as every chunked rule) the id
+//     rules collect and rewrite per chunk of messages in parallel and
+//     resolve the ids once, in history order, between the two: the output
+//     and the report are the sequential run's (sanitizeIDs, fitLimits).
 //
 // None of these rules creates a tool result. A call dropped by
 // ToolCallInputs leaves its results behind as orphans, which pairing repair

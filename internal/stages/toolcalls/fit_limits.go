@@ -21,41 +21,43 @@ import (
 // rejected; all its members then get one new id: the trimmed value itself
 // when the target accepts it, otherwise fitID. New ids are kept apart from
 // every other group, so the rewrite pairs exactly what was paired before.
+//
+// Collecting the ids and rewriting them run per chunk of messages, in
+// parallel on the job's Fanout for a large history (stage.ChunkResults);
+// the chunks' ids are merged in chunk order, so the groups, their order of
+// first appearance and their new ids are the sequential run's.
 func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	p := env.Policy
 	lim := p.IDLimits
-	bad := map[string]bool{} // trimmed id → rejected somewhere
-	var order []string       // trimmed ids in order of first appearance
-	see := func(raw string) {
-		k := transcript.TrimID(raw)
-		if k == "" {
-			return
-		}
-		rejected, seen := bad[k]
-		if !seen {
-			order = append(order, k)
-		}
-		bad[k] = rejected || !accepts(p, raw)
-	}
-	for i, m := range t.Messages {
-		if i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		forEachID(m, func(raw string, _ func(string)) { see(raw) })
-	}
-	used := make(idSet, len(order))
+	chunks := stage.ChunkResults(env, len(t.Messages), func(lo, hi int) limitChunk {
+		return collectLimits(ctx, p, t.Messages, lo, hi)
+	})
 	anyBad := false
-	for _, k := range order {
-		if bad[k] {
-			anyBad = true
-		} else {
-			used[k] = struct{}{}
+	for _, ch := range chunks {
+		if ch.err != nil {
+			return ch.err
 		}
+		anyBad = anyBad || ch.anyBad
 	}
 	if !anyBad {
 		return nil
+	}
+	bad := map[string]bool{} // trimmed id → rejected somewhere
+	var order []string       // trimmed ids in order of first appearance
+	for _, ch := range chunks {
+		for _, k := range ch.order {
+			rejected, seen := bad[k]
+			if !seen {
+				order = append(order, k)
+			}
+			bad[k] = rejected || ch.bad[k]
+		}
+	}
+	used := make(idSet, len(order))
+	for _, k := range order {
+		if !bad[k] {
+			used[k] = struct{}{}
+		}
 	}
 	newID := map[string]string{}
 	for _, k := range order {
@@ -69,8 +71,59 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 		used[id] = struct{}{}
 		newID[k] = id
 	}
-	calls, results := 0, 0
-	for _, m := range t.Messages {
+	counts := make([]idCounts, len(chunks))
+	runChunks(env, len(chunks), func(c int) {
+		counts[c] = rewriteLimits(t.Messages[chunks[c].lo:chunks[c].hi], newID)
+	})
+	total := sumCounts(counts)
+	env.Report.Add(idsStage, "calls_rewritten", total.calls)
+	env.Report.Add(idsStage, "results_rewritten", total.results)
+	return nil
+}
+
+// limitChunk is what fitLimits collects in messages [lo, hi): each trimmed
+// id in order of first appearance and whether the target rejects it
+// somewhere in the chunk, or the context's error that stopped it.
+type limitChunk struct {
+	lo, hi int
+	bad    map[string]bool
+	order  []string
+	anyBad bool
+	err    error
+}
+
+// collectLimits collects the ids of messages [lo, hi) for fitLimits.
+func collectLimits(ctx context.Context, p policy.Policy, msgs []*transcript.Message, lo, hi int) limitChunk {
+	ch := limitChunk{lo: lo, hi: hi, bad: map[string]bool{}}
+	see := func(raw string, _ func(string)) {
+		k := transcript.TrimID(raw)
+		if k == "" {
+			return
+		}
+		rejected, seen := ch.bad[k]
+		if !seen {
+			ch.order = append(ch.order, k)
+		}
+		rejected = rejected || !accepts(p, raw)
+		ch.bad[k] = rejected
+		ch.anyBad = ch.anyBad || rejected
+	}
+	for i := lo; i < hi; i++ {
+		if i%ctxCheckEvery == 0 {
+			if ch.err = ctx.Err(); ch.err != nil {
+				return ch
+			}
+		}
+		forEachID(msgs[i], see)
+	}
+	return ch
+}
+
+// rewriteLimits gives every id of msgs whose group has a new id that id,
+// and counts the changes.
+func rewriteLimits(msgs []*transcript.Message, newID map[string]string) idCounts {
+	var n idCounts
+	for _, m := range msgs {
 		forEachID(m, func(raw string, set func(string)) {
 			id, ok := newID[transcript.TrimID(raw)]
 			if !ok || id == raw {
@@ -78,15 +131,13 @@ func fitLimits(ctx context.Context, t *transcript.Transcript, env *stage.Env) er
 			}
 			set(id)
 			if m.Role() == transcript.RoleAssistant {
-				calls++
+				n.calls++
 			} else {
-				results++
+				n.results++
 			}
 		})
 	}
-	env.Report.Add(idsStage, "calls_rewritten", calls)
-	env.Report.Add(idsStage, "results_rewritten", results)
-	return nil
+	return n
 }
 
 // accepts reports whether the target accepts a tool-call id as it stands,

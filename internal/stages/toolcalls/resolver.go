@@ -6,7 +6,6 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
-	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Result states of an occurrence, as pairing repair sees them.
@@ -55,15 +54,6 @@ type keyState struct {
 	used             bool  // this id is given out (or reserved)
 }
 
-// callSite is one tool call as scanCalls found it, in history order: its id
-// as written and the index of its trimmed id's state, so the rewriting pass
-// looks no id up again.
-type callSite struct {
-	raw   string
-	key   int32
-	exact bool // raw needs no trimming
-}
-
 // resolver is the occurrence-aware id resolver of spec §3.6, extended so
 // that a result always receives the id of the very call that pairing repair
 // (§3.7) would pair it with by raw id: in-frame claims first (earliest
@@ -74,62 +64,56 @@ type callSite struct {
 // uses. Where OpenClaw's plain per-id FIFO would hand a later repeated call's
 // result the id of an earlier unanswered occurrence, this one does not, so
 // id rewriting never changes which call a result belongs to.
+//
+// It runs on the sites the collect phase found (callSite, resultSite), whose
+// ids are already interned (keyTable), so a call that keeps its id or takes
+// its sanitised id costs no look-up.
 type resolver struct {
 	san         sanitizer
 	limits      contract.IDLimits
 	nativeToolu bool
 	openaiDup   bool
 	rawOcc      map[string]int // occurrences of raw ids with surrounding space
-	// keys maps every trimmed id of the history and every id given out to
-	// its state, so a call whose id stays as it is costs one look-up. A
-	// state of an id that no call or result carries is the same as none.
-	keys     map[string]int32
-	states   []keyState
-	occs     []occurrence
-	calls    []callSite // every call of the history, in order (scanCalls)
-	nextCall int        // the next entry of calls the rewriting pass reads
-	// hotID is the id of the call being resolved when it needs no trimming,
-	// hotKey its state: most calls keep their id, so taken answers for it
-	// without a look-up.
-	hotID  string
-	hotKey int32
+	// keys maps every trimmed id of the history, every sanitised id the
+	// collect phase computed and every id given out to its state. A state
+	// of an id that no call or result carries is the same as none.
+	keys   *keyTable
+	states []keyState
+	occs   []occurrence
 	frame  int32
 	err    error // the first id the target accepts that could not be built
 }
 
-// newResolver returns the resolver of one pass; scanCalls sizes its tables.
-func newResolver(p policy.Policy) *resolver {
-	return &resolver{
-		san:         sanitizer{mode: p.ToolCallIDMode, keepKimi: p.IDLimits.Valid("functions.read:0")},
+// newResolver returns the resolver of one pass over the interned ids of
+// keys (size states) and calls calls.
+func newResolver(p policy.Policy, keys *keyTable, size int32, calls int) *resolver {
+	r := &resolver{
+		san:         newSanitizer(p),
 		limits:      p.IDLimits,
 		nativeToolu: p.PreserveNativeAnthropicToolUseIDs,
 		openaiDup:   p.DuplicateToolCallIDStyle == "openai",
 		rawOcc:      map[string]int{},
+		keys:        keys,
+		states:      make([]keyState, size),
+		occs:        make([]occurrence, 0, calls),
 	}
+	for i := range r.states {
+		r.states[i] = emptyKey
+	}
+	return r
 }
 
-// index sizes the tables for the calls scanCalls collected and marks every
-// call's trimmed id as a call id.
-func (r *resolver) index() {
-	r.keys = make(map[string]int32, len(r.calls))
-	r.states = make([]keyState, 0, len(r.calls))
-	r.occs = make([]occurrence, 0, len(r.calls))
-	for i := range r.calls {
-		c := &r.calls[i]
-		k := transcript.TrimID(c.raw)
-		c.key, c.exact = r.key(k), len(k) == len(c.raw)
-		r.states[c.key].isCall = true
-	}
-}
+// emptyKey is the state of an id nothing has touched.
+var emptyKey = keyState{noneHead: none, synHead: none, synTail: none, last: none, frame: -1, cur: none, next: none, synNext: none}
 
-// key returns the index of the state of a trimmed id, creating it.
+// key returns the index of the state of an id, creating it.
 func (r *resolver) key(k string) int32 {
-	if ki, ok := r.keys[k]; ok {
+	if ki, ok := r.keys.lookup(k); ok {
 		return ki
 	}
 	ki := int32(len(r.states))
-	r.states = append(r.states, keyState{noneHead: none, synHead: none, synTail: none, last: none, frame: -1, cur: none, next: none, synNext: none})
-	r.keys[k] = ki
+	r.states = append(r.states, emptyKey)
+	r.keys.add(k, ki)
 	return ki
 }
 
@@ -146,16 +130,10 @@ func (r *resolver) markUsed(id string) {
 // startFrame begins the frame of an assistant that has tool calls.
 func (r *resolver) startFrame() { r.frame++ }
 
-// call assigns the id of the next tool call of the history (the calls
-// scanCalls collected, in order). A preserved call keeps its raw id
-// (already reserved).
-func (r *resolver) call(preserved bool) string {
-	c := r.calls[r.nextCall]
-	r.nextCall++
+// call assigns the id of tool call c, the next call of the history. A
+// preserved call keeps its raw id (already reserved).
+func (r *resolver) call(c *callSite) string {
 	raw := c.raw
-	if c.exact {
-		r.hotID, r.hotKey = raw, c.key
-	}
 	var n int
 	if c.exact {
 		r.states[c.key].occ++
@@ -165,13 +143,13 @@ func (r *resolver) call(preserved bool) string {
 		r.rawOcc[raw] = n
 	}
 	id := raw
-	if !preserved {
-		id = r.fresh(raw, n)
-		if c.exact && id == raw {
-			r.states[c.key].used = true
-		} else {
-			r.markUsed(id)
+	if !c.preserved {
+		var ki int32
+		id, ki = r.freshCall(c, n)
+		if ki == none {
+			ki = r.key(id)
 		}
+		r.states[ki].used = true
 	}
 	oi := int32(len(r.occs))
 	r.occs = append(r.occs, occurrence{id: id, raw: raw, nextSame: none, nextSyn: none})
@@ -194,6 +172,26 @@ func (r *resolver) call(preserved bool) string {
 	}
 	ks.cntNone++
 	return id
+}
+
+// freshCall is fresh for occurrence n of call c, with the answers the
+// collect phase computed: the raw id's and the sanitised id's validity and
+// states. It also returns the state of the id, or none when it is not known
+// yet.
+func (r *resolver) freshCall(c *callSite, n int) (string, int32) {
+	if n == 1 && c.exact && c.rawValid && !r.states[c.key].used &&
+		(r.openaiDup && isOpenAICallID(c.raw) || r.nativeToolu && isNativeToolUseID(c.raw)) {
+		return c.raw, c.key
+	}
+	if n == 1 && c.hasBase && !r.states[c.baseKey].used {
+		return r.fitKnown(c.raw, c.base, c.baseKey, c.baseValid)
+	}
+	// makeUnique's next candidate, after a first one that is taken or, in
+	// strict9, not nine characters long.
+	if n == 1 && c.hasSecond && !r.states[c.secondKey].used {
+		return r.fitKnown(c.raw, c.second, c.secondKey, c.secondValid)
+	}
+	return r.fresh(c.raw, n), none
 }
 
 // fresh computes the id of occurrence n of raw id raw (spec §3.6 steps 2–3,
@@ -225,11 +223,17 @@ func (r *resolver) fresh(raw string, n int) string {
 
 // taken reports whether id is already given out (or reserved).
 func (r *resolver) taken(id string) bool {
-	if id == r.hotID {
-		return r.states[r.hotKey].used
-	}
-	ki, ok := r.keys[id]
+	ki, ok := r.keys.lookup(id)
 	return ok && r.states[ki].used
+}
+
+// fitKnown is fit for an id whose state ki and validity the collect phase
+// computed; it returns the state too (none when fit built another id).
+func (r *resolver) fitKnown(seed, id string, ki int32, valid bool) (string, int32) {
+	if valid {
+		return id, ki
+	}
+	return r.fit(seed, id), none
 }
 
 // fit returns id when the target accepts it, else a fitted id for seed. It
@@ -248,16 +252,12 @@ func (r *resolver) fit(seed, id string) string {
 	return fitted
 }
 
-// result returns the id for tool result res whose trimmed id is k, in the
-// current frame.
-func (r *resolver) result(k string, res resultRef) string {
+// result returns the id for tool result res whose trimmed id is k (state
+// ki), in the current frame.
+func (r *resolver) result(k string, ki int32, res resultRef) string {
 	state := syntheticResult
 	if res.real {
 		state = realResult
-	}
-	ki, ok := r.keys[k]
-	if !ok {
-		return r.orphan(k, r.key(k))
 	}
 	if ks := &r.states[ki]; ks.frame == r.frame && ks.cur != none {
 		return r.inFrame(k, ki, res, state)
@@ -358,7 +358,7 @@ func (r *resolver) orphan(k string, ki int32) string {
 	ks.orphans++
 	var id string
 	switch {
-	case !ks.isCall && !r.taken(k) && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
+	case !ks.isCall && !ks.used && r.limits.Valid(k) && (r.san.validInMode(k) || r.nativeToolu && ks.orphans == 1 && isNativeToolUseID(k)):
 		id = k
 	default:
 		seed := k + ":tool_result:" + strconv.Itoa(int(ks.orphans))

@@ -94,6 +94,11 @@ type sanitizer struct {
 	keepKimi bool
 }
 
+// newSanitizer returns the sanitizer of a policy.
+func newSanitizer(p policy.Policy) sanitizer {
+	return sanitizer{mode: p.ToolCallIDMode, keepKimi: p.IDLimits.Valid("functions.read:0")}
+}
+
 // sanitize is the spec's sanitizeId(id, mode). The empty id gives the mode's
 // default id.
 func (s sanitizer) sanitize(id string) string {
@@ -128,21 +133,17 @@ func (s sanitizer) sanitize(id string) string {
 // (attempt 1000, 1001, …) until one is free, which terminates because the
 // set of used ids is finite.
 func (s sanitizer) makeUnique(seed string, used usedIDs) string {
+	base, ok := s.first(seed)
+	if ok && !used.taken(base) {
+		return base
+	}
 	if s.mode == policy.IDModeStrict9 {
-		base := s.sanitize(seed)
-		if len(base) == strict9Len && !used.taken(base) {
-			return base
-		}
 		for i := 0; ; i++ {
-			c := sha256Hex(seed + ":" + strconv.Itoa(i))[:strict9Len]
+			c := strict9Hashed(seed, i)
 			if !used.taken(c) {
 				return c
 			}
 		}
-	}
-	base := truncate(s.sanitize(seed), strictMaxLen)
-	if !used.taken(base) {
-		return base
 	}
 	// A kept Kimi id that is taken continues as an ordinary strict id, so
 	// the hashed variant is alphanumeric and a second run keeps it.
@@ -164,6 +165,23 @@ func (s sanitizer) makeUnique(seed string, used usedIDs) string {
 			return c
 		}
 	}
+}
+
+// first returns the id makeUnique tries first for seed, and whether it
+// tries it: the sanitised seed cut to the strict length, or in strict9 the
+// sanitised seed when it has nine characters. It reads no used set, so the
+// collect phase computes it for every call in parallel.
+func (s sanitizer) first(seed string) (string, bool) {
+	if s.mode == policy.IDModeStrict9 {
+		base := s.sanitize(seed)
+		return base, len(base) == strict9Len
+	}
+	return truncate(s.sanitize(seed), strictMaxLen), true
+}
+
+// strict9Hashed is attempt i of strict9's hashed ids for seed.
+func strict9Hashed(seed string, i int) string {
+	return sha256Hex(seed + ":" + strconv.Itoa(i))[:strict9Len]
 }
 
 // validInMode reports whether id is already what the mode produces for a

@@ -1,132 +1,276 @@
 package toolcalls
 
 import (
+	"context"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// scanCalls walks the history once before the id pass. It records the
-// trimmed id of every call (an orphan result never takes one of them, so
-// the call keeps its id) and, when replay is set, finds the replay-safe
-// signed-thinking turns whose call ids the id rule must keep (spec §3.6,
-// newer build), reserves their raw ids in the resolver, and returns their
-// message indexes.
-//
-// A turn qualifies when it has a thinking block and tool calls
-// (toolCall/toolUse/functionCall), the target verifies its thinking
-// (policy.VerifiesTurn: thinking another provider wrote does not bind its ids),
-// and every call has input, a "id" that is
-// non-blank, unique within the turn and not reserved by an earlier preserved
-// turn, and a valid name that needs no trimming and is allowed; a call that
-// already has a real (non-synthetic) result later in the history is checked
-// without the allow-list. partialJson is not looked at. Beyond OpenClaw,
-// every id must also be one the target accepts (IDLimits): a turn whose ids
-// the provider would reject is not replay-safe, and its ids are rewritten.
-func scanCalls(t *transcript.Transcript, env *stage.Env, r *resolver, replay bool) map[int]bool {
-	allow := newAllowList(env.Settings.Request.AllowedToolNames)
-	var lastReal map[string]int
-	if replay && allow != nil {
-		lastReal = lastRealResults(t.Messages, env.Settings.MissingToolResultText)
+// callSite is one tool call as the collect phase found it: where it is, its
+// id as written and everything about that id that needs no other call (its
+// trimmed form, the ids makeUnique tries first, whether the target accepts
+// each), then the state indexes of those ids (keyTable.intern) and the id
+// the resolver gives it.
+type callSite struct {
+	block       *transcript.Block
+	at          int    // its message's index
+	raw         string // its id as written
+	trimmed     string
+	base        string // makeUnique's first candidate for raw, when hasBase
+	second      string // its next candidate, when hasSecond (strict9Hashed(raw, 0))
+	key         int32  // trimmed's state
+	baseKey     int32  // base's state (none without a base)
+	secondKey   int32  // second's state
+	hasBase     bool
+	hasSecond   bool
+	exact       bool // raw needs no trimming
+	opens       bool // the first call of its assistant: it opens a frame
+	preserved   bool // its turn is replay-safe: it keeps its id (preserve)
+	rawValid    bool // the target accepts raw
+	baseValid   bool // the target accepts base
+	secondValid bool // the target accepts second
+	id          string
+}
+
+// resultSite is one tool result with an id, as the collect phase found it.
+type resultSite struct {
+	msg *transcript.Message
+	at  int    // its index
+	k   string // the trimmed id the rule resolves (pickResultID)
+	key int32  // k's state
+	ref resultRef
+	id  string
+}
+
+// signedTurn is a signed-thinking turn that passed every check of
+// replaySafe that reads no other turn: its calls, in order, which are the
+// chunk's call sites from first on.
+type signedTurn struct {
+	at, first int
+	calls     []turnCall
+}
+
+// turnCall is one call of a signedTurn: its raw and trimmed id and whether
+// its name is allowed (when not, it needs a real result later).
+type turnCall struct {
+	raw, key string
+	allowed  bool
+}
+
+// idChunk is what the collect phase found in one chunk of messages, or the
+// context's error that stopped it.
+type idChunk struct {
+	calls    []callSite
+	results  []resultSite
+	turns    []signedTurn
+	lastReal map[string]int // the last real result of each trimmed id (replay with an allow-list)
+	err      error
+}
+
+// collector is the collect phase of one pass: what it reads of the policy
+// and settings.
+type collector struct {
+	policy      policy.Policy
+	san         sanitizer
+	limits      contract.IDLimits
+	openaiDup   bool
+	nativeToolu bool
+	replay      bool
+	allow       allowList
+	synthetic   string
+}
+
+// newCollector returns the collect phase of a pass over env; replay says
+// whether replay-safe signed turns keep their ids.
+func newCollector(env *stage.Env, replay bool) *collector {
+	p := env.Policy
+	return &collector{
+		policy:      p,
+		san:         newSanitizer(p),
+		limits:      p.IDLimits,
+		openaiDup:   p.DuplicateToolCallIDStyle == "openai",
+		nativeToolu: p.PreserveNativeAnthropicToolUseIDs,
+		replay:      replay,
+		allow:       newAllowList(env.Settings.Request.AllowedToolNames),
+		synthetic:   env.Settings.MissingToolResultText,
 	}
-	for _, m := range t.Messages {
-		if !m.IsObject() || m.Role() != transcript.RoleAssistant {
+}
+
+// collect reads messages [lo, hi) of msgs: every tool call with an id,
+// every tool result with one and, when replay is set, the signed turns
+// whose call ids may be kept. It only reads the messages, so chunks run in
+// parallel.
+func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo, hi int) idChunk {
+	var ch idChunk
+	if c.replay && c.allow != nil {
+		ch.lastReal = map[string]int{}
+	}
+	for i := lo; i < hi; i++ {
+		if i%ctxCheckEvery == 0 {
+			if ch.err = ctx.Err(); ch.err != nil {
+				return ch
+			}
+		}
+		m := msgs[i]
+		if !m.IsObject() {
 			continue
 		}
-		blocks, _ := m.Blocks()
-		for _, b := range blocks {
-			if !b.IsToolCall() {
+		switch m.Role() {
+		case transcript.RoleAssistant:
+			c.collectCalls(&ch, i, m)
+		case transcript.RoleToolResult:
+			k, ok := pickResultID(m)
+			if !ok {
 				continue
 			}
-			if id, ok := b.CallID(); ok {
-				r.calls = append(r.calls, callSite{raw: id})
+			real := !isSynthetic(m, c.synthetic)
+			ch.results = append(ch.results, resultSite{msg: m, at: i, k: k, ref: resultRef{raw: m.RawResultID(), real: real}})
+			if real && ch.lastReal != nil {
+				id, _ := m.ResultID()
+				ch.lastReal[id] = i
 			}
 		}
 	}
-	r.index()
-	if !replay {
-		return nil
-	}
-	var preserved map[int]bool
-	for i, m := range t.Messages {
-		if !m.IsObject() || m.Role() != transcript.RoleAssistant {
+	return ch
+}
+
+// collectCalls adds the calls of assistant m (message i) to ch, and m to
+// its signed turns when it may keep its ids.
+func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
+	blocks, ok := m.Blocks()
+	first, opens := len(ch.calls), true
+	for _, b := range blocks {
+		if !b.IsToolCall() {
 			continue
 		}
-		blocks, ok := m.Blocks()
+		raw, ok := b.CallID()
 		if !ok {
 			continue
 		}
-		thinking, call := false, false
-		for _, b := range blocks {
-			switch b.Type() { // read once: each read decodes the member
-			case transcript.BlockThinking, transcript.BlockRedactedThinking:
-				thinking = true
-			case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
-				call = true
+		trimmed := transcript.TrimID(raw)
+		cs := callSite{block: b, at: i, raw: raw, trimmed: trimmed, key: none, baseKey: none, secondKey: none,
+			exact: len(trimmed) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
+		opens = false
+		// A native id the target accepts is kept unless an earlier call
+		// took it: its sanitised form is seldom needed.
+		native := cs.exact && cs.rawValid && (c.openaiDup && isOpenAICallID(raw) || c.nativeToolu && isNativeToolUseID(raw))
+		if !native {
+			cs.base, cs.hasBase = c.san.first(raw)
+			cs.baseValid = cs.hasBase && c.limits.Valid(cs.base)
+			// strict9 cuts a longer id to nine characters, so such ids
+			// often share their first candidate (toolu_01… gives
+			// toolu01 and two more): the next one is computed here too.
+			if c.san.mode == policy.IDModeStrict9 && len(raw) > strict9Len {
+				cs.second, cs.hasSecond = strict9Hashed(raw, 0), true
+				cs.secondValid = c.limits.Valid(cs.second)
 			}
 		}
-		if !thinking || !call || !env.Policy.VerifiesTurn(m) {
-			continue
-		}
-		ids, safe := replaySafeIDs(i, blocks, allow, lastReal, r)
-		if !safe {
-			continue
-		}
-		for _, id := range ids {
-			r.reserve(id)
-		}
-		if preserved == nil {
-			preserved = map[int]bool{}
-		}
-		preserved[i] = true
+		ch.calls = append(ch.calls, cs)
 	}
-	return preserved
+	if c.replay && ok {
+		if turn, ok := c.signedTurn(i, m, blocks); ok {
+			turn.first = first
+			ch.turns = append(ch.turns, turn)
+		}
+	}
 }
 
-// replaySafeIDs checks one signed turn and returns its raw call ids.
-func replaySafeIDs(i int, blocks []*transcript.Block, allow allowList, lastReal map[string]int, r *resolver) ([]string, bool) {
-	var ids []string
-	seen := map[string]struct{}{}
+// signedTurn returns assistant m (message i) as a signedTurn when it is one
+// and passes every check of replaySafe that reads no other message.
+//
+// A turn qualifies when it has a thinking block and tool calls
+// (toolCall/toolUse/functionCall), the target verifies its thinking
+// (policy.VerifiesTurn: thinking another provider wrote does not bind its
+// ids), and every call has input, a "id" that is non-blank and a valid name
+// that needs no trimming. partialJson is not looked at. Beyond OpenClaw,
+// every id must also be one the target accepts (IDLimits): a turn whose ids
+// the provider would reject is not replay-safe, and its ids are rewritten.
+func (c *collector) signedTurn(i int, m *transcript.Message, blocks []*transcript.Block) (signedTurn, bool) {
+	thinking, call := false, false
+	for _, b := range blocks {
+		switch b.Type() { // read once: each read decodes the member
+		case transcript.BlockThinking, transcript.BlockRedactedThinking:
+			thinking = true
+		case transcript.BlockToolCall, transcript.BlockToolUse, transcript.BlockFunctionCall:
+			call = true
+		}
+	}
+	if !thinking || !call || !c.policy.VerifiesTurn(m) {
+		return signedTurn{}, false
+	}
+	turn := signedTurn{at: i}
 	for _, b := range blocks {
 		if !b.IsToolCall() {
 			continue
 		}
 		raw, _ := b.String("id")
 		key := transcript.TrimID(raw)
-		if !hasInput(b) || key == "" || !r.limits.Valid(raw) {
-			return nil, false
+		if !hasInput(b) || key == "" || !c.limits.Valid(raw) {
+			return signedTurn{}, false
 		}
-		if r.taken(raw) {
-			return nil, false
-		}
-		if _, dup := seen[raw]; dup {
-			return nil, false
-		}
-		seen[raw] = struct{}{}
 		name, ok := callName(b)
 		if !ok || name != strings.TrimSpace(name) || !validToolName(name) {
-			return nil, false
+			return signedTurn{}, false
 		}
-		if !allow.allows(name) && lastReal[key] <= i {
-			return nil, false
-		}
-		ids = append(ids, raw)
+		turn.calls = append(turn.calls, turnCall{raw: raw, key: key, allowed: c.allow.allows(name)})
 	}
-	return ids, true
+	return turn, true
 }
 
-// lastRealResults maps each trimmed result id to the index of its last real
-// (non-synthetic) tool result.
-func lastRealResults(msgs []*transcript.Message, syntheticText string) map[string]int {
-	last := map[string]int{}
-	for i, m := range msgs {
-		if !m.IsObject() || m.Role() != transcript.RoleToolResult || isSynthetic(m, syntheticText) {
+// preserve finds the replay-safe signed-thinking turns whose call ids the id
+// rule must keep (spec §3.6, newer build), in history order, reserves their
+// raw ids in the resolver and marks their call sites preserved.
+//
+// A signed turn (see signedTurn) is replay-safe when, beyond the checks the
+// collect phase made, every call's id is unique within the turn and not
+// reserved by an earlier preserved turn, and its name is allowed, or the
+// call already has a real (non-synthetic) result later in the history.
+func (r *resolver) preserve(chunks []idChunk) {
+	var lastReal map[string]int
+	for i := range chunks {
+		if chunks[i].lastReal == nil {
 			continue
 		}
-		if id, ok := m.ResultID(); ok {
-			last[id] = i
+		if lastReal == nil {
+			lastReal = map[string]int{}
+		}
+		for k, at := range chunks[i].lastReal {
+			lastReal[k] = max(lastReal[k], at)
 		}
 	}
-	return last
+	for i := range chunks {
+		for _, turn := range chunks[i].turns {
+			if !r.replaySafe(turn, lastReal) {
+				continue
+			}
+			for j, c := range turn.calls {
+				r.reserve(c.raw)
+				chunks[i].calls[turn.first+j].preserved = true
+			}
+		}
+	}
+}
+
+// replaySafe makes the checks of a signed turn that read the other turns.
+// (A turn has a few calls: a repeated id is looked for among the earlier
+// ones.)
+func (r *resolver) replaySafe(turn signedTurn, lastReal map[string]int) bool {
+	for j, c := range turn.calls {
+		if r.taken(c.raw) {
+			return false
+		}
+		for _, earlier := range turn.calls[:j] {
+			if earlier.raw == c.raw {
+				return false
+			}
+		}
+		if !c.allowed && lastReal[c.key] <= turn.at {
+			return false
+		}
+	}
+	return true
 }

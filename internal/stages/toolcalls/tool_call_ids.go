@@ -25,7 +25,7 @@ const (
 // result-id rule (pick call_id > callId > tool_call_id > tool_use_id >
 // toolCallId > toolUseId, resolve once, write every differing member, add
 // toolCallId), and replay-safe signed-thinking turns kept with their raw ids
-// when the policy replays provider-owned thinking (preservedTurns).
+// when the policy replays provider-owned thinking (resolver.preserve).
 //
 // Choices beyond OpenClaw:
 //   - every emitted id is one the target accepts (contract.IDLimits); an id
@@ -78,62 +78,120 @@ func ToolCallIDsInImagePass() stage.Stage {
 	}}
 }
 
-// sanitizeIDs is the sanitising pass shared by both runs.
+// sanitizeIDs is the sanitising pass shared by both runs, in three phases
+// so that a large history uses the job's Fanout (stage.ChunkResults: the
+// same threshold as every chunked rule):
+//
+//  1. collect, per chunk in parallel: every call's and result's id, its
+//     trimmed form, the id makeUnique tries first and whether the target
+//     accepts them (collector); then the ids are interned, one shard of the
+//     key table per chunk, in parallel (keyTable.intern);
+//  2. resolve, once, on the job's goroutine and in history order, as the
+//     sequential pass always has: the replay-safe turns first (preserve),
+//     then every call and result (resolver), which reads and writes only
+//     the collected sites, never a message;
+//  3. rewrite, per chunk in parallel: each chunk writes the ids of its own
+//     messages and counts them; the counts are summed, so the report is the
+//     sequential run's.
+//
+// A history in one chunk runs the same phases on the job's goroutine. When
+// no accepted id can be built, the pass returns that error and writes
+// nothing.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
-	r := newResolver(env.Policy)
-	preserved := scanCalls(t, env, r, env.Policy.AllowProviderOwnedThinkingReplay())
-	calls, results := 0, 0
-	for i, m := range t.Messages {
-		if i%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
+	chunks := stage.ChunkResults(env, len(t.Messages), func(lo, hi int) idChunk {
+		return col.collect(ctx, t.Messages, lo, hi)
+	})
+	run := func(k int, f func(int)) { runChunks(env, k, f) }
+	calls := 0
+	for i := range chunks {
+		if chunks[i].err != nil {
+			return chunks[i].err
 		}
-		if !m.IsObject() {
-			continue
+		calls += len(chunks[i].calls)
+	}
+	keys := newKeyTable(len(chunks))
+	r := newResolver(env.Policy, keys, keys.intern(chunks, run), calls)
+	for i := range chunks {
+		for _, c := range chunks[i].calls {
+			r.states[c.key].isCall = true
 		}
-		switch m.Role() {
-		case transcript.RoleAssistant:
-			calls += rewriteCalls(r, m, preserved[i])
-		case transcript.RoleToolResult:
-			k, ok := pickResultID(m)
-			if !ok {
-				continue
-			}
-			if writeResultID(m, r.result(k, resultRef{raw: m.RawResultID(), real: !isSynthetic(m, env.Settings.MissingToolResultText)})) {
-				results++
-			}
+	}
+	r.preserve(chunks)
+	for i := range chunks {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		r.resolve(&chunks[i])
 	}
 	if r.err != nil {
 		return r.err
 	}
-	env.Report.Add(name, "calls_rewritten", calls)
-	env.Report.Add(name, "results_rewritten", results)
+	counts := make([]idCounts, len(chunks))
+	runChunks(env, len(chunks), func(i int) { counts[i] = chunks[i].rewrite() })
+	total := sumCounts(counts)
+	env.Report.Add(name, "calls_rewritten", total.calls)
+	env.Report.Add(name, "results_rewritten", total.results)
 	return nil
 }
 
-// rewriteCalls resolves the calls of one assistant and returns how many ids
-// changed. A preserved turn keeps every id.
-func rewriteCalls(r *resolver, m *transcript.Message, preserved bool) int {
-	blocks, _ := m.Blocks()
-	changed, framed := 0, false
-	for _, b := range blocks {
-		if !b.IsToolCall() {
+// resolve gives every call and result of ch its id, in history order. A
+// preserved call keeps its id.
+func (r *resolver) resolve(ch *idChunk) {
+	calls, results := ch.calls, ch.results
+	for len(calls) > 0 || len(results) > 0 {
+		if len(results) == 0 || len(calls) > 0 && calls[0].at < results[0].at {
+			c := &calls[0]
+			if c.opens {
+				r.startFrame()
+			}
+			c.id = r.call(c)
+			calls = calls[1:]
 			continue
 		}
-		raw, ok := b.CallID()
-		if !ok {
-			continue
-		}
-		if !framed {
-			r.startFrame()
-			framed = true
-		}
-		if id := r.call(preserved); id != raw {
-			b.SetString("id", id)
-			changed++
+		rs := &results[0]
+		rs.id = r.result(rs.k, rs.key, rs.ref)
+		results = results[1:]
+	}
+}
+
+// idCounts is how many call ids and result ids a rewrite changed.
+type idCounts struct{ calls, results int }
+
+// sumCounts adds up the chunks' counts.
+func sumCounts(counts []idCounts) idCounts {
+	var total idCounts
+	for _, c := range counts {
+		total.calls += c.calls
+		total.results += c.results
+	}
+	return total
+}
+
+// runChunks calls f(0) … f(k-1): on env.Fanout when there is more than one
+// chunk (the k stage.ChunkResults made), else on the job's goroutine.
+func runChunks(env *stage.Env, k int, f func(int)) {
+	if k == 1 {
+		f(0)
+		return
+	}
+	env.Fanout.Run(k, f)
+}
+
+// rewrite writes the resolved ids into the messages of ch and counts the
+// changes.
+func (ch *idChunk) rewrite() idCounts {
+	var n idCounts
+	for i := range ch.calls {
+		if c := &ch.calls[i]; c.id != c.raw {
+			c.block.SetString("id", c.id)
+			n.calls++
 		}
 	}
-	return changed
+	for i := range ch.results {
+		if rs := &ch.results[i]; writeResultID(rs.msg, rs.id) {
+			n.results++
+		}
+	}
+	return n
 }

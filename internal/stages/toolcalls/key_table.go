@@ -1,0 +1,90 @@
+package toolcalls
+
+import "hash/maphash"
+
+// keyTable maps ids to the indexes of the resolver's states. Its ids are
+// split by hash into shards, so that the ids a pass collects are interned
+// by several goroutines at once, one per shard (intern); with one shard it
+// is one map and hashes nothing. Shard j of s numbers the ids it interns
+// j, j+s, j+2s, …, so no shard waits for another's count; an id the
+// resolver adds later takes the next index after all of them. Which index
+// an id gets never shows in the output: only the resolver's order of
+// reading and writing states does, and that is the history's.
+type keyTable struct {
+	seed   maphash.Seed
+	shards []map[string]int32
+}
+
+// newKeyTable returns an empty table of n shards (at least one).
+func newKeyTable(n int) *keyTable {
+	return &keyTable{seed: maphash.MakeSeed(), shards: make([]map[string]int32, max(n, 1))}
+}
+
+// shard is the index of the shard that holds id.
+func (t *keyTable) shard(id string) int {
+	if len(t.shards) == 1 {
+		return 0
+	}
+	return int(maphash.String(t.seed, id) % uint64(len(t.shards)))
+}
+
+// lookup returns the index of id, if it has one.
+func (t *keyTable) lookup(id string) (int32, bool) {
+	ki, ok := t.shards[t.shard(id)][id]
+	return ki, ok
+}
+
+// add gives id the index ki (id has none yet).
+func (t *keyTable) add(id string, ki int32) { t.shards[t.shard(id)][id] = ki }
+
+// intern numbers the ids of the collected chunks, each shard on its own
+// goroutine through run (run(k, f) calls f(0) … f(k-1), some in parallel),
+// and returns how many indexes it gave out: every id's index is below it.
+// A shard writes only the index fields of the ids it holds, so shards never
+// write the same field.
+func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 {
+	n := int32(len(t.shards))
+	sizes := make([]int32, n)
+	hint := 0
+	for i := range chunks {
+		hint += 2*len(chunks[i].calls) + len(chunks[i].results) // a call's key and base, a result's key
+	}
+	run(int(n), func(j int) {
+		m := make(map[string]int32, hint/int(n))
+		next := int32(j)
+		get := func(id string, ki *int32) {
+			if t.shard(id) != j {
+				return
+			}
+			var ok bool
+			if *ki, ok = m[id]; !ok {
+				*ki = next
+				m[id] = next
+				next += n
+			}
+		}
+		for i := range chunks {
+			for c := range chunks[i].calls {
+				cs := &chunks[i].calls[c]
+				get(cs.trimmed, &cs.key)
+				if cs.hasBase {
+					get(cs.base, &cs.baseKey)
+				}
+				if cs.hasSecond {
+					get(cs.second, &cs.secondKey)
+				}
+			}
+			for r := range chunks[i].results {
+				rs := &chunks[i].results[r]
+				get(rs.k, &rs.key)
+			}
+		}
+		t.shards[j] = m
+		sizes[j] = next
+	})
+	size := int32(0)
+	for _, s := range sizes {
+		size = max(size, s)
+	}
+	return size
+}
