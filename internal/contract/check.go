@@ -167,7 +167,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		if isResult {
 			id, ok := m.ResultID()
 			if ok {
-				checkID(&r, c, path(i), "tool-result", id)
+				checkID(&r, c, i, -1, "tool-result", id)
 			}
 			if c.ToolPairing {
 				if k := slices.IndexFunc(pending, func(p pendingCall) bool { return p.id == id }); ok && k >= 0 {
@@ -204,7 +204,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 				if c.ToolPairing && role == transcript.RoleAssistant {
 					pending = append(pending, pendingCall{id: id, msg: i, block: bi})
 				}
-				checkID(&r, c, blockPath(i, bi), "tool-call", id)
+				checkID(&r, c, i, bi, "tool-call", id)
 				if name, _ := b.String("name"); !c.ToolNames.Valid(name) {
 					r.add(RuleToolName, blockPath(i, bi), "tool name %q %s", name, describe(c.ToolNames))
 				}
@@ -231,17 +231,25 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 // checkID checks one stored tool-call id of a call or a result as the
 // target's wire carries it (Contract.WireIDs): the call_id against
 // ToolCallIDs and, on a wire that splits ids, the item id against ItemIDs.
-func checkID(r *Result, c Contract, at, what, stored string) {
+// The id is at messages[msg], in its content block block when block >= 0;
+// the path is written only for a violation.
+func checkID(r *Result, c Contract, msg, block int, what, stored string) {
+	at := func() string {
+		if block < 0 {
+			return path(msg)
+		}
+		return blockPath(msg, block)
+	}
 	call, item := c.WireIDs(stored)
 	if !c.ToolCallIDs.Valid(call) {
 		if call != stored {
-			r.add(RuleToolCallID, at, "%s id %q: its call_id %q %s", what, stored, call, describe(c.ToolCallIDs))
+			r.add(RuleToolCallID, at(), "%s id %q: its call_id %q %s", what, stored, call, describe(c.ToolCallIDs))
 		} else {
-			r.add(RuleToolCallID, at, "%s id %q %s", what, stored, describe(c.ToolCallIDs))
+			r.add(RuleToolCallID, at(), "%s id %q %s", what, stored, describe(c.ToolCallIDs))
 		}
 	}
 	if item != "" && !c.ItemIDs.Valid(item) {
-		r.add(RuleToolCallID, at, "%s id %q: its item id %q %s", what, stored, item, describe(c.ItemIDs))
+		r.add(RuleToolCallID, at(), "%s id %q: its item id %q %s", what, stored, item, describe(c.ItemIDs))
 	}
 }
 

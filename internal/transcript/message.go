@@ -85,7 +85,7 @@ func (n *node) own() *overlay {
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
 		fields := ov.inline[:0]
-		if len(ms) >= len(ov.inline) {
+		if len(ms) > len(ov.inline) {
 			fields = make([]Field, 0, len(ms)+1)
 		}
 		for i := range ms {

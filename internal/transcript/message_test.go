@@ -157,3 +157,42 @@ func TestMemberReadsSeeWrites(t *testing.T) {
 		t.Fatal("n still present after Delete")
 	}
 }
+
+// TestToolCallsRun: the calls are returned in content order whether they
+// are one run of the content (a view of it, which appending to does not
+// write) or scattered (a copy); blocks without an id are left out.
+func TestToolCallsRun(t *testing.T) {
+	const call1, call2 = `{"type":"toolCall","id":"toolu_01A09q90qw90lq917835lq9A","name":"read","arguments":{}}`, `{"type":"toolCall","id":"toolu_01B19q90qw90lq917835lq9B","name":"ls","arguments":{}}`
+	const text, noID = `{"type":"text","text":"x"}`, `{"type":"toolCall","id":"","name":"ls"}`
+	for _, c := range []struct {
+		content string
+		want    []int // indexes of the calls in the content
+	}{
+		{`[` + text + `,` + call1 + `,` + call2 + `]`, []int{1, 2}},
+		{`[` + call1 + `,` + text + `,` + call2 + `]`, []int{0, 2}},
+		{`[` + call1 + `,` + noID + `,` + call2 + `,` + text + `]`, []int{0, 2}},
+		{`[` + text + `]`, nil},
+	} {
+		tr, err := FromMessages([]byte(`[{"role":"assistant","content":`+c.content+`}]`), Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := tr.Messages[0]
+		blocks, _ := m.Blocks()
+		calls := m.ToolCalls()
+		if len(calls) != len(c.want) {
+			t.Fatalf("%s: %d calls, want %d", c.content, len(calls), len(c.want))
+		}
+		for i, k := range c.want {
+			if calls[i] != blocks[k] {
+				t.Errorf("%s: call %d is not block %d", c.content, i, k)
+			}
+		}
+		if len(calls) > 0 {
+			_ = append(calls, TextBlock("appended"))
+			if got := string(m.AppendJSON(nil)); got != `{"role":"assistant","content":`+c.content+`}` {
+				t.Errorf("appending to the calls changed the message: %s", got)
+			}
+		}
+	}
+}

@@ -55,8 +55,8 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			continue
 		}
 		raw, has := m.Get("usage")
-		usage, ok := objectMember(raw, has)
-		if !ok {
+		valid, normal := scanUsage(raw, has)
+		if !valid {
 			m.Set("usage", []byte(zeroUsage))
 			n.normalised++
 			continue
@@ -68,8 +68,12 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			}
 			continue
 		}
+		if normal {
+			continue // already normal: not parsed, not written
+		}
+		usage, _ := transcript.ParseObject(raw)
 		if normaliseUsage(&usage) {
-			m.Set("usage", usage.AppendJSON(nil))
+			m.Set("usage", usage.AppendJSON(make([]byte, 0, len(raw)+usageGrowth)))
 			n.normalised++
 		}
 	}
@@ -120,7 +124,8 @@ func normaliseUsage(u *transcript.Object) bool {
 		return u.Delete("cost") || changed
 	}
 	if completeCounts(&cost, []string{"input", "output", "cacheRead", "cacheWrite"}, "total") {
-		u.Set("cost", cost.AppendJSON(nil))
+		costRaw, _ := u.Get("cost")
+		u.Set("cost", cost.AppendJSON(make([]byte, 0, len(costRaw)+usageGrowth)))
 		changed = true
 	}
 	return changed
@@ -153,6 +158,80 @@ func formatNumber(f float64) []byte {
 		return strconv.AppendInt(nil, int64(f), 10)
 	}
 	return strconv.AppendFloat(nil, f, 'g', -1, 64)
+}
+
+// usageGrowth is the room a normalised usage or cost is given beyond its
+// input length, so that its encoding is one allocation: the members a
+// normalisation appends ("totalTokens":N and a few zero counts).
+const usageGrowth = 64
+
+// usageCountKeys are the members normaliseUsage completes in a usage object
+// (the four counts, then their total), costCountKeys those in its cost.
+var (
+	usageCountKeys = [...]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+	costCountKeys  = [...]string{"input", "output", "cacheRead", "cacheWrite", "total"}
+)
+
+// scanUsage reads a usage member (raw, has as Get returns them) in place,
+// without parsing it into members: valid tells whether it is a JSON object,
+// normal whether normaliseUsage would leave it as it is: the first of each of
+// its five counts is a number, and its first cost, when that is an object,
+// has all five of its own counts numbers too. Normal is conservative (a
+// usage it does not prove normal is normalised the ordinary way, which may
+// still find nothing to change), so the rule's output never depends on it;
+// it spares the parse and the encoding of the usage most assistant turns of
+// a clean history carry.
+func scanUsage(raw []byte, has bool) (valid, normal bool) {
+	if !has {
+		return false, false
+	}
+	counts, costNormal := allNumbers(raw, usageCountKeys, "cost")
+	if counts < 0 {
+		return false, false
+	}
+	return true, counts == len(usageCountKeys) && costNormal
+}
+
+// allNumbers scans the JSON object raw: counts is how many of keys have a
+// number as their first value (-1 when raw is not a valid object), and
+// nestedNormal is false when the first member named nested is an object
+// whose first values of costCountKeys are not all numbers.
+func allNumbers(raw []byte, keys [5]string, nested string) (counts int, nestedNormal bool) {
+	var seen [5]bool
+	seenNested := false
+	nestedNormal = true
+	err := transcript.EachMember(raw, func(key string, value []byte) {
+		if nested != "" && key == nested {
+			if !seenNested && len(value) > 0 && value[0] == '{' {
+				n, _ := allNumbers(value, costCountKeys, "")
+				nestedNormal = n == len(costCountKeys)
+			}
+			seenNested = true
+			return
+		}
+		for k := range keys {
+			if keys[k] == key && !seen[k] {
+				seen[k] = true
+				if isNumber(value) {
+					counts++
+				}
+			}
+		}
+	})
+	if err != nil {
+		return -1, false
+	}
+	return counts, nestedNormal
+}
+
+// isNumber reports whether a raw JSON value is a number transcript.Object's
+// Number reads (a finite one).
+func isNumber(v []byte) bool {
+	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return false
+	}
+	_, err := strconv.ParseFloat(string(v), 64)
+	return err == nil
 }
 
 // objectMember parses a member (raw, has as Get returns them) that should

@@ -1,6 +1,10 @@
 package turns
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 const zeroSnap = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
 
@@ -48,4 +52,67 @@ func FuzzUsage(f *testing.F) {
 		`[{"role":"assistant","usage":{"input":7,"output":"x","cost":{"input":1e308,"output":1e308}}}]`,
 		`[{"role":"assistant","timestamp":5000,"usage":{}},{"role":"compactionSummary","timestamp":2000}]`,
 	}, Usage())
+}
+
+// usageShapes are usage values scanUsage must judge as normaliseUsage
+// does: complete, incomplete, duplicated keys (the first counts), a cost
+// that is not an object, out-of-range numbers, escaped keys, space.
+var usageShapes = []string{
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":null}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":0.1}}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":"a"}}`,
+	`{"input":"10","output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"input":10}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":1e999}`,
+	`{"\u0069nput":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18}`,
+	`{ "input" : 10 , "output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18 }`,
+	`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":1,"output":1,"cacheRead":1,"cacheWrite":1,"total":4},"cost":{"input":"x"}}`,
+	`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"":{"input":"x"},"cost":{"":1,"input":1,"output":1,"cacheRead":1,"cacheWrite":1,"total":4}}`,
+	`{}`, `null`, `[]`, `"usage"`, `{"input":1,`,
+}
+
+// checkScanUsage holds scanUsage to the slow path on one value: valid is
+// ParseObject's verdict, and a usage it calls normal is one normaliseUsage
+// leaves unchanged.
+func checkScanUsage(t *testing.T, raw []byte) {
+	t.Helper()
+	valid, normal := scanUsage(raw, true)
+	o, err := transcript.ParseObject(raw)
+	if valid != (err == nil) {
+		t.Fatalf("scanUsage(%s): valid %v, ParseObject error %v", raw, valid, err)
+	}
+	if normal && normaliseUsage(&o) {
+		t.Fatalf("scanUsage(%s) says normal, normaliseUsage changes it to %s", raw, o.AppendJSON(nil))
+	}
+}
+
+func TestScanUsage(t *testing.T) {
+	wantNormal := map[int]bool{0: true, 1: true, 3: true, 8: true, 9: true, 10: true, 11: true}
+	for i, u := range usageShapes {
+		checkScanUsage(t, []byte(u))
+		if _, normal := scanUsage([]byte(u), true); normal != wantNormal[i] {
+			t.Errorf("scanUsage(%s): normal %v, want %v", u, normal, wantNormal[i])
+		}
+	}
+	if valid, _ := scanUsage(nil, false); valid {
+		t.Error("an absent usage is valid")
+	}
+}
+
+// TestScanUsageAllocations: a normal usage is judged without an allocation
+// (it is neither parsed nor encoded).
+func TestScanUsageAllocations(t *testing.T) {
+	raw := []byte(usageShapes[0])
+	if n := testing.AllocsPerRun(100, func() { scanUsage(raw, true) }); n != 0 {
+		t.Errorf("scanUsage of a normal usage: %v allocations, want 0", n)
+	}
+}
+
+func FuzzScanUsage(f *testing.F) {
+	for _, u := range usageShapes {
+		f.Add([]byte(u))
+	}
+	f.Fuzz(checkScanUsage)
 }
