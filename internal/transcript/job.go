@@ -535,7 +535,7 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 
 // MessagesJSON encodes the message list alone as a JSON array.
 func (t *Transcript) MessagesJSON() []byte {
-	return t.appendMessages(make([]byte, 0, t.MessagesSize()))
+	return t.appendMessages(nil)
 }
 
 // MessagesSize is the length of MessagesJSON without building it: unchanged
@@ -592,16 +592,11 @@ func (t *Transcript) appendEnvelope(dst []byte) []byte {
 	return t.Target.appendJSON(dst)
 }
 
-// appendMessages writes the message list as a JSON array.
+// appendMessages writes the message list as a JSON array: every changed
+// message encoded once, the others copied from the input in spans
+// (EncodeMessages, in one part).
 func (t *Transcript) appendMessages(dst []byte) []byte {
-	dst = append(dst, '[')
-	for i, m := range t.Messages {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = m.AppendJSON(dst)
-	}
-	return append(dst, ']')
+	return t.EncodeMessages(Parallel{}).appendTo(dst)
 }
 
 // appendEntries writes `,"<name>":[…]`, or nothing for no entries.

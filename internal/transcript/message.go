@@ -127,6 +127,22 @@ func (n *node) Raw() []byte {
 	return n.t.Raw(n.tapeNode())
 }
 
+// span returns the value's bytes as they are written when it is not
+// re-encoded (Raw) as a span of its tape's input: ok is false when they are
+// not the input's (a value built by a rule, or whose bytes a repair
+// replaced).
+func (n *node) span() (data []byte, off, end uint32, ok bool) {
+	if n.t == nil {
+		return nil, 0, 0, false
+	}
+	tn := n.tapeNode()
+	if n.ov != nil && (len(n.ov.raw) != int(tn.End-tn.Off) || len(n.ov.raw) == 0 ||
+		unsafe.SliceData(n.ov.raw) != &n.t.Data[tn.Off]) {
+		return nil, 0, 0, false
+	}
+	return n.t.Data, tn.Off, tn.End, true
+}
+
 // Get returns the raw JSON value of a member.
 func (n *node) Get(key string) ([]byte, bool) {
 	if n.ov != nil {
