@@ -145,6 +145,7 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (out Outc
 	if err != nil {
 		return Outcome{Code: transcript.ErrorCode(err), Error: err.Error(), Stage: StageDecode}, nil
 	}
+	defer t.Release() // the tapes go back to the pool: the outcome holds no view of them (the payload is a fresh buffer)
 	return p.Run(ctx, t)
 }
 

@@ -121,6 +121,23 @@ type Transcript struct {
 	Input *Request
 
 	rawTarget []byte // the job's target object, echoed byte-identical
+	// tapes are what the decoding pass recorded the messages on (Release).
+	tapes []*jsontape.Tape
+}
+
+// Release gives the tapes the transcript's messages were decoded onto back
+// for reuse by the jobs that follow (jsontape.Tape.Release), once nothing
+// will read a message of the transcript again: its payload is built, and
+// no view of a message or block, nor anything read from one but the input's
+// own bytes, is kept. Strings and values read from a message alias the
+// input, which Release neither keeps nor frees; the tape's arrays are
+// another job's at once, so a message read afterwards panics. A second
+// Release does nothing.
+func (t *Transcript) Release() {
+	for _, tp := range t.tapes {
+		tp.Release()
+	}
+	t.tapes = nil
 }
 
 // Limits bound what a single job may cost to decode.
@@ -200,6 +217,7 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		case "messages":
 			seenMessages = true
 			t.Messages, err = wrapMessages(sp, f.Value, lim)
+			t.tapes = sp.Tapes
 		case "request_format", "request":
 			err = t.decodeInput(f)
 		default:
@@ -530,7 +548,7 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Transcript{JobID: "test", Tenant: "test", SessionID: "test", Target: target, Messages: msgs, InputBytes: len(messagesJSON)}, nil
+	return &Transcript{JobID: "test", Tenant: "test", SessionID: "test", Target: target, Messages: msgs, InputBytes: len(messagesJSON), tapes: tapes}, nil
 }
 
 // MessagesJSON encodes the message list alone as a JSON array.

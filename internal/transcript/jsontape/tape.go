@@ -22,6 +22,8 @@ type Tape struct {
 	Members []Member
 	// Messages are the indexes in Nodes of the messages, in order.
 	Messages []uint32
+
+	arrays *tapeArrays // the pool's holder of the arrays, reused on Release
 }
 
 // Node is one message or content block of a tape.
