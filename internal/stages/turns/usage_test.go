@@ -1,6 +1,7 @@
 package turns
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -71,20 +72,77 @@ var usageShapes = []string{
 	`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":1,"output":1,"cacheRead":1,"cacheWrite":1,"total":4},"cost":{"input":"x"}}`,
 	`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"":{"input":"x"},"cost":{"":1,"input":1,"output":1,"cacheRead":1,"cacheWrite":1,"total":4}}`,
 	`{}`, `null`, `[]`, `"usage"`, `{"input":1,`,
+	`{"output":2,"totalTokens":"x","cost":{"total":1,"input":"y"},"input":1.5e3,"cost":{}}`,
+	`{"input":1e308,"output":1e308,"cacheRead":0,"cacheWrite":0}`,
+	`{"cost":{"input":0.1,"output":0.2}, "input":1}`,
 }
 
-// checkScanUsage holds scanUsage to the slow path on one value: valid is
-// ParseObject's verdict, and a usage it calls normal is one normaliseUsage
-// leaves unchanged.
+// referenceUsage is the usage normalisation written plainly on parsed
+// members (the rule's code before issue 22): the usage completed in
+// place, re-encoded when anything changed.
+func referenceUsage(raw []byte) (out []byte, changed bool) {
+	u, err := transcript.ParseObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	changed = referenceCounts(&u, usageCountKeys, "totalTokens")
+	if v, ok := u.Get("cost"); ok {
+		if cost, err := transcript.ParseObject(v); err == nil {
+			finite := false
+			for _, k := range costCountKeys {
+				if _, ok := cost.Number(k); ok {
+					finite = true
+				}
+			}
+			if !finite {
+				changed = u.Delete("cost") || changed
+			} else if referenceCounts(&cost, costCountKeys, "total") {
+				u.Set("cost", cost.AppendJSON(nil))
+				changed = true
+			}
+		}
+	}
+	return u.AppendJSON(nil), changed
+}
+
+// referenceCounts sets each of the four counts of keys that is not a
+// number to 0, and total to their sum when it is not a number.
+func referenceCounts(o *transcript.Object, keys [5]string, total string) bool {
+	changed := false
+	sum := 0.0
+	for _, k := range keys[:4] {
+		v, ok := o.Number(k)
+		if !ok {
+			changed = o.Set(k, []byte("0")) || changed
+		}
+		sum += v
+	}
+	if _, ok := o.Number(total); !ok {
+		changed = o.Set(total, appendNumber(nil, sum)) || changed
+	}
+	return changed
+}
+
+// checkScanUsage holds scanUsage and appendNormalUsage to referenceUsage
+// on one value: valid is ParseObject's verdict, normal is "no change",
+// and a usage that is not normal is written byte for byte as the
+// reference writes it.
 func checkScanUsage(t *testing.T, raw []byte) {
 	t.Helper()
 	valid, normal := scanUsage(raw, true)
-	o, err := transcript.ParseObject(raw)
+	_, err := transcript.ParseObject(raw)
 	if valid != (err == nil) {
 		t.Fatalf("scanUsage(%s): valid %v, ParseObject error %v", raw, valid, err)
 	}
-	if normal && normaliseUsage(&o) {
-		t.Fatalf("scanUsage(%s) says normal, normaliseUsage changes it to %s", raw, o.AppendJSON(nil))
+	if !valid {
+		return
+	}
+	want, changed := referenceUsage(raw)
+	if normal == changed {
+		t.Fatalf("scanUsage(%s): normal %v, the reference changes it: %v", raw, normal, changed)
+	}
+	if got := appendNormalUsage(nil, raw); !normal && !bytes.Equal(got, want) {
+		t.Fatalf("appendNormalUsage(%s):\n got %s\nwant %s", raw, got, want)
 	}
 }
 
@@ -101,12 +159,18 @@ func TestScanUsage(t *testing.T) {
 	}
 }
 
-// TestScanUsageAllocations: a normal usage is judged without an allocation
-// (it is neither parsed nor encoded).
+// TestScanUsageAllocations: a normal usage is judged without an
+// allocation (it is neither parsed nor encoded), and one that is not is
+// written into its buffer without another.
 func TestScanUsageAllocations(t *testing.T) {
 	raw := []byte(usageShapes[0])
 	if n := testing.AllocsPerRun(100, func() { scanUsage(raw, true) }); n != 0 {
 		t.Errorf("scanUsage of a normal usage: %v allocations, want 0", n)
+	}
+	incomplete := []byte(usageShapes[4])
+	buf := make([]byte, 0, len(incomplete)+usageGrowth)
+	if n := testing.AllocsPerRun(100, func() { appendNormalUsage(buf[:0], incomplete) }); n != 0 {
+		t.Errorf("appendNormalUsage into a buffer of room: %v allocations, want 0", n)
 	}
 }
 
