@@ -9,11 +9,11 @@ import (
 // A decoding pass takes its tape's arrays from a pool of arrays released by
 // earlier jobs (Tape.Release), sized by the input it is to record: the
 // arrays of a tape whose capacity for members is at least 2^c (and less
-// than 2^(c+1)) are kept in class c, and a pass that expects m members
-// takes from the class of the next power of two at or above m (or one of
-// the three above), so it finds arrays it will not regrow; it makes new
-// ones of that power of two, so that once released they are found where
-// it looks.
+// than 2^(c+1)) are kept in class c. A pass that expects m members, with
+// 2^(c-1) < m <= 2^c, takes from class c-1 arrays that are large enough
+// (the ones a job of its size released), else from class c or one of the
+// three above (a pass whose input had more entries per byte than its
+// estimate released larger arrays), so it finds arrays it will not regrow.
 // A tape whose arrays together are larger than MaxPooledBytes is not kept:
 // a rare 100 MB job does not pin its ~45 MB of arrays for the jobs of a few
 // MB that follow (one tape of a 10 MB history is about 5 MB). What the
@@ -38,10 +38,8 @@ var tapePools [poolClasses]sync.Pool // of *tapeArrays, by class
 // pool when it holds some large enough.
 func newTape(data []byte, span int) *Tape {
 	messages, nodes, members := 16+span/1024, 16+span/256, 64+span/64
-	c := bits.Len(uint(members - 1))
-	members = 1 << c // a power of two: released, the arrays are found again in class c
 	t := &Tape{Data: data}
-	if a := takeArrays(c); a != nil {
+	if a := takeArrays(members); a != nil {
 		t.Nodes, t.Members, t.Messages, t.arrays = a.nodes[:0], a.members[:0], a.messages[:0], a
 	}
 	if cap(t.Nodes) < nodes {
@@ -56,10 +54,18 @@ func newTape(data []byte, span int) *Tape {
 	return t
 }
 
-// takeArrays returns released arrays with room for 2^c members, or nil:
-// from class c, else from one of the next three (a pass whose input had
-// more entries per byte than its estimate released larger arrays).
-func takeArrays(c int) *tapeArrays {
+// takeArrays returns released arrays with room for members members, or
+// nil (see MaxPooledBytes for the classes it looks in).
+func takeArrays(members int) *tapeArrays {
+	c := bits.Len(uint(members - 1)) // 2^(c-1) < members <= 2^c
+	if c > 0 && c-1 < poolClasses {
+		if a, _ := tapePools[c-1].Get().(*tapeArrays); a != nil {
+			if cap(a.members) >= members {
+				return a
+			}
+			tapePools[c-1].Put(a)
+		}
+	}
 	for k := c; k < min(c+4, poolClasses); k++ {
 		if a, _ := tapePools[k].Get().(*tapeArrays); a != nil {
 			return a
