@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/hygiene-dev/hygiene/internal/images"
@@ -183,7 +182,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		for bi, b := range blocks {
 			switch t := b.Type(); {
 			case t == transcript.BlockText:
-				if c.NonEmptyContent && blankText(b) {
+				if c.NonEmptyContent && b.BlankText() {
 					r.add(RuleRequiredContent, blockPath(i, bi), "blank text block")
 				}
 			case t == transcript.BlockImage:
@@ -308,46 +307,6 @@ func describe(l IDLimits) string {
 		return "is empty"
 	}
 	return strings.Join(parts, " ")
-}
-
-// blankText reports whether a text block's text is missing, not a string,
-// or blank (only Unicode white space, as transcript.IsBlank). It reads the
-// raw JSON string and stops at the first character that is not white
-// space, which for almost every text is the first; nothing is decoded.
-func blankText(b *transcript.Block) bool {
-	raw, ok := b.Get("text")
-	if !ok || len(raw) < 2 || raw[0] != '"' {
-		return true
-	}
-	body := raw[1 : len(raw)-1]
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\\' && i+1 < len(body):
-			switch body[i+1] {
-			case 'n', 't', 'r', 'f':
-				i += 2
-				continue
-			case 'u':
-				if r, ok := transcript.Hex4(body, i+2); ok && unicode.IsSpace(r) {
-					i += 6
-					continue
-				}
-			}
-			return false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(body[i:])
-			if !unicode.IsSpace(r) {
-				return false
-			}
-			i += size
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			i++
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // checkText reports invalid UTF-8 and lone UTF-16 surrogate escapes in the

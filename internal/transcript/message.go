@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
@@ -279,6 +281,46 @@ func (b *Block) Changed() bool { return b.changed() }
 
 // Text returns the block's text member when it is a string.
 func (b *Block) Text() (string, bool) { return b.String("text") }
+
+// BlankText reports whether the block's text member is missing, not a
+// string, or blank (only Unicode white space, as IsBlank). It reads the
+// raw JSON string and stops at the first character that is not white
+// space, which for almost every text is the first: nothing is decoded.
+func (b *Block) BlankText() bool {
+	raw, ok := b.Get("text")
+	if !ok || len(raw) < 2 || raw[0] != '"' {
+		return true
+	}
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\' && i+1 < len(body):
+			switch body[i+1] {
+			case 'n', 't', 'r', 'f':
+				i += 2
+				continue
+			case 'u':
+				if r, ok := Hex4(body, i+2); ok && unicode.IsSpace(r) {
+					i += 6
+					continue
+				}
+			}
+			return false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(body[i:])
+			if !unicode.IsSpace(r) {
+				return false
+			}
+			i += size
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			i++
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // AppendJSON appends the block's encoding: its original bytes when unchanged.
 func (b *Block) AppendJSON(dst []byte) []byte {

@@ -1,9 +1,11 @@
 package transcript
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // contentView is everything a reader can see of a message's content.
@@ -195,4 +197,31 @@ func TestToolCallsRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzBlankText holds Block.BlankText, which reads the raw string, to
+// IsBlank of the decoded text, for texts written plainly and with every
+// character escaped as \uXXXX.
+func FuzzBlankText(f *testing.F) {
+	for _, s := range []string{"", " ", "\n\t\r\f\v", "\u00a0\u2003\u3000", "\u0085", " x ", "\b", "\"", `\`, "\u200b", "\x00", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		escaped := []byte{'"'}
+		for _, r := range s {
+			if r > 0xffff || r == utf8.RuneError { // as UTF-8 (an invalid byte as U+FFFD)
+				escaped = utf8.AppendRune(escaped, r)
+				continue
+			}
+			escaped = fmt.Appendf(escaped, `\u%04x`, r)
+		}
+		escaped = append(escaped, '"')
+		for _, raw := range [][]byte{JSONString(s), escaped} {
+			b := NewBlock(Field{"type", JSONString("text")}, Field{"text", raw})
+			text, _ := b.Text()
+			if got, want := b.BlankText(), IsBlank(text); got != want {
+				t.Fatalf("BlankText(%s) = %v, IsBlank of %q = %v", raw, got, text, want)
+			}
+		}
+	})
 }
