@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/hygiene-dev/hygiene/internal/images"
@@ -167,7 +166,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		if isResult {
 			id, ok := m.ResultID()
 			if ok {
-				checkID(&r, c, path(i), "tool-result", id)
+				checkID(&r, c, i, -1, "tool-result", id)
 			}
 			if c.ToolPairing {
 				if k := slices.IndexFunc(pending, func(p pendingCall) bool { return p.id == id }); ok && k >= 0 {
@@ -183,7 +182,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		for bi, b := range blocks {
 			switch t := b.Type(); {
 			case t == transcript.BlockText:
-				if c.NonEmptyContent && blankText(b) {
+				if c.NonEmptyContent && b.BlankText() {
 					r.add(RuleRequiredContent, blockPath(i, bi), "blank text block")
 				}
 			case t == transcript.BlockImage:
@@ -204,7 +203,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 				if c.ToolPairing && role == transcript.RoleAssistant {
 					pending = append(pending, pendingCall{id: id, msg: i, block: bi})
 				}
-				checkID(&r, c, blockPath(i, bi), "tool-call", id)
+				checkID(&r, c, i, bi, "tool-call", id)
 				if name, _ := b.String("name"); !c.ToolNames.Valid(name) {
 					r.add(RuleToolName, blockPath(i, bi), "tool name %q %s", name, describe(c.ToolNames))
 				}
@@ -231,17 +230,25 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 // checkID checks one stored tool-call id of a call or a result as the
 // target's wire carries it (Contract.WireIDs): the call_id against
 // ToolCallIDs and, on a wire that splits ids, the item id against ItemIDs.
-func checkID(r *Result, c Contract, at, what, stored string) {
+// The id is at messages[msg], in its content block block when block >= 0;
+// the path is written only for a violation.
+func checkID(r *Result, c Contract, msg, block int, what, stored string) {
+	at := func() string {
+		if block < 0 {
+			return path(msg)
+		}
+		return blockPath(msg, block)
+	}
 	call, item := c.WireIDs(stored)
 	if !c.ToolCallIDs.Valid(call) {
 		if call != stored {
-			r.add(RuleToolCallID, at, "%s id %q: its call_id %q %s", what, stored, call, describe(c.ToolCallIDs))
+			r.add(RuleToolCallID, at(), "%s id %q: its call_id %q %s", what, stored, call, describe(c.ToolCallIDs))
 		} else {
-			r.add(RuleToolCallID, at, "%s id %q %s", what, stored, describe(c.ToolCallIDs))
+			r.add(RuleToolCallID, at(), "%s id %q %s", what, stored, describe(c.ToolCallIDs))
 		}
 	}
 	if item != "" && !c.ItemIDs.Valid(item) {
-		r.add(RuleToolCallID, at, "%s id %q: its item id %q %s", what, stored, item, describe(c.ItemIDs))
+		r.add(RuleToolCallID, at(), "%s id %q: its item id %q %s", what, stored, item, describe(c.ItemIDs))
 	}
 }
 
@@ -300,46 +307,6 @@ func describe(l IDLimits) string {
 		return "is empty"
 	}
 	return strings.Join(parts, " ")
-}
-
-// blankText reports whether a text block's text is missing, not a string,
-// or blank (only Unicode white space, as transcript.IsBlank). It reads the
-// raw JSON string and stops at the first character that is not white
-// space, which for almost every text is the first; nothing is decoded.
-func blankText(b *transcript.Block) bool {
-	raw, ok := b.Get("text")
-	if !ok || len(raw) < 2 || raw[0] != '"' {
-		return true
-	}
-	body := raw[1 : len(raw)-1]
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\\' && i+1 < len(body):
-			switch body[i+1] {
-			case 'n', 't', 'r', 'f':
-				i += 2
-				continue
-			case 'u':
-				if r, ok := transcript.Hex4(body, i+2); ok && unicode.IsSpace(r) {
-					i += 6
-					continue
-				}
-			}
-			return false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(body[i:])
-			if !unicode.IsSpace(r) {
-				return false
-			}
-			i += size
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			i++
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // checkText reports invalid UTF-8 and lone UTF-16 surrogate escapes in the

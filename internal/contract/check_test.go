@@ -366,7 +366,7 @@ func TestBlankText(t *testing.T) {
 			t.Fatal(err)
 		}
 		bs, _ := tr.Messages[0].Blocks()
-		if got := blankText(bs[0]); got != tc.blank {
+		if got := bs[0].BlankText(); got != tc.blank {
 			t.Errorf("%s: blank %v, want %v", tc.block, got, tc.blank)
 		}
 	}
@@ -466,7 +466,7 @@ func FuzzBlankText(f *testing.F) {
 			return
 		}
 		text, isString := bs[0].Text()
-		if want := !isString || transcript.IsBlank(text); blankText(bs[0]) != want {
+		if want := !isString || transcript.IsBlank(text); bs[0].BlankText() != want {
 			t.Fatalf("blankText(%s) = %v, decoding says %v", s, !want, want)
 		}
 	})

@@ -127,8 +127,16 @@ func Recovered(stage string, r any) Outcome {
 // Process runs one job: the steps of jobSteps over rec. Its error is only
 // ever the context's: bad input and bugs (panics included, wherever they
 // happen: decode, the stages, render, encode) become dead-letter outcomes.
+// The job's tapes go back to the pool when it ends: the outcome holds no
+// view of them (the payload is a fresh buffer).
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	return runSteps(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding()}, p.steps)
+	j := &jobState{value: rec.Value, enc: rec.ContentEncoding()}
+	defer func() {
+		if j.t != nil {
+			j.t.Release()
+		}
+	}()
+	return runSteps(ctx, j, p.steps)
 }
 
 // DecodeJob decodes a job under the processor's limits, its message array

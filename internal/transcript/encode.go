@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"slices"
+	"unsafe"
 )
 
 // EncodedMessages is a transcript's message list made ready for the ready
@@ -121,19 +122,54 @@ func (e *EncodedMessages) appendTo(dst []byte) []byte {
 }
 
 // write appends the part's messages to region, whose capacity is exactly
-// the part's size.
-func (p *encodedPart) write(region []byte, msgs []*Message) {
+// the part's size, and returns it filled. Runs of messages written as their input bytes (all but
+// the changed ones) that lie one after another in the input, each pair
+// with exactly the separator the output writes (one comma) between them,
+// are copied as one span of the input: an untouched job is one copy of its
+// message array. The bytes are those of writing every message in turn.
+func (p *encodedPart) write(region []byte, msgs []*Message) []byte {
 	j, prev := 0, 0
+	var run []byte // the input the pending run is a span of; nil for none
+	var runOff, runEnd uint32
 	for i := p.from; i < p.to; i++ {
+		changed := j < len(p.changedAt) && p.changedAt[j] == i
+		if !changed {
+			data, off, end, ok := msgs[i].members.span()
+			if ok && run != nil && off == runEnd+1 && sameInput(data, run) && data[runEnd] == ',' {
+				runEnd = end // the input's comma is the output's
+				continue
+			}
+			if run != nil {
+				region, run = append(region, run[runOff:runEnd]...), nil
+			}
+			if i > 0 {
+				region = append(region, ',')
+			}
+			if ok {
+				run, runOff, runEnd = data, off, end
+			} else {
+				region = append(region, msgs[i].Raw()...)
+			}
+			continue
+		}
+		if run != nil {
+			region, run = append(region, run[runOff:runEnd]...), nil
+		}
 		if i > 0 {
 			region = append(region, ',')
 		}
-		if j < len(p.changedAt) && p.changedAt[j] == i {
-			region = append(region, p.changed[prev:p.changedEnd[j]]...)
-			prev = p.changedEnd[j]
-			j++
-			continue
-		}
-		region = append(region, msgs[i].Raw()...)
+		region = append(region, p.changed[prev:p.changedEnd[j]]...)
+		prev = p.changedEnd[j]
+		j++
 	}
+	if run != nil {
+		region = append(region, run[runOff:runEnd]...)
+	}
+	return region
+}
+
+// sameInput reports whether a and b are the same input buffer (the tapes
+// of one job's parts all index the whole input).
+func sameInput(a, b []byte) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }

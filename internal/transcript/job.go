@@ -126,6 +126,23 @@ type Transcript struct {
 	Input *Request
 
 	rawTarget []byte // the job's target object, echoed byte-identical
+	// tapes are what the decoding pass recorded the messages on (Release).
+	tapes []*jsontape.Tape
+}
+
+// Release gives the tapes the transcript's messages were decoded onto back
+// for reuse by the jobs that follow (jsontape.Tape.Release), once nothing
+// will read a message of the transcript again: its payload is built, and
+// no view of a message or block, nor anything read from one but the input's
+// own bytes, is kept. Strings and values read from a message alias the
+// input, which Release neither keeps nor frees; the tape's arrays are
+// another job's at once, so a message read afterwards panics. A second
+// Release does nothing.
+func (t *Transcript) Release() {
+	for _, tp := range t.tapes {
+		tp.Release()
+	}
+	t.tapes = nil
 }
 
 // Limits bound what a single job may cost to decode.
@@ -205,6 +222,7 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		case "messages":
 			seenMessages = true
 			t.Messages, err = wrapMessages(sp, f.Value, lim)
+			t.tapes = sp.Tapes
 		case "request_format", "request":
 			err = t.decodeInput(f)
 		default:
@@ -530,12 +548,12 @@ func FromMessages(messagesJSON []byte, target Target) (*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Transcript{JobID: "test", Tenant: "test", SessionID: "test", Target: target, Messages: msgs, InputBytes: len(messagesJSON)}, nil
+	return &Transcript{JobID: "test", Tenant: "test", SessionID: "test", Target: target, Messages: msgs, InputBytes: len(messagesJSON), tapes: tapes}, nil
 }
 
 // MessagesJSON encodes the message list alone as a JSON array.
 func (t *Transcript) MessagesJSON() []byte {
-	return t.appendMessages(make([]byte, 0, t.MessagesSize()))
+	return t.appendMessages(nil)
 }
 
 // MessagesSize is the length of MessagesJSON without building it: unchanged
@@ -592,16 +610,11 @@ func (t *Transcript) appendEnvelope(dst []byte) []byte {
 	return t.Target.appendJSON(dst)
 }
 
-// appendMessages writes the message list as a JSON array.
+// appendMessages writes the message list as a JSON array: every changed
+// message encoded once, the others copied from the input in spans
+// (EncodeMessages, in one part).
 func (t *Transcript) appendMessages(dst []byte) []byte {
-	dst = append(dst, '[')
-	for i, m := range t.Messages {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = m.AppendJSON(dst)
-	}
-	return append(dst, ']')
+	return t.EncodeMessages(Parallel{}).appendTo(dst)
 }
 
 // appendEntries writes `,"<name>":[…]`, or nothing for no entries.

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
@@ -85,7 +87,7 @@ func (n *node) own() *overlay {
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
 		fields := ov.inline[:0]
-		if len(ms) >= len(ov.inline) {
+		if len(ms) > len(ov.inline) {
 			fields = make([]Field, 0, len(ms)+1)
 		}
 		for i := range ms {
@@ -125,6 +127,22 @@ func (n *node) Raw() []byte {
 		return n.ov.raw
 	}
 	return n.t.Raw(n.tapeNode())
+}
+
+// span returns the value's bytes as they are written when it is not
+// re-encoded (Raw) as a span of its tape's input: ok is false when they are
+// not the input's (a value built by a rule, or whose bytes a repair
+// replaced).
+func (n *node) span() (data []byte, off, end uint32, ok bool) {
+	if n.t == nil {
+		return nil, 0, 0, false
+	}
+	tn := n.tapeNode()
+	if n.ov != nil && (len(n.ov.raw) != int(tn.End-tn.Off) || len(n.ov.raw) == 0 ||
+		unsafe.SliceData(n.ov.raw) != &n.t.Data[tn.Off]) {
+		return nil, 0, 0, false
+	}
+	return n.t.Data, tn.Off, tn.End, true
 }
 
 // Get returns the raw JSON value of a member.
@@ -263,6 +281,46 @@ func (b *Block) Changed() bool { return b.changed() }
 
 // Text returns the block's text member when it is a string.
 func (b *Block) Text() (string, bool) { return b.String("text") }
+
+// BlankText reports whether the block's text member is missing, not a
+// string, or blank (only Unicode white space, as IsBlank). It reads the
+// raw JSON string and stops at the first character that is not white
+// space, which for almost every text is the first: nothing is decoded.
+func (b *Block) BlankText() bool {
+	raw, ok := b.Get("text")
+	if !ok || len(raw) < 2 || raw[0] != '"' {
+		return true
+	}
+	body := raw[1 : len(raw)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\' && i+1 < len(body):
+			switch body[i+1] {
+			case 'n', 't', 'r', 'f':
+				i += 2
+				continue
+			case 'u':
+				if r, ok := Hex4(body, i+2); ok && unicode.IsSpace(r) {
+					i += 6
+					continue
+				}
+			}
+			return false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(body[i:])
+			if !unicode.IsSpace(r) {
+				return false
+			}
+			i += size
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			i++
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // AppendJSON appends the block's encoding: its original bytes when unchanged.
 func (b *Block) AppendJSON(dst []byte) []byte {

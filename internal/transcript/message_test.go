@@ -1,9 +1,11 @@
 package transcript
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // contentView is everything a reader can see of a message's content.
@@ -156,4 +158,70 @@ func TestMemberReadsSeeWrites(t *testing.T) {
 	if m.Delete("n"); m.Has("n") || !m.IsNull("n") {
 		t.Fatal("n still present after Delete")
 	}
+}
+
+// TestToolCallsRun: the calls are returned in content order whether they
+// are one run of the content (a view of it, which appending to does not
+// write) or scattered (a copy); blocks without an id are left out.
+func TestToolCallsRun(t *testing.T) {
+	const call1, call2 = `{"type":"toolCall","id":"toolu_01A09q90qw90lq917835lq9A","name":"read","arguments":{}}`, `{"type":"toolCall","id":"toolu_01B19q90qw90lq917835lq9B","name":"ls","arguments":{}}`
+	const text, noID = `{"type":"text","text":"x"}`, `{"type":"toolCall","id":"","name":"ls"}`
+	for _, c := range []struct {
+		content string
+		want    []int // indexes of the calls in the content
+	}{
+		{`[` + text + `,` + call1 + `,` + call2 + `]`, []int{1, 2}},
+		{`[` + call1 + `,` + text + `,` + call2 + `]`, []int{0, 2}},
+		{`[` + call1 + `,` + noID + `,` + call2 + `,` + text + `]`, []int{0, 2}},
+		{`[` + text + `]`, nil},
+	} {
+		tr, err := FromMessages([]byte(`[{"role":"assistant","content":`+c.content+`}]`), Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := tr.Messages[0]
+		blocks, _ := m.Blocks()
+		calls := m.ToolCalls()
+		if len(calls) != len(c.want) {
+			t.Fatalf("%s: %d calls, want %d", c.content, len(calls), len(c.want))
+		}
+		for i, k := range c.want {
+			if calls[i] != blocks[k] {
+				t.Errorf("%s: call %d is not block %d", c.content, i, k)
+			}
+		}
+		if len(calls) > 0 {
+			_ = append(calls, TextBlock("appended"))
+			if got := string(m.AppendJSON(nil)); got != `{"role":"assistant","content":`+c.content+`}` {
+				t.Errorf("appending to the calls changed the message: %s", got)
+			}
+		}
+	}
+}
+
+// FuzzBlankText holds Block.BlankText, which reads the raw string, to
+// IsBlank of the decoded text, for texts written plainly and with every
+// character escaped as \uXXXX.
+func FuzzBlankText(f *testing.F) {
+	for _, s := range []string{"", " ", "\n\t\r\f\v", "\u00a0\u2003\u3000", "\u0085", " x ", "\b", "\"", `\`, "\u200b", "\x00", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		escaped := []byte{'"'}
+		for _, r := range s {
+			if r > 0xffff || r == utf8.RuneError { // as UTF-8 (an invalid byte as U+FFFD)
+				escaped = utf8.AppendRune(escaped, r)
+				continue
+			}
+			escaped = fmt.Appendf(escaped, `\u%04x`, r)
+		}
+		escaped = append(escaped, '"')
+		for _, raw := range [][]byte{JSONString(s), escaped} {
+			b := NewBlock(Field{"type", JSONString("text")}, Field{"text", raw})
+			text, _ := b.Text()
+			if got, want := b.BlankText(), IsBlank(text); got != want {
+				t.Fatalf("BlankText(%s) = %v, IsBlank of %q = %v", raw, got, text, want)
+			}
+		}
+	})
 }

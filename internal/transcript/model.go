@@ -76,16 +76,33 @@ func (b *Block) CallID() (string, bool) {
 }
 
 // ToolCalls returns the message's tool-call blocks that have a non-empty id
-// (IsToolCall and CallID), in content order.
+// (IsToolCall and CallID), in content order. When they are one run of the
+// content (the usual turn: some text, then its calls) the result is that
+// run of Blocks, not a copy: read it, do not write it.
 func (m *Message) ToolCalls() []*Block {
 	blocks, _ := m.Blocks()
 	var calls []*Block
-	for _, b := range blocks {
-		if b.IsToolCall() {
-			if _, ok := b.CallID(); ok {
-				calls = append(calls, b)
-			}
+	from, to := -1, -1 // the run blocks[from:to] holds every call so far
+	for i, b := range blocks {
+		if !b.IsToolCall() {
+			continue
 		}
+		if _, ok := b.CallID(); !ok {
+			continue
+		}
+		switch {
+		case calls != nil:
+			calls = append(calls, b)
+		case from < 0:
+			from, to = i, i+1
+		case to == i:
+			to++
+		default: // not one run: copy the calls
+			calls = append(append(make([]*Block, 0, to-from+len(blocks)-i), blocks[from:to]...), b)
+		}
+	}
+	if calls == nil && from >= 0 {
+		return blocks[from:to:to]
 	}
 	return calls
 }

@@ -38,6 +38,14 @@ func parseObject(raw []byte, maxDepth int) (Object, error) {
 	return Object{Fields: fields}, nil
 }
 
+// EachMember validates raw as one JSON object (ParseObject) and calls f
+// with each member's key and raw value, a sub-slice of raw, in order,
+// without building the members: a rule that only reads a nested object's
+// members reads them for no allocation.
+func EachMember(raw []byte, f func(key string, value []byte)) error {
+	return jsontape.EachMember(raw, 1<<30, f)
+}
+
 // index returns the position of key, or -1.
 //
 // Member names are short and often of one length ("role", "type", "text"),

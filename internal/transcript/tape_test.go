@@ -88,6 +88,7 @@ func describe(m *Message) string {
 func sameTranscript(a, b *Transcript) error {
 	ea, eb := *a, *b
 	ea.Messages, eb.Messages = nil, nil
+	ea.tapes, eb.tapes = nil, nil // one per part of the decode: compared through the messages
 	if !reflect.DeepEqual(ea, eb) {
 		return fmt.Errorf("envelopes differ: %+v, %+v", ea, eb)
 	}
@@ -195,4 +196,42 @@ func TestReadsFromManyGoroutines(t *testing.T) {
 			t.Fatalf("goroutine %d read other values", c)
 		}
 	}
+}
+
+// TestReleasedTranscriptIsNotRead: once Release gave a transcript's tapes
+// back, and another job was decoded onto their arrays, a message of the
+// first transcript panics when read rather than read the other job's
+// entries; the second transcript reads as decoded.
+func TestReleasedTranscriptIsNotRead(t *testing.T) {
+	tg := Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	first, err := FromMessages([]byte(`[{"role":"user","content":"first"},{"role":"assistant","content":[{"type":"text","text":"one"}]}]`), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, blocks := first.Messages[0], first.Messages[1].blocks
+	first.Release()
+	first.Release() // a second release does nothing
+	second, err := FromMessages([]byte(`[{"role":"assistant","content":"second"},{"role":"user","content":[{"type":"text","text":"two"}]}]`), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range map[string]func(){
+		"role":    func() { m.Role() },
+		"content": func() { m.ContentString() },
+		"raw":     func() { m.Raw() },
+		"block":   func() { blocks[0].Text() },
+	} {
+		if !panics(read) {
+			t.Errorf("%s: a read of a released transcript did not panic", name)
+		}
+	}
+	if got := string(second.MessagesJSON()); got != `[{"role":"assistant","content":"second"},{"role":"user","content":[{"type":"text","text":"two"}]}]` {
+		t.Errorf("the job decoded after a release reads %s", got)
+	}
+}
+
+func panics(f func()) (did bool) {
+	defer func() { did = recover() != nil }()
+	f()
+	return false
 }

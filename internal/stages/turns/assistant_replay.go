@@ -1,6 +1,7 @@
 package turns
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -198,11 +199,23 @@ func withoutSilentText(blocks []*transcript.Block) (kept []*transcript.Block, re
 
 // isSilentBlock reports whether a block's string text is blank or the
 // silent reply, or b is a text block without text.
+//
+// The text is read raw: a blank one is found without decoding it, and one
+// that neither holds the token's bytes nor a \u escape (which could
+// spell them) is not the silent reply; only the rest are decoded.
 func isSilentBlock(b *transcript.Block) bool {
-	if s, ok := b.Text(); ok {
-		return isSilentOrBlank(s)
+	raw, _ := b.Get("text")
+	if len(raw) < 2 || raw[0] != '"' { // no string text
+		return isBlankText(b)
 	}
-	return isBlankText(b)
+	if b.BlankText() {
+		return true
+	}
+	if !bytes.Contains(raw, []byte(silentReplyToken)) && !bytes.Contains(raw, []byte(`\u`)) {
+		return false
+	}
+	s, ok := b.Text()
+	return ok && isSilentOrBlank(s)
 }
 
 // onlyReasoning reports whether every block is a thinking block or a blank

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // Usage values of the vectors: u is non-zero, z is zero.
@@ -134,4 +135,25 @@ func FuzzAssistantReplay(f *testing.F) {
 		`[{"role":"assistant","content":{"type":"text","text":"x"}},{"role":"assistant","content":7,"stopReason":"stop","usage":{"input":0}}]`,
 		`[{"role":"user","content":[{"type":"text","text":" "}]},{"role":"assistant","content":"NO_REPLY"}]`,
 	}, AssistantReplay())
+}
+
+// TestIsSilentBlockReadsRaw holds isSilentBlock, which reads the raw text,
+// to its definition on the decoded text (blank or the silent reply once
+// trimmed; a text block without string text), on texts that spell the
+// token with escapes, pad it, or nearly match it.
+func TestIsSilentBlockReadsRaw(t *testing.T) {
+	texts := []string{`"NO_REPLY"`, `" NO_REPLY\n"`, `"\u004eO_REPLY"`, `"\u004E\u004f_REPLY\t"`, `"NO_REPLY."`, `"no_reply"`,
+		`"\u00a0"`, `""`, `"   "`, `"NO_REPL"`, `"x NO_REPLY"`, `"\\NO_REPLY"`, `"\u2003NO_REPLY\u2003"`, `null`, `7`}
+	for _, typ := range []string{"text", "thinking"} {
+		for _, raw := range texts {
+			b := transcript.NewBlock(transcript.Field{Key: "type", Value: transcript.JSONString(typ)}, transcript.Field{Key: "text", Value: []byte(raw)})
+			want := typ == "text"
+			if s, ok := b.Text(); ok {
+				want = isSilentOrBlank(s)
+			}
+			if got := isSilentBlock(b); got != want {
+				t.Errorf("%s block, text %s: silent %v, want %v", typ, raw, got, want)
+			}
+		}
+	}
 }

@@ -12,8 +12,7 @@ func isBlankText(b *transcript.Block) bool {
 	if b.Type() != transcript.BlockText {
 		return false
 	}
-	s, ok := b.Text()
-	return !ok || transcript.IsBlank(s)
+	return b.BlankText()
 }
 
 // withoutBlankText returns blocks without its blank text blocks, and how

@@ -55,8 +55,8 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			continue
 		}
 		raw, has := m.Get("usage")
-		usage, ok := objectMember(raw, has)
-		if !ok {
+		valid, normal := scanUsage(raw, has)
+		if !valid {
 			m.Set("usage", []byte(zeroUsage))
 			n.normalised++
 			continue
@@ -68,10 +68,11 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			}
 			continue
 		}
-		if normaliseUsage(&usage) {
-			m.Set("usage", usage.AppendJSON(nil))
-			n.normalised++
+		if normal {
+			continue // already normal: not parsed, not written
 		}
+		m.Set("usage", appendNormalUsage(make([]byte, 0, len(raw)+usageGrowth), raw))
+		n.normalised++
 	}
 	return n
 }
@@ -103,66 +104,178 @@ func (c compaction) stale(m *transcript.Message, i int) bool {
 	return c.hasBoundary && ok && ts <= c.boundary
 }
 
-// normaliseUsage completes u in place and reports whether it changed.
-func normaliseUsage(u *transcript.Object) bool {
-	changed := completeCounts(u, []string{"input", "output", "cacheRead", "cacheWrite"}, "totalTokens")
-	cost, ok := objectMember(u.Get("cost"))
-	if !ok {
-		return changed
+// usageGrowth is the room a normalised usage or cost is given beyond its
+// input length, so that its encoding is one allocation: the members a
+// normalisation appends ("totalTokens":N and a few zero counts).
+const usageGrowth = 64
+
+// usageCountKeys are the members a usage object is completed with (the
+// four counts, then their total), costCountKeys those of its cost.
+var (
+	usageCountKeys = [5]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
+	costCountKeys  = [5]string{"input", "output", "cacheRead", "cacheWrite", "total"}
+)
+
+// scanUsage reads a usage member (raw, has as Get returns them) in place,
+// without parsing it into members: valid tells whether it is a JSON object,
+// normal whether it is already in normal form: the first of each of its
+// five counts is a number, and its first cost, when that is an object, has
+// all five of its own counts numbers too. A normal usage is left as it is,
+// neither parsed nor encoded: the usage most assistant turns of a clean
+// history carry. Any other is changed by appendNormalUsage.
+func scanUsage(raw []byte, has bool) (valid, normal bool) {
+	if !has {
+		return false, false
 	}
-	finite := false
-	for _, k := range []string{"input", "output", "cacheRead", "cacheWrite", "total"} {
-		if _, ok := cost.Number(k); ok {
-			finite = true
-		}
-	}
-	if !finite {
-		return u.Delete("cost") || changed
-	}
-	if completeCounts(&cost, []string{"input", "output", "cacheRead", "cacheWrite"}, "total") {
-		u.Set("cost", cost.AppendJSON(nil))
-		changed = true
-	}
-	return changed
+	c, costComplete, err := scanCounts(raw, &usageCountKeys, "cost")
+	return err == nil, err == nil && c.complete() && costComplete
 }
 
-// completeCounts sets each of parts that is not a number to 0, and total to
-// the sum of parts when it is not a number. It reports whether it changed o.
-func completeCounts(o *transcript.Object, parts []string, total string) bool {
-	changed := false
+// isNumber reports whether a raw JSON value is a number transcript.Object's
+// Number reads (a finite one).
+func isNumber(v []byte) bool {
+	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return false
+	}
+	_, err := strconv.ParseFloat(string(v), 64)
+	return err == nil
+}
+
+// counts is what a scan of a usage or cost object found of its five counts
+// (usageCountKeys or costCountKeys), each by its first member: whether it
+// is a number, and its value (0 when not).
+type counts struct {
+	number [5]bool
+	value  [5]float64
+}
+
+// scanCounts reads the counts of the JSON object raw; err is set when raw
+// is not a valid object. nestedComplete is false when the first member
+// named nested is an object whose counts (costCountKeys) are not all
+// numbers.
+func scanCounts(raw []byte, keys *[5]string, nested string) (c counts, nestedComplete bool, err error) {
+	var seen [5]bool
+	seenNested := false
+	nestedComplete = true
+	err = transcript.EachMember(raw, func(key string, value []byte) {
+		if nested != "" && key == nested {
+			if !seenNested && len(value) > 0 && value[0] == '{' {
+				cost, _, _ := scanCounts(value, &costCountKeys, "")
+				nestedComplete = cost.complete()
+			}
+			seenNested = true
+			return
+		}
+		if k := countIndex(keys, key); k >= 0 && !seen[k] {
+			seen[k] = true
+			if isNumber(value) {
+				c.number[k] = true
+				c.value[k], _ = strconv.ParseFloat(string(value), 64)
+			}
+		}
+	})
+	return c, nestedComplete, err
+}
+
+// any reports whether one of the counts is a number.
+func (c *counts) any() bool { return c.number != [5]bool{} }
+
+// complete reports whether all five counts are numbers.
+func (c *counts) complete() bool { return c.number == [5]bool{true, true, true, true, true} }
+
+// countIndex is key's place in keys, or -1.
+func countIndex(keys *[5]string, key string) int {
+	for k := range keys {
+		if keys[k] == key {
+			return k
+		}
+	}
+	return -1
+}
+
+// appendNormalUsage appends the normal form of raw, a valid JSON usage
+// object scanUsage found not normal (spec §3.14): its members in their
+// order, compact, each key re-encoded; the first of each count that is not
+// a number becomes 0, and a total that is not a number the sum of the four
+// counts; the counts it lacks are appended in their order, then the total.
+// Its first cost, when an object, is dropped when none of its five counts
+// is a number, and otherwise completed the same way when it is not already
+// complete (kept as its bytes when it is).
+func appendNormalUsage(dst, raw []byte) []byte {
+	return appendCompleted(dst, raw, &usageCountKeys, "cost")
+}
+
+// appendCompleted appends the valid JSON object raw with its counts (keys)
+// completed, as appendNormalUsage says; nested names the member completed
+// as a cost, "" for none.
+func appendCompleted(dst, raw []byte, keys *[5]string, nested string) []byte {
+	c, _, _ := scanCounts(raw, keys, "")
 	sum := 0.0
-	for _, k := range parts {
-		v, ok := o.Number(k)
-		if !ok {
-			changed = o.Set(k, []byte("0")) || changed
+	for k := range 4 {
+		sum += c.value[k]
+	}
+	var seen [5]bool
+	seenNested := false
+	dst = append(dst, '{')
+	first := true
+	member := func(key string) {
+		if !first {
+			dst = append(dst, ',')
 		}
-		sum += v
+		first = false
+		dst = append(transcript.AppendString(dst, key), ':')
 	}
-	if _, ok := o.Number(total); !ok {
-		changed = o.Set(total, formatNumber(sum)) || changed
+	_ = transcript.EachMember(raw, func(key string, value []byte) {
+		if k := countIndex(keys, key); k >= 0 && !seen[k] {
+			seen[k] = true
+			member(key)
+			switch {
+			case c.number[k]:
+				dst = append(dst, value...)
+			case k == 4:
+				dst = appendNumber(dst, sum)
+			default:
+				dst = append(dst, '0')
+			}
+			return
+		}
+		if nested != "" && key == nested && !seenNested {
+			seenNested = true
+			if len(value) > 0 && value[0] == '{' {
+				cost, _, _ := scanCounts(value, &costCountKeys, "")
+				if !cost.any() {
+					return // a cost without a number is dropped
+				}
+				if !cost.complete() {
+					member(key)
+					dst = appendCompleted(dst, value, &costCountKeys, "")
+					return
+				}
+			}
+		}
+		member(key)
+		dst = append(dst, value...)
+	})
+	for k := range keys {
+		if !seen[k] {
+			member(keys[k])
+			if k == 4 {
+				dst = appendNumber(dst, sum)
+			} else {
+				dst = append(dst, '0')
+			}
+		}
 	}
-	return changed
+	return append(dst, '}')
 }
 
-// formatNumber writes a sum as a JSON number (integers without a fraction).
-func formatNumber(f float64) []byte {
+// appendNumber writes a sum as a JSON number (integers without a fraction).
+func appendNumber(dst []byte, f float64) []byte {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return []byte("0")
+		return append(dst, '0')
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		return strconv.AppendInt(nil, int64(f), 10)
+		return strconv.AppendInt(dst, int64(f), 10)
 	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64)
-}
-
-// objectMember parses a member (raw, has as Get returns them) that should
-// hold an object; ok is false when it is absent or not an object. An absent
-// member is not parsed at all: most assistant turns of a history have no
-// usage, and parsing nothing would build an error for each.
-func objectMember(raw []byte, has bool) (transcript.Object, bool) {
-	if !has {
-		return transcript.Object{}, false
-	}
-	o, err := transcript.ParseObject(raw)
-	return o, err == nil
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
 }

@@ -1,6 +1,11 @@
 package turns
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 const zeroSnap = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
 
@@ -48,4 +53,130 @@ func FuzzUsage(f *testing.F) {
 		`[{"role":"assistant","usage":{"input":7,"output":"x","cost":{"input":1e308,"output":1e308}}}]`,
 		`[{"role":"assistant","timestamp":5000,"usage":{}},{"role":"compactionSummary","timestamp":2000}]`,
 	}, Usage())
+}
+
+// usageShapes are usage values scanUsage must judge as normaliseUsage
+// does: complete, incomplete, duplicated keys (the first counts), a cost
+// that is not an object, out-of-range numbers, escaped keys, space.
+var usageShapes = []string{
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":null}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":0.1}}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"cost":{"input":"a"}}`,
+	`{"input":"10","output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18,"input":10}`,
+	`{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":1e999}`,
+	`{"\u0069nput":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18}`,
+	`{ "input" : 10 , "output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18 }`,
+	`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":1,"output":1,"cacheRead":1,"cacheWrite":1,"total":4},"cost":{"input":"x"}}`,
+	`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"":{"input":"x"},"cost":{"":1,"input":1,"output":1,"cacheRead":1,"cacheWrite":1,"total":4}}`,
+	`{}`, `null`, `[]`, `"usage"`, `{"input":1,`,
+	`{"output":2,"totalTokens":"x","cost":{"total":1,"input":"y"},"input":1.5e3,"cost":{}}`,
+	`{"input":1e308,"output":1e308,"cacheRead":0,"cacheWrite":0}`,
+	`{"cost":{"input":0.1,"output":0.2}, "input":1}`,
+}
+
+// referenceUsage is the usage normalisation written plainly on parsed
+// members (the rule's code before issue 22): the usage completed in
+// place, re-encoded when anything changed.
+func referenceUsage(raw []byte) (out []byte, changed bool) {
+	u, err := transcript.ParseObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	changed = referenceCounts(&u, usageCountKeys, "totalTokens")
+	if v, ok := u.Get("cost"); ok {
+		if cost, err := transcript.ParseObject(v); err == nil {
+			finite := false
+			for _, k := range costCountKeys {
+				if _, ok := cost.Number(k); ok {
+					finite = true
+				}
+			}
+			if !finite {
+				changed = u.Delete("cost") || changed
+			} else if referenceCounts(&cost, costCountKeys, "total") {
+				u.Set("cost", cost.AppendJSON(nil))
+				changed = true
+			}
+		}
+	}
+	return u.AppendJSON(nil), changed
+}
+
+// referenceCounts sets each of the four counts of keys that is not a
+// number to 0, and total to their sum when it is not a number.
+func referenceCounts(o *transcript.Object, keys [5]string, total string) bool {
+	changed := false
+	sum := 0.0
+	for _, k := range keys[:4] {
+		v, ok := o.Number(k)
+		if !ok {
+			changed = o.Set(k, []byte("0")) || changed
+		}
+		sum += v
+	}
+	if _, ok := o.Number(total); !ok {
+		changed = o.Set(total, appendNumber(nil, sum)) || changed
+	}
+	return changed
+}
+
+// checkScanUsage holds scanUsage and appendNormalUsage to referenceUsage
+// on one value: valid is ParseObject's verdict, normal is "no change",
+// and a usage that is not normal is written byte for byte as the
+// reference writes it.
+func checkScanUsage(t *testing.T, raw []byte) {
+	t.Helper()
+	valid, normal := scanUsage(raw, true)
+	_, err := transcript.ParseObject(raw)
+	if valid != (err == nil) {
+		t.Fatalf("scanUsage(%s): valid %v, ParseObject error %v", raw, valid, err)
+	}
+	if !valid {
+		return
+	}
+	want, changed := referenceUsage(raw)
+	if normal == changed {
+		t.Fatalf("scanUsage(%s): normal %v, the reference changes it: %v", raw, normal, changed)
+	}
+	if got := appendNormalUsage(nil, raw); !normal && !bytes.Equal(got, want) {
+		t.Fatalf("appendNormalUsage(%s):\n got %s\nwant %s", raw, got, want)
+	}
+}
+
+func TestScanUsage(t *testing.T) {
+	wantNormal := map[int]bool{0: true, 1: true, 3: true, 8: true, 9: true, 10: true, 11: true}
+	for i, u := range usageShapes {
+		checkScanUsage(t, []byte(u))
+		if _, normal := scanUsage([]byte(u), true); normal != wantNormal[i] {
+			t.Errorf("scanUsage(%s): normal %v, want %v", u, normal, wantNormal[i])
+		}
+	}
+	if valid, _ := scanUsage(nil, false); valid {
+		t.Error("an absent usage is valid")
+	}
+}
+
+// TestScanUsageAllocations: a normal usage is judged without an
+// allocation (it is neither parsed nor encoded), and one that is not is
+// written into its buffer without another.
+func TestScanUsageAllocations(t *testing.T) {
+	raw := []byte(usageShapes[0])
+	if n := testing.AllocsPerRun(100, func() { scanUsage(raw, true) }); n != 0 {
+		t.Errorf("scanUsage of a normal usage: %v allocations, want 0", n)
+	}
+	incomplete := []byte(usageShapes[4])
+	buf := make([]byte, 0, len(incomplete)+usageGrowth)
+	if n := testing.AllocsPerRun(100, func() { appendNormalUsage(buf[:0], incomplete) }); n != 0 {
+		t.Errorf("appendNormalUsage into a buffer of room: %v allocations, want 0", n)
+	}
+}
+
+func FuzzScanUsage(f *testing.F) {
+	for _, u := range usageShapes {
+		f.Add([]byte(u))
+	}
+	f.Fuzz(checkScanUsage)
 }

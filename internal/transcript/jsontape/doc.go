@@ -4,11 +4,12 @@
 // codec (decode only what has escapes; encode only what JSON requires) and
 // the raw Object a rule edits a nested value with.
 //
-// A Tape holds no pointer but its input: per message, content block and
-// member, a span of the input and a few flags, in flat arrays, so the
-// collector does not scan a history's structure, and reading a tape never
-// changes it (any goroutine may read any message). The model keeps its
-// edits beside the tape and writes untouched values as their input bytes.
+// A Tape's arrays hold no pointer: per message, content block and member,
+// a span of the input and a few flags, in flat arrays, so the collector
+// does not scan a history's structure, and reading a tape never changes it
+// (any goroutine may read any message). The model keeps its edits beside
+// the tape and writes untouched values as their input bytes. The arrays
+// are reused across jobs from a pool (Tape.Release, MaxPooledBytes).
 //
 // It imports only the standard library.
 //

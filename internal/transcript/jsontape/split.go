@@ -183,7 +183,15 @@ func (s *scanner) messageArray(i, depth int, par Parallel) ([]*Tape, int, error)
 		}
 		kept = append(kept, p.tape)
 	}
+	for c := range parts { // the parts of wrong guesses: their arrays go back
+		if !slices.Contains(kept, parts[c].tape) {
+			parts[c].tape.Release()
+		}
+	}
 	if p.err != nil {
+		for _, t := range kept {
+			t.Release()
+		}
 		return nil, p.end, p.err
 	}
 	return kept, p.end, nil
@@ -195,14 +203,8 @@ func (s *scanner) messageArray(i, depth int, par Parallel) ([]*Tape, int, error)
 func (s *scanner) arrayPart(i, limit, depth int) arrayPart {
 	ps := scanner{data: s.data, maxDepth: s.maxDepth}
 	// The part's share of the entries, from its share of the bytes, so the
-	// arrays are not regrown a dozen times.
-	span := limit - i
-	t := &Tape{
-		Data:     s.data,
-		Messages: make([]uint32, 0, 16+span/1024),
-		Nodes:    make([]Node, 0, 16+span/256),
-		Members:  make([]Member, 0, 64+span/64),
-	}
+	// arrays are not regrown a dozen times (newTape).
+	t := newTape(s.data, limit-i)
 	b := builder{t: t}
 	p := arrayPart{tape: t}
 	for {

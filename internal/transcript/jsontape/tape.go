@@ -7,7 +7,8 @@ package jsontape
 // are read from the input by their spans: a string is decoded only when
 // it holds an escape (Member.Escaped), and compared as raw bytes
 // otherwise. Nothing is copied, and nothing of a tape changes once the
-// pass has built it: reading it is safe from any number of goroutines.
+// pass has built it until it is released (Release): reading it is safe
+// from any number of goroutines.
 //
 // Messages and blocks are Nodes; a node's members are the entries
 // Members[First : First+Count] (contiguous, in input order), and a
@@ -22,6 +23,8 @@ type Tape struct {
 	Members []Member
 	// Messages are the indexes in Nodes of the messages, in order.
 	Messages []uint32
+
+	arrays *tapeArrays // the pool's holder of the arrays, reused on Release
 }
 
 // Node is one message or content block of a tape.

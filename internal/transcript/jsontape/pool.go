@@ -1,0 +1,100 @@
+package jsontape
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// A decoding pass takes its tape's arrays from a pool of arrays released by
+// earlier jobs (Tape.Release), sized by the input it is to record: the
+// arrays of a tape whose capacity for members is at least 2^c (and less
+// than 2^(c+1)) are kept in class c. A pass that expects m members, with
+// 2^(c-1) < m <= 2^c, takes from class c-1 arrays that are large enough
+// (the ones a job of its size released), else from class c or one of the
+// three above (a pass whose input had more entries per byte than its
+// estimate released larger arrays), so it finds arrays it will not regrow.
+// A tape whose arrays together are larger than MaxPooledBytes is not kept:
+// a rare 100 MB job does not pin its ~45 MB of arrays for the jobs of a few
+// MB that follow (one tape of a 10 MB history is about 5 MB). What the
+// pool holds beyond that the collector frees when it is idle (sync.Pool).
+const MaxPooledBytes = 16 << 20
+
+// poolClasses bounds the classes: 2^27 members is far above any tape the
+// byte bound lets the pool keep.
+const poolClasses = 28
+
+// tapeArrays are the arrays of one released tape, waiting in the pool.
+type tapeArrays struct {
+	nodes    []Node
+	members  []Member
+	messages []uint32
+}
+
+var tapePools [poolClasses]sync.Pool // of *tapeArrays, by class
+
+// newTape returns an empty tape of data with room for the entries of about
+// span bytes of messages (a part's share of the input), its arrays from the
+// pool when it holds some large enough.
+func newTape(data []byte, span int) *Tape {
+	messages, nodes, members := 16+span/1024, 16+span/256, 64+span/64
+	t := &Tape{Data: data}
+	if a := takeArrays(members); a != nil {
+		t.Nodes, t.Members, t.Messages, t.arrays = a.nodes[:0], a.members[:0], a.messages[:0], a
+	}
+	if cap(t.Nodes) < nodes {
+		t.Nodes = make([]Node, 0, nodes)
+	}
+	if cap(t.Members) < members {
+		t.Members = make([]Member, 0, members)
+	}
+	if cap(t.Messages) < messages {
+		t.Messages = make([]uint32, 0, messages)
+	}
+	return t
+}
+
+// takeArrays returns released arrays with room for members members, or
+// nil (see MaxPooledBytes for the classes it looks in).
+func takeArrays(members int) *tapeArrays {
+	c := bits.Len(uint(members - 1)) // 2^(c-1) < members <= 2^c
+	if c > 0 && c-1 < poolClasses {
+		if a, _ := tapePools[c-1].Get().(*tapeArrays); a != nil {
+			if cap(a.members) >= members {
+				return a
+			}
+			tapePools[c-1].Put(a)
+		}
+	}
+	for k := c; k < min(c+4, poolClasses); k++ {
+		if a, _ := tapePools[k].Get().(*tapeArrays); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// Release gives the tape's arrays back to the pool for a later decoding
+// pass, and empties the tape: every view of it (a message or block read
+// from it) must be dead by then, and one read after it panics (its arrays
+// are gone) rather than read another job's entries. The input is not kept.
+// A second Release, or one of a tape no pass built, does nothing.
+func (t *Tape) Release() {
+	nodes, members, messages := t.Nodes, t.Members, t.Messages
+	t.Data, t.Nodes, t.Members, t.Messages = nil, nil, nil, nil
+	a := t.arrays
+	t.arrays = nil
+	if a == nil {
+		a = &tapeArrays{}
+	}
+	if cap(members) == 0 || arraysBytes(nodes, members, messages) > MaxPooledBytes {
+		return
+	}
+	a.nodes, a.members, a.messages = nodes[:0], members[:0], messages[:0]
+	tapePools[bits.Len(uint(cap(members)))-1].Put(a)
+}
+
+// arraysBytes is the memory the arrays of a tape hold.
+func arraysBytes(nodes []Node, members []Member, messages []uint32) int {
+	return cap(nodes)*int(unsafe.Sizeof(Node{})) + cap(members)*int(unsafe.Sizeof(Member{})) + cap(messages)*4
+}
