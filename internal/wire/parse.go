@@ -138,9 +138,10 @@ func SourceOf(f Format, option string) (transcript.Target, error) {
 // error names the member that has the wrong shape.
 //
 // body must be valid JSON, as the job decode leaves it (it validates every
-// byte of a job, request included): Parse does not validate it again, and
-// of other bytes it makes messages that transcript.FromMessages refuses,
-// or nonsense, but it does not fail otherwise.
+// byte of a job, request included): Parse does not validate it again. Of
+// other bytes it makes messages that may be anything, even invalid JSON
+// (which transcript.FromMessages refuses), but it returns: it neither
+// panics nor loops (FuzzParse).
 func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed, error) {
 	p := &parser{target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
 	p.index(body)
