@@ -146,11 +146,16 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 }
 
 // sanitizeRequest runs a provider request body of format from as a request
-// job for the target (or the format's own provider and API).
+// job for the target (or the format's own provider and API). The body is
+// validated here, as the job decode validates a job's request (wire.Parse
+// takes valid JSON).
 func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte, from, targetFlag, render string) (pipeline.Outcome, error) {
 	f, ok := wire.ParseFormat(from)
 	if !ok {
 		return pipeline.Outcome{Code: deadletter.CodeInvalidJob, Error: fmt.Sprintf("--from: %q is not one of %v", from, wire.Formats)}, nil
+	}
+	if _, err := transcript.ParseObject(input); err != nil {
+		return pipeline.Outcome{Code: deadletter.CodeInvalidJob, Error: "request: " + err.Error()}, nil
 	}
 	tg := wire.DefaultSource(f)
 	tg.Model = "unknown"

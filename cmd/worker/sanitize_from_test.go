@@ -58,3 +58,21 @@ func TestSanitizeRequestExamples(t *testing.T) {
 		t.Fatalf("an unknown --from: exit %d, %s", code, errOut)
 	}
 }
+
+// TestSanitizeFromRefusesInvalidJSON: a body given with --from is not a job
+// the job decode validated, so sanitize validates it (wire.Parse takes
+// valid JSON): a valid history followed by bytes that are not JSON, or a
+// text with an invalid byte in an unterminated body, is invalid_job, not
+// the history the parse could make of its start.
+func TestSanitizeFromRefusesInvalidJSON(t *testing.T) {
+	for _, body := range []string{
+		`{"messages":[{"role":"user","content":"hi"}]} x`,
+		"{\"messages\":[{\"role\":\"user\",\"content\":\"hi\xff\"}],",
+		`[{"role":"user","content":"hi"}]`,
+	} {
+		code, out, errOut := runCLI(t, body, "sanitize", "--from", "anthropic", "-")
+		if code == 0 || !strings.Contains(errOut, "invalid_job: request: offset") {
+			t.Errorf("%q: exit %d, %s%s", body, code, firstLine(out), errOut)
+		}
+	}
+}

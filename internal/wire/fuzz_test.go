@@ -65,9 +65,10 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
-// FuzzParse: any bytes parse in every format without panicking, and a body
-// that parses gives a message array the job decode accepts and every
-// renderer writes as valid JSON, the same bytes twice.
+// FuzzParse: any bytes parse in every format without panicking, and valid
+// JSON (what the job decode hands Parse) that parses gives a message array
+// the job decode accepts and every renderer writes as valid JSON, the same
+// bytes twice.
 func FuzzParse(f *testing.F) {
 	for _, format := range Formats {
 		raw, err := os.ReadFile(filepath.Join("testdata", "parse", string(format)+".json"))
@@ -84,7 +85,7 @@ func FuzzParse(f *testing.F) {
 		for _, in := range Formats {
 			for _, target := range []Format{in, AnthropicMessages, GeminiContents} {
 				parsed, err := Parse(in, data, src, target)
-				if err != nil {
+				if err != nil || !json.Valid(data) {
 					continue
 				}
 				tr, err := transcript.FromMessages(parsed.Messages, src)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unsafe"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -134,20 +135,26 @@ func SourceOf(f Format, option string) (transcript.Target, error) {
 // choose a shape (role, type) and the JSON-string arguments of the OpenAI
 // formats. Members the history does not hold (model, max_tokens,
 // temperature, tool_choice, ...) are the runner's and are not read. The
-// error names the member that has the wrong shape; the messages are not
-// validated further here (the job decode that wraps them validates every
-// byte, and the chain repairs them).
+// error names the member that has the wrong shape.
+//
+// body must be valid JSON, as the job decode leaves it (it validates every
+// byte of a job, request included): Parse does not validate it again. Of
+// other bytes it makes messages that may be anything, even invalid JSON
+// (which transcript.FromMessages refuses), but it returns: it neither
+// panics nor loops (FuzzParse).
 func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed, error) {
-	obj, err := transcript.ParseObject(body)
-	if err != nil {
-		return nil, fmt.Errorf("request: %v", err)
+	p := &parser{target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
+	p.index(body)
+	obj, ok := p.object(body)
+	if !ok {
+		return nil, fmt.Errorf("request: must be a JSON object")
 	}
 	if src.Model == "" {
 		src.Model, _ = obj.String("model") // the body's own model, when it names one
 	}
-	p := &parser{target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
 	p.provider, p.api, p.model = transcript.JSONString(src.Provider), transcript.JSONString(src.API), transcript.JSONString(src.Model)
 	p.out = append(p.out, '[')
+	var err error
 	switch f {
 	case AnthropicMessages:
 		err = p.anthropic(&obj)
@@ -172,23 +179,26 @@ func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed
 	return &p.Parsed, nil
 }
 
-// parser is one Parse: the messages written so far, the assistant turn
-// being gathered (its blocks; the formats that split a turn into several
-// messages or items are joined back into one), the call names by id for the
-// results, and the system texts.
+// parser is one Parse: the messages written so far (each block is written
+// once, straight into out: a turn's header when the turn opens, its
+// trailer when it ends), whether an assistant turn is open (the formats
+// that split a turn into several messages or items are joined back into
+// one), the call names by id for the results, and the system texts.
 type parser struct {
 	Parsed
+	splitter
 	target               Format
 	provider, api, model []byte
 	out                  []byte
-	assistant            []byte // the open assistant turn's blocks, comma-separated
+	assistantOpen        bool // out ends inside an assistant turn's content
 	assistantHasCall     bool
-	names                map[string][]byte // call id → name (JSON strings)
-	lastCall             map[string][]byte // tool name → its latest call's id
-	fullCallID           map[string][]byte // Responses call_id → the model's "call_…|fc_…" id
-	unanswered           [][]byte          // Gemini: the ids of the calls no response has answered yet
-	system               [][]byte          // system texts (JSON strings)
-	calls                int               // calls read, for ids a format leaves out
+	names                map[string][]byte   // call id → name (JSON strings)
+	lastCall             map[string][]byte   // tool name → its latest call's id
+	fullCallID           map[string][]byte   // Responses call_id → the model's "call_…|fc_…" id
+	unanswered           [][]byte            // Gemini: the ids of the calls no response has answered yet
+	system               [][]byte            // system texts (JSON strings)
+	calls                int                 // calls read, for ids a format leaves out
+	rest                 []transcript.Object // userContent's blocks that are not results
 }
 
 // keep reports whether the parse keeps what is counted as kind (the target
@@ -214,36 +224,50 @@ func (p *parser) message(role string) {
 	p.out = append(p.out, '"')
 }
 
-// user writes a user message of the blocks (comma-separated JSON objects);
-// nothing when there are none.
-func (p *parser) user(blocks []byte) {
-	if len(blocks) == 0 {
-		return
-	}
+// userMark is where openUser opened a user message: what closeUser needs
+// to take it back.
+type userMark struct {
+	at               int // the length of out before it
+	assistantOpen    bool
+	assistantHasCall bool
+}
+
+// openUser ends the open assistant turn and opens a user message, whose
+// blocks the caller appends to out; closeUser ends it.
+func (p *parser) openUser() userMark {
+	m := userMark{len(p.out), p.assistantOpen, p.assistantHasCall}
 	p.flushAssistant()
 	p.message(transcript.RoleUser)
 	p.out = append(p.out, `,"content":[`...)
-	p.out = append(p.out, blocks...)
+	return m
+}
+
+// closeUser ends the user message openUser opened, or, when it got no
+// block, takes it back: there is no message, and the assistant turn open
+// before it is still open (a user message with nothing the model holds
+// does not split a turn).
+func (p *parser) closeUser(m userMark) {
+	if p.out[len(p.out)-1] == '[' {
+		p.out = p.out[:m.at]
+		p.assistantOpen, p.assistantHasCall = m.assistantOpen, m.assistantHasCall
+		return
+	}
 	p.out = append(p.out, `]}`...)
 }
 
-// addAssistant adds a block to the open assistant turn.
-func (p *parser) addAssistant(block []byte) {
-	if len(p.assistant) > 0 {
-		p.assistant = append(p.assistant, ',')
-	}
-	p.assistant = append(p.assistant, block...)
+// turn opens an assistant turn when none is open, and returns out, for the
+// caller to append a block of the turn to.
+func (p *parser) turn() []byte {
+	p.openAssistant()
+	return p.out
 }
 
-// flushAssistant writes the open assistant turn, with the source's
-// provider, api and model and the stop reason its last block implies.
+// flushAssistant ends the open assistant turn, with the source's provider,
+// api and model and the stop reason its blocks imply.
 func (p *parser) flushAssistant() {
-	if p.assistant == nil {
+	if !p.assistantOpen {
 		return
 	}
-	p.message(transcript.RoleAssistant)
-	p.out = append(p.out, `,"content":[`...)
-	p.out = append(p.out, p.assistant...)
 	p.out = append(p.out, `],"api":`...)
 	p.out = append(p.out, p.api...)
 	p.out = append(p.out, `,"provider":`...)
@@ -255,26 +279,30 @@ func (p *parser) flushAssistant() {
 	} else {
 		p.out = append(p.out, `,"stopReason":"stop"}`...)
 	}
-	p.assistant, p.assistantHasCall = nil, false
+	p.assistantOpen, p.assistantHasCall = false, false
 }
 
 // openAssistant starts an assistant turn even when it gets no block (an
 // empty assistant message stays a message, for the chain to judge).
 func (p *parser) openAssistant() {
-	if p.assistant == nil {
-		p.assistant = []byte{}
+	if p.assistantOpen {
+		return
 	}
+	p.message(transcript.RoleAssistant)
+	p.out = append(p.out, `,"content":[`...)
+	p.assistantOpen = true
 }
 
-// result writes a toolResult message: the call id, the tool's name (from
-// the call, else name when the format gives one), the content blocks and
-// isError. extra is written as members of the message (cache_control).
-func (p *parser) result(id, name, blocks []byte, isError bool, extra []byte) {
+// openResult ends the open assistant turn and opens a toolResult message:
+// the call id and the tool's name (from the call, else name when the
+// format gives one); the caller appends its content blocks to out, and
+// closeResult ends it.
+func (p *parser) openResult(id, name []byte) {
 	p.flushAssistant()
 	p.message(transcript.RoleToolResult)
 	p.out = append(p.out, `,"toolCallId":`...)
 	p.out = append(p.out, id...)
-	if n, ok := p.names[string(id)]; ok {
+	if n, ok := p.names[aliasString(id)]; ok {
 		name = n
 	}
 	if name != nil {
@@ -282,7 +310,11 @@ func (p *parser) result(id, name, blocks []byte, isError bool, extra []byte) {
 		p.out = append(p.out, name...)
 	}
 	p.out = append(p.out, `,"content":[`...)
-	p.out = append(p.out, blocks...)
+}
+
+// closeResult ends the toolResult message openResult opened: isError, and
+// extra written as members of the message (cache_control).
+func (p *parser) closeResult(isError bool, extra []byte) {
 	p.out = append(p.out, `],"isError":`...)
 	p.out = strconv.AppendBool(p.out, isError)
 	p.out = append(p.out, extra...)
@@ -295,10 +327,10 @@ func (p *parser) call(id, name, args, extra []byte) {
 	if p.names == nil {
 		p.names, p.lastCall = map[string][]byte{}, map[string][]byte{}
 	}
-	p.names[string(id)] = name
-	p.lastCall[string(name)] = id
+	p.names[aliasString(id)] = name
+	p.lastCall[aliasString(name)] = id
 	p.calls++
-	b := make([]byte, 0, len(id)+len(name)+len(args)+len(extra)+48)
+	b := commaIfAny(p.turn())
 	b = append(b, `{"type":"toolCall","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"name":`...)
@@ -306,9 +338,17 @@ func (p *parser) call(id, name, args, extra []byte) {
 	b = append(b, `,"arguments":`...)
 	b = append(b, args...)
 	b = append(b, extra...)
-	b = append(b, '}')
-	p.addAssistant(b)
+	p.out = append(b, '}')
 	p.assistantHasCall = true
+}
+
+// aliasString views b, bytes of the body or of a value the parse made and
+// never changes, as a string (a map key) without copying it.
+func aliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // textBlock appends {"type":"text","text":<raw><extra>} to dst.
@@ -344,11 +384,22 @@ func thinkingBlock(dst, text []byte, sigKey string, sig []byte) []byte {
 	return append(dst, '}')
 }
 
+// commaIfAny appends the separator before a block: a comma, unless dst is
+// empty (a list of blocks being gathered) or ends with the '[' that opens
+// a message's content.
 func commaIfAny(dst []byte) []byte {
-	if len(dst) > 0 {
+	if len(dst) > 0 && dst[len(dst)-1] != '[' {
 		return append(dst, ',')
 	}
 	return dst
+}
+
+// redactedBlock appends a redacted_thinking block of data (raw JSON).
+func redactedBlock(dst, data []byte) []byte {
+	dst = commaIfAny(dst)
+	dst = append(dst, `{"type":"redacted_thinking","data":`...)
+	dst = append(dst, data...)
+	return append(dst, '}')
 }
 
 // member appends ,"key":raw when raw is set.
@@ -388,8 +439,8 @@ func (p *parser) systemContent(content []byte) {
 		p.systemText(content)
 		return
 	}
-	for _, raw := range array(content) {
-		b, _ := object(raw)
+	for _, raw := range p.array(content) {
+		b, _ := p.object(raw)
 		p.systemText(str(&b, "text"))
 	}
 }
@@ -410,14 +461,14 @@ func (p *parser) tool(name, description, schema []byte) {
 // Completions, nested) or in the tool itself (Responses). Other tool types
 // are counted as dropped.
 func (p *parser) functionTools(tools []byte, nested bool) {
-	for _, raw := range array(tools) {
-		t, _ := object(raw)
+	for _, raw := range p.array(tools) {
+		t, _ := p.object(raw)
 		if typ, _ := t.String("type"); typ != "function" {
 			p.drop(LossToolKind)
 			continue
 		}
 		if nested {
-			t, _ = object(field(&t, "function"))
+			t, _ = p.object(field(&t, "function"))
 		}
 		p.tool(str(&t, "name"), str(&t, "description"), field(&t, "parameters"))
 	}
@@ -429,14 +480,6 @@ func unquote(raw []byte) (string, bool) {
 	return string(b), ok
 }
 
-// object splits raw, a value of the validated body, as an object; ok false
-// for anything else.
-func object(raw []byte) (transcript.Object, bool) { return splitObject(raw) }
-
-// array splits raw, a value of the validated body, as an array; nil for
-// anything else.
-func array(raw []byte) [][]byte { return splitArray(raw) }
-
 // field returns member key of o when it is present and not null.
 func field(o *transcript.Object, key string) []byte {
 	raw, ok := o.Get(key)
@@ -446,10 +489,11 @@ func field(o *transcript.Object, key string) []byte {
 	return raw
 }
 
-// str returns member key of o when it is a JSON string.
+// str returns member key of o when it is a JSON string (one that closes:
+// of bytes that are not JSON, an unterminated string is not one).
 func str(o *transcript.Object, key string) []byte {
 	raw, ok := o.Get(key)
-	if !ok || !isString(raw) {
+	if !ok || !isString(raw) || raw[len(raw)-1] != '"' {
 		return nil
 	}
 	return raw
@@ -457,7 +501,7 @@ func str(o *transcript.Object, key string) []byte {
 
 // historyArray returns the body's history member, an array, or an error naming
 // it.
-func historyArray(o *transcript.Object, key string) ([][]byte, error) {
+func (p *parser) historyArray(o *transcript.Object, key string) ([][]byte, error) {
 	raw, ok := o.Get(key)
 	if !ok {
 		return nil, fmt.Errorf("request.%s is missing", key)
@@ -465,19 +509,19 @@ func historyArray(o *transcript.Object, key string) ([][]byte, error) {
 	if s := bytes.TrimSpace(raw); len(s) == 0 || s[0] != '[' {
 		return nil, fmt.Errorf("request.%s must be an array", key)
 	}
-	return splitArray(raw), nil
+	return p.array(raw), nil
 }
 
 // eachItem calls fn with each object of the body's history member key, or
 // returns an error naming the member, or its first element that is not an
 // object.
-func eachItem(o *transcript.Object, key string, fn func(m *transcript.Object)) error {
-	items, err := historyArray(o, key)
+func (p *parser) eachItem(o *transcript.Object, key string, fn func(m *transcript.Object)) error {
+	items, err := p.historyArray(o, key)
 	if err != nil {
 		return err
 	}
 	for i, raw := range items {
-		m, ok := object(raw)
+		m, ok := p.object(raw)
 		if !ok {
 			return fmt.Errorf("request.%s[%d] must be an object", key, i)
 		}
@@ -487,19 +531,23 @@ func eachItem(o *transcript.Object, key string, fn func(m *transcript.Object)) e
 }
 
 // userContent reads the blocks of a user message of the Anthropic-shaped
-// formats: a block that result takes (a tool result, written as a
-// toolResult message) ends the user message before it; the others are read
-// by block into user messages.
+// formats: each block that result takes (a tool result) is written as a
+// toolResult message, and then the others, read by block, as one user
+// message after them.
 func (p *parser) userContent(content [][]byte, result func(b *transcript.Object) bool, block func(dst []byte, b *transcript.Object) []byte) {
-	var blocks []byte
+	rest := p.rest[:0]
 	for _, raw := range content {
-		b, _ := object(raw)
-		if result(&b) {
-			continue
+		b, _ := p.object(raw)
+		if !result(&b) {
+			rest = append(rest, b)
 		}
-		blocks = block(blocks, &b)
 	}
-	p.user(blocks)
+	at := p.openUser()
+	for i := range rest {
+		p.out = block(p.out, &rest[i])
+	}
+	p.closeUser(at)
+	p.rest = rest[:0]
 }
 
 // jsonArguments reads the OpenAI formats' arguments: a JSON string holding

@@ -15,8 +15,8 @@ func (p *parser) anthropic(o *transcript.Object) error {
 		if isString(sys) {
 			p.systemText(sys)
 		} else {
-			for _, raw := range array(sys) {
-				b, _ := object(raw)
+			for _, raw := range p.array(sys) {
+				b, _ := p.object(raw)
 				if b.Has("cache_control") {
 					p.drop(LossToolCacheControl)
 				}
@@ -24,30 +24,32 @@ func (p *parser) anthropic(o *transcript.Object) error {
 			}
 		}
 	}
-	err := eachItem(o, "messages", func(m *transcript.Object) {
+	err := p.eachItem(o, "messages", func(m *transcript.Object) {
 		role, _ := m.String("role")
 		content := field(m, "content")
 		switch {
 		case role == "assistant":
 			p.openAssistant()
 			if isString(content) {
-				p.addAssistant(textBlock(nil, content, nil))
+				p.out = textBlock(p.out, content, nil)
 				return
 			}
-			for _, raw := range array(content) {
+			for _, raw := range p.array(content) {
 				p.anthropicAssistantBlock(raw)
 			}
 		case isString(content):
-			p.user(textBlock(nil, content, nil))
+			at := p.openUser()
+			p.out = textBlock(p.out, content, nil)
+			p.closeUser(at)
 		default:
-			p.userContent(array(content), p.anthropicResult, p.anthropicContentBlock)
+			p.userContent(p.array(content), p.anthropicResult, p.anthropicContentBlock)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	for _, raw := range array(field(o, "tools")) {
-		t, _ := object(raw)
+	for _, raw := range p.array(field(o, "tools")) {
+		t, _ := p.object(raw)
 		if t.Has("cache_control") {
 			p.drop(LossToolCacheControl)
 		}
@@ -82,7 +84,7 @@ func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte 
 			return textBlock(dst, text, p.anthropicExtra(b))
 		}
 	case "image":
-		src, _ := object(field(b, "source"))
+		src, _ := p.object(field(b, "source"))
 		if st, _ := src.String("type"); st == "base64" {
 			if data, mime := str(&src, "data"), str(&src, "media_type"); data != nil && mime != nil {
 				return imageBlock(dst, data, mime, p.anthropicExtra(b))
@@ -99,11 +101,11 @@ func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte 
 
 // anthropicAssistantBlock adds one assistant block to the open turn.
 func (p *parser) anthropicAssistantBlock(raw []byte) {
-	b, _ := object(raw)
+	b, _ := p.object(raw)
 	switch t, _ := b.String("type"); t {
 	case "text":
 		if text := str(&b, "text"); text != nil {
-			p.addAssistant(textBlock(nil, text, p.anthropicExtra(&b)))
+			p.out = textBlock(p.turn(), text, p.anthropicExtra(&b))
 		}
 	case "thinking":
 		if p.keep(LossSignedThinking) {
@@ -111,11 +113,11 @@ func (p *parser) anthropicAssistantBlock(raw []byte) {
 			if text == nil {
 				text = []byte(`""`)
 			}
-			p.addAssistant(thinkingBlock(nil, text, "thinkingSignature", str(&b, "signature")))
+			p.out = thinkingBlock(p.turn(), text, "thinkingSignature", str(&b, "signature"))
 		}
 	case "redacted_thinking":
 		if data := str(&b, "data"); data != nil && p.keep(LossSignedThinking) {
-			p.addAssistant(append(append([]byte(`{"type":"redacted_thinking","data":`), data...), '}'))
+			p.out = redactedBlock(p.turn(), data)
 		}
 	case "tool_use":
 		id, name := str(&b, "id"), str(&b, "name")
@@ -137,11 +139,7 @@ func (p *parser) anthropicAssistantBlock(raw []byte) {
 		"container_upload", "tool_search_tool_result":
 		p.drop(LossServerTool)
 	case "image":
-		var blocks []byte
-		blocks = p.anthropicContentBlock(blocks, &b)
-		if blocks != nil {
-			p.addAssistant(blocks)
-		}
+		p.out = p.anthropicContentBlock(p.turn(), &b)
 	default:
 		p.drop(LossUnknown)
 	}
@@ -157,14 +155,14 @@ func (p *parser) anthropicResult(b *transcript.Object) bool {
 	if id == nil {
 		id = []byte(`""`)
 	}
-	var blocks []byte
+	p.openResult(id, nil)
 	content := field(b, "content")
 	if isString(content) {
-		blocks = textBlock(nil, content, nil)
+		p.out = textBlock(p.out, content, nil)
 	} else {
-		for _, raw := range array(content) {
-			c, _ := object(raw)
-			blocks = p.anthropicContentBlock(blocks, &c)
+		for _, raw := range p.array(content) {
+			c, _ := p.object(raw)
+			p.out = p.anthropicContentBlock(p.out, &c)
 		}
 	}
 	isError, _ := b.Bool("is_error")
@@ -172,6 +170,6 @@ func (p *parser) anthropicResult(b *transcript.Object) bool {
 	if cc := field(b, "cache_control"); cc != nil && p.keep(LossCacheControl) {
 		extra = member(extra, "cache_control", cc)
 	}
-	p.result(id, nil, blocks, isError, extra)
+	p.closeResult(isError, extra)
 	return true
 }

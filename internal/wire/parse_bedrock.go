@@ -16,16 +16,16 @@ import (
 // base64 bytes as they are (format png becomes image/png). cachePoint,
 // document, video and guardContent blocks have no place in the model.
 func (p *parser) bedrock(o *transcript.Object) error {
-	for _, raw := range array(field(o, "system")) {
-		b, _ := object(raw)
+	for _, raw := range p.array(field(o, "system")) {
+		b, _ := p.object(raw)
 		if b.Has("cachePoint") {
 			p.drop(LossCachePoint)
 			continue
 		}
 		p.systemText(str(&b, "text"))
 	}
-	err := eachItem(o, "messages", func(m *transcript.Object) {
-		content := array(field(m, "content"))
+	err := p.eachItem(o, "messages", func(m *transcript.Object) {
+		content := p.array(field(m, "content"))
 		if role, _ := m.String("role"); role != "assistant" {
 			p.userContent(content, p.bedrockResult, p.bedrockContentBlock)
 			return
@@ -38,10 +38,10 @@ func (p *parser) bedrock(o *transcript.Object) error {
 	if err != nil {
 		return err
 	}
-	tc, _ := object(field(o, "toolConfig"))
-	for _, raw := range array(field(&tc, "tools")) {
-		t, _ := object(raw)
-		spec, ok := object(field(&t, "toolSpec"))
+	tc, _ := p.object(field(o, "toolConfig"))
+	for _, raw := range p.array(field(&tc, "tools")) {
+		t, _ := p.object(raw)
+		spec, ok := p.object(field(&t, "toolSpec"))
 		if !ok {
 			if t.Has("cachePoint") {
 				p.drop(LossCachePoint)
@@ -50,7 +50,7 @@ func (p *parser) bedrock(o *transcript.Object) error {
 			}
 			continue
 		}
-		schema, _ := object(field(&spec, "inputSchema"))
+		schema, _ := p.object(field(&spec, "inputSchema"))
 		p.tool(str(&spec, "name"), str(&spec, "description"), field(&schema, "json"))
 	}
 	return nil
@@ -63,8 +63,8 @@ func (p *parser) bedrockContentBlock(dst []byte, b *transcript.Object) []byte {
 	if text := str(b, "text"); text != nil {
 		return textBlock(dst, text, nil)
 	}
-	if img, ok := object(field(b, "image")); ok {
-		src, _ := object(field(&img, "source"))
+	if img, ok := p.object(field(b, "image")); ok {
+		src, _ := p.object(field(&img, "source"))
 		format, okFormat := img.String("format")
 		if data := str(&src, "bytes"); data != nil && okFormat && format != "" {
 			return imageBlock(dst, data, transcript.JSONString("image/"+format), nil)
@@ -96,27 +96,27 @@ func (p *parser) bedrockOther(b *transcript.Object) {
 
 // bedrockAssistantBlock adds one assistant block to the open turn.
 func (p *parser) bedrockAssistantBlock(raw []byte) {
-	b, _ := object(raw)
+	b, _ := p.object(raw)
 	if text := str(&b, "text"); text != nil {
-		p.addAssistant(textBlock(nil, text, nil))
+		p.out = textBlock(p.turn(), text, nil)
 		return
 	}
-	if rc, ok := object(field(&b, "reasoningContent")); ok {
+	if rc, ok := p.object(field(&b, "reasoningContent")); ok {
 		if !p.keep(LossSignedThinking) {
 			return
 		}
-		if rt, ok := object(field(&rc, "reasoningText")); ok {
+		if rt, ok := p.object(field(&rc, "reasoningText")); ok {
 			text := str(&rt, "text")
 			if text == nil {
 				text = []byte(`""`)
 			}
-			p.addAssistant(thinkingBlock(nil, text, "thinkingSignature", str(&rt, "signature")))
+			p.out = thinkingBlock(p.turn(), text, "thinkingSignature", str(&rt, "signature"))
 		} else if data := str(&rc, "redactedContent"); data != nil {
-			p.addAssistant(append(append([]byte(`{"type":"redacted_thinking","data":`), data...), '}'))
+			p.out = redactedBlock(p.turn(), data)
 		}
 		return
 	}
-	if tu, ok := object(field(&b, "toolUse")); ok {
+	if tu, ok := p.object(field(&b, "toolUse")); ok {
 		id, name := str(&tu, "toolUseId"), str(&tu, "name")
 		if id == nil || name == nil {
 			p.drop(LossUnknown)
@@ -130,9 +130,7 @@ func (p *parser) bedrockAssistantBlock(raw []byte) {
 		return
 	}
 	if _, ok := b.Get("image"); ok {
-		if blocks := p.bedrockContentBlock(nil, &b); blocks != nil {
-			p.addAssistant(blocks)
-		}
+		p.out = p.bedrockContentBlock(p.turn(), &b)
 		return
 	}
 	p.bedrockOther(&b)
@@ -141,7 +139,7 @@ func (p *parser) bedrockAssistantBlock(raw []byte) {
 // bedrockResult writes a toolResult block as a toolResult message, or
 // reports that b is not one.
 func (p *parser) bedrockResult(b *transcript.Object) bool {
-	tr, ok := object(field(b, "toolResult"))
+	tr, ok := p.object(field(b, "toolResult"))
 	if !ok {
 		return false
 	}
@@ -149,12 +147,12 @@ func (p *parser) bedrockResult(b *transcript.Object) bool {
 	if id == nil {
 		id = []byte(`""`)
 	}
-	var blocks []byte
-	for _, raw := range array(field(&tr, "content")) {
-		c, _ := object(raw)
-		blocks = p.bedrockContentBlock(blocks, &c)
+	p.openResult(id, nil)
+	for _, raw := range p.array(field(&tr, "content")) {
+		c, _ := p.object(raw)
+		p.out = p.bedrockContentBlock(p.out, &c)
 	}
 	status, _ := tr.String("status")
-	p.result(id, nil, blocks, status == "error", nil)
+	p.closeResult(status == "error", nil)
 	return true
 }

@@ -18,7 +18,7 @@ import (
 // legacy function role and function_call member are read as a tool result
 // and a call.
 func (p *parser) chat(o *transcript.Object) error {
-	err := eachItem(o, "messages", func(m *transcript.Object) {
+	err := p.eachItem(o, "messages", func(m *transcript.Object) {
 		role, _ := m.String("role")
 		content := field(m, "content")
 		switch role {
@@ -27,29 +27,29 @@ func (p *parser) chat(o *transcript.Object) error {
 		case "assistant":
 			p.openAssistant()
 			if r := str(m, "reasoning_content"); r != nil && !bytes.Equal(r, []byte(`""`)) {
-				p.addAssistant(thinkingBlock(nil, r, "", nil))
+				p.out = thinkingBlock(p.out, r, "", nil)
 			}
 			if isString(content) {
-				p.addAssistant(textBlock(nil, content, nil))
+				p.out = textBlock(p.out, content, nil)
 			} else {
-				for _, raw := range array(content) {
-					b, _ := object(raw)
+				for _, raw := range p.array(content) {
+					b, _ := p.object(raw)
 					if t, _ := b.String("type"); (t == "text" || t == "output_text") && str(&b, "text") != nil {
-						p.addAssistant(textBlock(nil, str(&b, "text"), nil))
+						p.out = textBlock(p.out, str(&b, "text"), nil)
 					} else if t == "refusal" && str(&b, "refusal") != nil {
-						p.addAssistant(textBlock(nil, str(&b, "refusal"), nil))
+						p.out = textBlock(p.out, str(&b, "refusal"), nil)
 					} else {
 						p.drop(LossUnknown)
 					}
 				}
 			}
-			for _, raw := range array(field(m, "tool_calls")) {
-				c, _ := object(raw)
-				fn, _ := object(field(&c, "function"))
+			for _, raw := range p.array(field(m, "tool_calls")) {
+				c, _ := p.object(raw)
+				fn, _ := p.object(field(&c, "function"))
 				p.chatCall(str(&c, "id"), str(&fn, "name"), field(&fn, "arguments"))
 			}
 			if fc := field(m, "function_call"); fc != nil {
-				fn, _ := object(fc)
+				fn, _ := p.object(fc)
 				p.chatCall(nil, str(&fn, "name"), field(&fn, "arguments"))
 			}
 		case "tool", "function":
@@ -60,9 +60,13 @@ func (p *parser) chat(o *transcript.Object) error {
 			if id == nil {
 				id = []byte(`""`)
 			}
-			p.result(id, str(m, "name"), p.chatParts(nil, content), false, nil)
+			p.openResult(id, str(m, "name"))
+			p.out = p.chatParts(p.out, content)
+			p.closeResult(false, nil)
 		default: // user, and unknown roles as user text
-			p.user(p.chatParts(nil, content))
+			at := p.openUser()
+			p.out = p.chatParts(p.out, content)
+			p.closeUser(at)
 		}
 	})
 	if err != nil {
@@ -91,15 +95,15 @@ func (p *parser) chatParts(dst, content []byte) []byte {
 	if isString(content) {
 		return textBlock(dst, content, nil)
 	}
-	for _, raw := range array(content) {
-		b, _ := object(raw)
+	for _, raw := range p.array(content) {
+		b, _ := p.object(raw)
 		switch t, _ := b.String("type"); t {
 		case "text", "input_text":
 			if text := str(&b, "text"); text != nil {
 				dst = textBlock(dst, text, nil)
 			}
 		case "image_url":
-			img, _ := object(field(&b, "image_url"))
+			img, _ := p.object(field(&b, "image_url"))
 			url := str(&img, "url")
 			if url == nil {
 				url = str(&b, "image_url")

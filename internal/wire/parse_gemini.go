@@ -24,16 +24,16 @@ import (
 // one answers the earliest unanswered call of its name; both are written
 // back with the id.
 func (p *parser) gemini(o *transcript.Object) error {
-	if si, ok := object(field(o, "systemInstruction")); ok {
-		for _, raw := range array(field(&si, "parts")) {
-			part, _ := object(raw)
+	if si, ok := p.object(field(o, "systemInstruction")); ok {
+		for _, raw := range p.array(field(&si, "parts")) {
+			part, _ := p.object(raw)
 			p.systemText(str(&part, "text"))
 		}
 	} else if si := str(o, "systemInstruction"); si != nil {
 		p.systemText(si)
 	}
-	err := eachItem(o, "contents", func(c *transcript.Object) {
-		parts := array(field(c, "parts"))
+	err := p.eachItem(o, "contents", func(c *transcript.Object) {
+		parts := p.array(field(c, "parts"))
 		if role, _ := c.String("role"); role != "model" {
 			p.geminiUserContent(parts)
 			return
@@ -47,8 +47,8 @@ func (p *parser) gemini(o *transcript.Object) error {
 	if err != nil {
 		return err
 	}
-	for _, raw := range array(field(o, "tools")) {
-		t, _ := object(raw)
+	for _, raw := range p.array(field(o, "tools")) {
+		t, _ := p.object(raw)
 		decls := field(&t, "functionDeclarations")
 		if decls == nil {
 			decls = field(&t, "function_declarations")
@@ -57,8 +57,8 @@ func (p *parser) gemini(o *transcript.Object) error {
 			p.drop(LossToolKind)
 			continue
 		}
-		for _, raw := range array(decls) {
-			d, _ := object(raw)
+		for _, raw := range p.array(decls) {
+			d, _ := p.object(raw)
 			schema := field(&d, "parametersJsonSchema")
 			if schema == nil {
 				schema = field(&d, "parameters")
@@ -79,22 +79,22 @@ func geminiSignature(part *transcript.Object) []byte {
 
 // geminiModelPart adds one part of a model content to the open turn.
 func (p *parser) geminiModelPart(raw []byte) {
-	part, _ := object(raw)
+	part, _ := p.object(raw)
 	sig := geminiSignature(&part)
 	if text := str(&part, "text"); text != nil {
 		if thought, _ := part.Bool("thought"); thought {
 			if p.keep(LossGeminiThought) {
-				p.addAssistant(thinkingBlock(nil, text, "thoughtSignature", sig))
+				p.out = thinkingBlock(p.turn(), text, "thoughtSignature", sig)
 			}
 			return
 		}
 		if sig != nil && !p.keep(LossTextSignature) {
 			sig = nil
 		}
-		p.addAssistant(textBlock(nil, text, member(nil, "thoughtSignature", sig)))
+		p.out = textBlock(p.turn(), text, member(nil, "thoughtSignature", sig))
 		return
 	}
-	if fc, ok := object(field(&part, "functionCall")); ok {
+	if fc, ok := p.object(field(&part, "functionCall")); ok {
 		name := str(&fc, "name")
 		if name == nil {
 			p.drop(LossUnknown)
@@ -113,9 +113,9 @@ func (p *parser) geminiModelPart(raw []byte) {
 		p.unanswered = append(p.unanswered, id)
 		return
 	}
-	if inline, ok := object(field(&part, "inlineData")); ok {
+	if inline, ok := p.object(field(&part, "inlineData")); ok {
 		if data, mime := str(&inline, "data"), str(&inline, "mimeType"); data != nil && mime != nil {
-			p.addAssistant(imageBlock(nil, data, mime, nil))
+			p.out = imageBlock(p.turn(), data, mime, nil)
 			return
 		}
 	}
@@ -134,34 +134,42 @@ func (p *parser) geminiOtherPart(part *transcript.Object) {
 	}
 }
 
-// geminiResult is a functionResponse read from a user content.
+// geminiResult is a functionResponse read from a user content: its text
+// (a raw JSON string), and the image blocks of the inlineData parts after
+// it (comma-separated).
 type geminiResult struct {
-	id, name, blocks []byte
-	isError          bool
+	id, name, text, images []byte
+	isError                bool
+}
+
+// geminiUserPart is a part of a user content that goes to its user message: a
+// text, or an image that follows no response.
+type geminiUserPart struct {
+	text, data, mime []byte
 }
 
 // geminiUserContent reads a user content: its function responses, then a
 // user message of its text and the images that follow no response.
 func (p *parser) geminiUserContent(parts [][]byte) {
 	var results []geminiResult
-	var blocks []byte
+	user := make([]geminiUserPart, 0, len(parts))
 	for _, raw := range parts {
-		part, _ := object(raw)
+		part, _ := p.object(raw)
 		if text := str(&part, "text"); text != nil {
-			blocks = textBlock(blocks, text, nil)
+			user = append(user, geminiUserPart{text: text})
 			continue
 		}
-		if fr, ok := object(field(&part, "functionResponse")); ok {
+		if fr, ok := p.object(field(&part, "functionResponse")); ok {
 			results = append(results, p.geminiResponse(&fr))
 			continue
 		}
-		if inline, ok := object(field(&part, "inlineData")); ok {
+		if inline, ok := p.object(field(&part, "inlineData")); ok {
 			data, mime := str(&inline, "data"), str(&inline, "mimeType")
 			if data != nil && mime != nil {
 				if n := len(results); n > 0 {
-					results[n-1].blocks = imageBlock(results[n-1].blocks, data, mime, nil)
+					results[n-1].images = imageBlock(results[n-1].images, data, mime, nil)
 				} else {
-					blocks = imageBlock(blocks, data, mime, nil)
+					user = append(user, geminiUserPart{data: data, mime: mime})
 				}
 				continue
 			}
@@ -169,9 +177,24 @@ func (p *parser) geminiUserContent(parts [][]byte) {
 		p.geminiOtherPart(&part)
 	}
 	for _, r := range results {
-		p.result(r.id, r.name, r.blocks, r.isError, nil)
+		p.openResult(r.id, r.name)
+		if r.text != nil {
+			p.out = textBlock(p.out, r.text, nil)
+		}
+		if r.images != nil {
+			p.out = append(commaIfAny(p.out), r.images...)
+		}
+		p.closeResult(r.isError, nil)
 	}
-	p.user(blocks)
+	at := p.openUser()
+	for _, u := range user {
+		if u.text != nil {
+			p.out = textBlock(p.out, u.text, nil)
+		} else {
+			p.out = imageBlock(p.out, u.data, u.mime, nil)
+		}
+	}
+	p.closeUser(at)
 }
 
 // geminiResponse reads a functionResponse: its id (or the earliest
@@ -196,17 +219,17 @@ func (p *parser) geminiResponse(fr *transcript.Object) geminiResult {
 			}
 		}
 	}
-	resp, _ := object(field(fr, "response"))
+	resp, _ := p.object(field(fr, "response"))
 	switch out, errText := field(&resp, "output"), field(&resp, "error"); {
 	case len(resp.Fields) == 1 && isString(out):
-		r.blocks = textBlock(nil, out, nil)
+		r.text = out
 	case len(resp.Fields) == 1 && isString(errText):
-		r.blocks, r.isError = textBlock(nil, errText, nil), true
+		r.text, r.isError = errText, true
 	default:
 		if raw := field(fr, "response"); raw != nil {
 			var buf bytes.Buffer
 			if json.Compact(&buf, raw) == nil {
-				r.blocks = textBlock(nil, transcript.JSONString(buf.String()), nil)
+				r.text = transcript.JSONString(buf.String())
 			}
 		}
 	}

@@ -25,9 +25,11 @@ func (p *parser) responses(o *transcript.Object) error {
 		return fmt.Errorf("request.input is missing")
 	}
 	if isString(input) {
-		p.user(textBlock(nil, input, nil))
+		at := p.openUser()
+		p.out = textBlock(p.out, input, nil)
+		p.closeUser(at)
 	} else {
-		if err := eachItem(o, "input", p.responsesItem); err != nil {
+		if err := p.eachItem(o, "input", p.responsesItem); err != nil {
 			return err
 		}
 	}
@@ -52,10 +54,10 @@ func (p *parser) responsesItem(it *transcript.Object) {
 				sig = id
 			}
 			if isString(content) {
-				p.addAssistant(textBlock(nil, content, member(nil, "textSignature", sig)))
+				p.out = textBlock(p.out, content, member(nil, "textSignature", sig))
 			}
-			for _, raw := range array(content) {
-				b, _ := object(raw)
+			for _, raw := range p.array(content) {
+				b, _ := p.object(raw)
 				t, _ := b.String("type")
 				text := str(&b, "text")
 				if t == "refusal" {
@@ -65,17 +67,18 @@ func (p *parser) responsesItem(it *transcript.Object) {
 					p.drop(LossUnknown)
 					continue
 				}
-				p.addAssistant(textBlock(nil, text, member(nil, "textSignature", sig)))
+				p.out = textBlock(p.out, text, member(nil, "textSignature", sig))
 			}
 		default:
-			p.user(p.responsesParts(nil, content))
+			at := p.openUser()
+			p.out = p.responsesParts(p.out, content)
+			p.closeUser(at)
 		}
 	case typ == "reasoning":
 		if !p.keep(LossReasoning) {
 			return
 		}
-		p.openAssistant()
-		p.addAssistant(p.reasoningBlock(it))
+		p.out = p.reasoningBlock(p.turn(), it)
 	case typ == "function_call":
 		callID, name := str(it, "call_id"), str(it, "name")
 		if callID == nil || name == nil {
@@ -101,7 +104,9 @@ func (p *parser) responsesItem(it *transcript.Object) {
 		if full, ok := p.fullCallID[string(callID)]; ok {
 			id = full
 		}
-		p.result(id, nil, p.responsesParts(nil, field(it, "output")), false, nil)
+		p.openResult(id, nil)
+		p.out = p.responsesParts(p.out, field(it, "output"))
+		p.closeResult(false, nil)
 	case typ == "item_reference":
 		p.drop(LossUnknown)
 	default: // web_search_call, file_search_call, computer_call, code_interpreter_call, mcp_*, ...
@@ -119,14 +124,14 @@ func joinCallID(callID, item []byte) []byte {
 	return append(id, item[1:]...)
 }
 
-// reasoningBlock is a reasoning item as pi-ai keeps it: a thinking block of
+// reasoningBlock appends a reasoning item as pi-ai keeps it: a thinking block of
 // the summary texts, with the item (id, type, summary, encrypted_content)
 // as its thinkingSignature.
-func (p *parser) reasoningBlock(it *transcript.Object) []byte {
+func (p *parser) reasoningBlock(dst []byte, it *transcript.Object) []byte {
 	var texts [][]byte
 	summary := field(it, "summary")
-	for _, raw := range array(summary) {
-		s, _ := object(raw)
+	for _, raw := range p.array(summary) {
+		s, _ := p.object(raw)
 		if t := str(&s, "text"); t != nil {
 			texts = append(texts, t)
 		}
@@ -140,7 +145,7 @@ func (p *parser) reasoningBlock(it *transcript.Object) []byte {
 	item = member(item, "encrypted_content", str(it, "encrypted_content"))
 	item = append(item, '}')
 	text := appendJoined(nil, texts)
-	return thinkingBlock(nil, text, "thinkingSignature", transcript.JSONString(string(item)))
+	return thinkingBlock(dst, text, "thinkingSignature", transcript.JSONString(string(item)))
 }
 
 // responsesParts appends the blocks of a user content or a function output:
@@ -149,8 +154,8 @@ func (p *parser) responsesParts(dst, content []byte) []byte {
 	if isString(content) {
 		return textBlock(dst, content, nil)
 	}
-	for _, raw := range array(content) {
-		b, _ := object(raw)
+	for _, raw := range p.array(content) {
+		b, _ := p.object(raw)
 		switch t, _ := b.String("type"); t {
 		case "input_text", "output_text", "text":
 			if text := str(&b, "text"); text != nil {
