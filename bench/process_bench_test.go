@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
@@ -36,5 +37,50 @@ func BenchmarkProcessSmallJob(b *testing.B) {
 		if err != nil || !out.Ready {
 			b.Fatalf("job %d: %v %s", i%len(jobs), err, out.Error)
 		}
+	}
+}
+
+// BenchmarkProcessLarge is the large suite's 100,000-message history in
+// the processor on one goroutine (no fanout): the damaged job, and the
+// clean one (the worker's own payload fed back, nothing to repair). It is
+// `worker sanitize`'s work without the process, the file and the pipe, so
+// a CPU or allocation profile of it names what bounds the large suite
+// (issue 22). The setup (generating the history, and for clean one damaged
+// run) is outside the timed loop but inside a profile: take it with
+// -benchtime 10x or more.
+func BenchmarkProcessLarge(b *testing.B) {
+	o, err := parseOptions(nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Limits.MaxJobBytes, cfg.Limits.MaxCompressedBytes, cfg.Limits.MaxMessages = 1<<31, 1<<31, 300_000
+	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(nil)})
+	damaged := largeDamaged(o, 100_000)
+	for _, shape := range []string{"damaged", "clean"} {
+		b.Run(shape, func(b *testing.B) {
+			job := damaged
+			if shape == "clean" {
+				out, err := proc.Process(context.Background(), transport.Record{Value: damaged})
+				if err != nil || !out.Ready {
+					b.Fatalf("the damaged job: %v %s", err, out.Error)
+				}
+				opts, err := jobOptions(damaged)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if job, _, err = cleanJob(out.Payload, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(int64(len(job)))
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := proc.Process(context.Background(), transport.Record{Value: job})
+				if err != nil || !out.Ready {
+					b.Fatalf("%v %s", err, out.Error)
+				}
+			}
+		})
 	}
 }
