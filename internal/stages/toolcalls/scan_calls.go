@@ -51,7 +51,7 @@ type resultSite struct {
 // chunk's call sites from first on.
 type signedTurn struct {
 	at, first int
-	calls     []turnCall
+	calls     []turnCall // a window of its chunk's turnCalls
 }
 
 // turnCall is one call of a signedTurn: its raw and trimmed id and whether
@@ -64,11 +64,14 @@ type turnCall struct {
 // idChunk is what the collect phase found in one chunk of messages, or the
 // context's error that stopped it.
 type idChunk struct {
-	calls    []callSite
-	results  []resultSite
-	turns    []signedTurn
-	lastReal map[string]int // the last real result of each trimmed id (replay with an allow-list)
-	err      error
+	calls   []callSite
+	results []resultSite
+	turns   []signedTurn
+	// turnCalls holds the calls of every turn of turns, one after the
+	// other: one growing array per chunk, not one per turn.
+	turnCalls []turnCall
+	lastReal  map[string]int // the last real result of each trimmed id (replay with an allow-list)
+	err       error
 }
 
 // collector is the collect phase of one pass: what it reads of the policy
@@ -172,7 +175,7 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 		ch.calls = append(ch.calls, cs)
 	}
 	if c.replay && ok {
-		if turn, ok := c.signedTurn(i, m, blocks); ok {
+		if turn, ok := c.signedTurn(ch, i, m, blocks); ok {
 			turn.first = first
 			ch.turns = append(ch.turns, turn)
 		}
@@ -189,7 +192,9 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 // that needs no trimming. partialJson is not looked at. Beyond OpenClaw,
 // every id must also be one the target accepts (IDLimits): a turn whose ids
 // the provider would reject is not replay-safe, and its ids are rewritten.
-func (c *collector) signedTurn(i int, m *transcript.Message, blocks []*transcript.Block) (signedTurn, bool) {
+// Its calls are appended to ch.turnCalls (and taken back when it does not
+// qualify).
+func (c *collector) signedTurn(ch *idChunk, i int, m *transcript.Message, blocks []*transcript.Block) (signedTurn, bool) {
 	thinking, call := false, false
 	for _, b := range blocks {
 		switch b.Type() { // read once: each read decodes the member
@@ -202,7 +207,7 @@ func (c *collector) signedTurn(i int, m *transcript.Message, blocks []*transcrip
 	if !thinking || !call || !c.policy.VerifiesTurn(m) {
 		return signedTurn{}, false
 	}
-	turn := signedTurn{at: i}
+	start := len(ch.turnCalls)
 	for _, b := range blocks {
 		if !b.IsToolCall() {
 			continue
@@ -210,15 +215,18 @@ func (c *collector) signedTurn(i int, m *transcript.Message, blocks []*transcrip
 		raw, _ := b.String("id")
 		key := transcript.TrimID(raw)
 		if !hasInput(b) || key == "" || !c.limits.Valid(raw) {
+			ch.turnCalls = ch.turnCalls[:start]
 			return signedTurn{}, false
 		}
 		name, ok := callName(b)
 		if !ok || name != strings.TrimSpace(name) || !validToolName(name) {
+			ch.turnCalls = ch.turnCalls[:start]
 			return signedTurn{}, false
 		}
-		turn.calls = append(turn.calls, turnCall{raw: raw, key: key, allowed: c.allow.allows(name)})
+		ch.turnCalls = append(ch.turnCalls, turnCall{raw: raw, key: key, allowed: c.allow.allows(name)})
 	}
-	return turn, true
+	end := len(ch.turnCalls)
+	return signedTurn{at: i, calls: ch.turnCalls[start:end:end]}, true
 }
 
 // preserve finds the replay-safe signed-thinking turns whose call ids the id
