@@ -65,21 +65,26 @@
 // # Why a scanner and not a JSON library
 //
 // Measured with BenchmarkCodec (a 10 MB job: text, thinking, tool calls and
-// results, two 1 MB base64 images; decode + encode with nothing changed):
+// results, two 1 MB base64 images; decode + encode with nothing changed),
+// on 2026-12-02 on a quiet 2-core Xeon, Go 1.26, one core:
 //
-//	go test -run '^$' -bench Codec -benchtime 10x ./internal/transcript
+//	go test -run '^$' -bench Codec -benchtime 30x -cpu 1 -benchmem ./internal/transcript
 //
-//	transcript             11.2 ms/op   938 MB/s    7.1 MB/op        38 allocs/op
-//	transcript-touch-all   27.9 ms/op   376 MB/s   13.7 MB/op    69,351 allocs/op
-//	encoding/json         108   ms/op    97 MB/s   58.8 MB/op   549,509 allocs/op
-//	goccy/go-json          42.7 ms/op   245 MB/s   42.9 MB/op   272,266 allocs/op
+//	transcript             12.2-14.7 ms/op   712-858 MB/s   6.0 MB/op        43 allocs/op
+//	transcript-released    10.3-14.8 ms/op   709-1015 MB/s  1.5 MB/op        37 allocs/op
+//	transcript-touch-all   16.8-17.5 ms/op   598-626 MB/s   5.8 MB/op        42 allocs/op
+//	encoding/json         187-212   ms/op    50-56 MB/s   39.0 MB/op   549,493 allocs/op
+//	goccy/go-json          49-58    ms/op   180-216 MB/s  31.1 MB/op   272,206 allocs/op
 //
-// The scanner is 9.7x faster than an encoding/json round trip with 1/14,000
-// of the allocations, and 3.8x faster than goccy/go-json; "touch-all" is the
-// same job with every message and content array parsed as the rules do.
-// Libraries that build a tree (or a map) must re-encode every message and
-// lose byte identity; sonic and simdjson-go need amd64-specific assembly and
-// still produce trees. (2-core Xeon, Go 1.26; figures also in bench/README.md.)
+// The scanner is about 13x faster than an encoding/json round trip with
+// 1/13,000 of the allocations, and 3.5x faster than goccy/go-json;
+// "released" returns the tapes to the pool after each job, as the worker
+// does, and "touch-all" is the same job with every message and content
+// array read as the rules do. Libraries that build a tree (or a map) must
+// re-encode every message and lose byte identity; sonic and simdjson-go
+// need amd64-specific assembly and still produce trees. What bounds the
+// scanner (its string scan, 8 bytes at a time) is in bench/README.md,
+// "What bounds each goal not met".
 //
 // May import: internal/deadletter, internal/transcript/jsontape.
 package transcript
