@@ -108,7 +108,11 @@ func newCollector(env *stage.Env, replay bool) *collector {
 // whose call ids may be kept. It only reads the messages, so chunks run in
 // parallel.
 func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo, hi int) idChunk {
-	var ch idChunk
+	// An agent's history is about a third tool calls and a third results:
+	// sized for that, the sites grow at most once or twice instead of a
+	// dozen times (each growth a copy, and garbage the size of the sites).
+	hint := (hi-lo)/3 + 1
+	ch := idChunk{calls: make([]callSite, 0, hint), results: make([]resultSite, 0, hint)}
 	if c.replay && c.allow != nil {
 		ch.lastReal = map[string]int{}
 	}
