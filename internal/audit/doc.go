@@ -83,7 +83,7 @@
 //	  "sessions": [{
 //	    "path": "sessions/a.jsonl", "kind": "session",          // or "job"
 //	    "target": "anthropic/anthropic-messages/claude-opus-4-6",
-//	    "outcome": "ready",      // or a dead-letter code, read_failed, no_target, internal_error
+//	    "outcome": "ready",      // or a dead-letter code (unreadable, invalid_target, internal_error, ...)
 //	    "stage": "contract",     // the refusing stage, when not ready
 //	    "reason": "...",         // the dead letter's sentence, when not ready
 //	    "calls":   {"in": 12, "out": 11, "added": 0},
