@@ -16,7 +16,7 @@ type Level string
 // The levels. LevelBetter is what the worker uses for ready payloads by
 // default: at LevelDefault a value full of base64 (images, binary tool
 // output) does not shrink at all, at LevelBetter it shrinks to about 75%
-// (bench/README.md, "Compression levels").
+// (bench/results/HISTORY.md, "Compression of ready payloads").
 const (
 	LevelFastest Level = "fastest"
 	LevelDefault Level = "default"

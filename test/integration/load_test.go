@@ -29,7 +29,7 @@ import (
 
 // envInt is the integer in the environment variable name, or def. The load
 // tests run small by default and at the issue's full size from the bench
-// commands in bench/README.md.
+// commands in bench/results/HISTORY.md (issue 10).
 func envInt(t *testing.T, name string, def int) int {
 	t.Helper()
 	v := os.Getenv(name)
@@ -380,7 +380,7 @@ func waitReady(t *testing.T, w *workerProc) {
 // hygiene_job_duration_seconds that holds a job): a partition a worker
 // receives after a join or a leave is committed as soon as its first job is
 // done. HYGIENE_IT_BACKLOG_JOBS sets N (default 300; the figures in
-// bench/README.md are for 1000).
+// bench/results/HISTORY.md are for 1000).
 func TestRebalanceWithBacklog(t *testing.T) {
 	b := broker{name: "kafka", addr: realKafka(t)}
 	n := envInt(t, "HYGIENE_IT_BACKLOG_JOBS", 300)
@@ -519,7 +519,7 @@ func vmHWM(t *testing.T, pid int) int64 {
 // memory.limit_bytes = 1 GiB and the default bounds works off jobs of three
 // distinct 3000x2000 JPEGs each; its peak RSS stays within the limit + 15%
 // and every job has an output. HYGIENE_IT_OVERLOAD_JOBS sets the job count
-// (default 100, where the cache leak fixed with this test reached 1.2 GiB; the figure in bench/README.md is for 600).
+// (default 100, where the cache leak fixed with this test reached 1.2 GiB; the figure in bench/results/HISTORY.md is for 600).
 func TestImageOverloadStaysInsideTheMemoryLimit(t *testing.T) {
 	b := broker{name: "kafka", addr: realKafka(t)}
 	n := envInt(t, "HYGIENE_IT_OVERLOAD_JOBS", 100)
