@@ -23,5 +23,5 @@
 // sent at the top of options as image_max_dimension_px and image_max_bytes
 // (ImageAliases maps those names onto options.images).
 //
-// May import: no package of this module.
+// May import: internal/transcript/jsontape.
 package settings

@@ -1,12 +1,13 @@
 package settings
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // Options are the settings a job's options set: overlays of the two
@@ -112,79 +113,24 @@ type member struct {
 }
 
 // objectMembers lists the members of the JSON object raw in its order,
-// their values aliasing raw.
+// their values aliasing raw (jsontape.EachMember, which also validates it).
 func objectMembers(raw []byte) ([]member, error) {
-	start := skipSpace(raw, 0)
-	if start == len(raw) || raw[start] != '{' || !json.Valid(raw) {
-		return nil, fmt.Errorf("not an object")
-	}
-	// raw is valid JSON, so every index below is in range and each key a
-	// string.
 	var out []member
-	for i := skipSpace(raw, start+1); raw[i] != '}'; {
-		end := stringEnd(raw, i)
-		var m member
-		if k := raw[i+1 : end-1]; bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) {
-			m.key = string(raw[i+1 : end-1])
-		} else if err := json.Unmarshal(raw[i:end], &m.key); err != nil {
-			return nil, err
+	err := jsontape.EachMember(raw, maxOptionDepth, func(key string, value []byte) {
+		if !utf8.ValidString(key) {
+			key = string([]rune(key)) // each invalid byte a U+FFFD, as encoding/json reads it
 		}
-		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
-		end = valueEnd(raw, i)
-		m.value = raw[i:end]
-		out = append(out, m)
-		if i = skipSpace(raw, end); raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
+		out = append(out, member{key: key, value: value})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("not an object: %w", err)
 	}
 	return out, nil
 }
 
-// skipSpace is the index of the first byte at or after i that is not JSON
-// white space.
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the index just past the JSON string that starts at i.
-func stringEnd(raw []byte, i int) int {
-	for i++; raw[i] != '"'; i++ {
-		if raw[i] == '\\' {
-			i++
-		}
-	}
-	return i + 1
-}
-
-// valueEnd is the index just past the JSON value that starts at i.
-func valueEnd(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		return stringEnd(raw, i)
-	case '{', '[':
-		depth := 0
-		for ; ; i++ {
-			switch raw[i] {
-			case '"':
-				i = stringEnd(raw, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	default:
-		for i < len(raw) && strings.IndexByte(", \t\n\r}]", raw[i]) < 0 {
-			i++
-		}
-		return i
-	}
-}
+// maxOptionDepth bounds the nesting objectMembers accepts: options reach it
+// inside a job the decoder has already held to limits.max_depth.
+const maxOptionDepth = 1 << 30
 
 // objectOf is the JSON object of members.
 func objectOf(members []member) []byte {
