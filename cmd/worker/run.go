@@ -127,12 +127,6 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 			"addr", b.Addr(), "topics", topics, "partitions", cfg.Kafka.EmbeddedPartitions)
 	}
 	kcfg := cfg.Kafka.Connection(brokers)
-	ensureCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	err := kcfg.EnsureTopics(ensureCtx, topics, cfg.Kafka.EmbeddedPartitions)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("making sure the topics %v exist on %v: %w", topics, brokers, err)
-	}
 
 	plan, err := memoryPlan(cfg)
 	if err != nil {
@@ -148,6 +142,19 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return err
 	}
 	if err := m.RegisterMemory(plan.LimitBytes, plan.GoLimitBytes); err != nil {
+		return err
+	}
+	// The probes answer before anything waits on the brokers: alive, and not
+	// ready with the reason, until the runner's own checks replace them.
+	probes := health.Starting(fmt.Sprintf("waiting for topic leaders of %v on %v", topics, brokers))
+	probeHandler := health.Handler(reg, probes.Live, probes.Ready)
+	srv, err := health.Listen(cfg.Metrics.Listen, metrics.WithPprof(probeHandler, cfg.Metrics.Pprof))
+	if err != nil {
+		return err
+	}
+	defer srv.Close(context.Background()) // the error path; the clean path closes it in order below
+	log.Info("probes and metrics listening", "addr", srv.Addr())
+	if err := ensureTopics(ctx, kcfg, topics, cfg.Kafka.EmbeddedPartitions, probes, log); err != nil {
 		return err
 	}
 	var proc pipeline.JobProcessor = pipeline.NoOp
@@ -228,13 +235,8 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return fail(err)
 	}
 
-	probes := health.Handler(reg, liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic))
-	srv, err := health.Listen(cfg.Metrics.Listen, metrics.WithPprof(probes, cfg.Metrics.Pprof))
-	if err != nil {
-		return fail(err)
-	}
-	opened = append(opened, srv.Close)
-	closeHTTP, err := startSanitizeHTTP(cfg, runner, m, log, probes)
+	probes.Set(liveCheck(runner), readyCheck(runner, src, cfg.Kafka.JobsTopic))
+	closeHTTP, err := startSanitizeHTTP(cfg, runner, m, log, probeHandler)
 	if err != nil {
 		return fail(err)
 	}
@@ -262,6 +264,39 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	log.Info("worker stopped cleanly")
 	return nil
 }
+
+// ensureTopics makes sure the topics exist and have leaders, trying again
+// until ctx ends: a worker started during a broker outage waits for the
+// brokers (its probes answer meanwhile, /readyz with the last error)
+// instead of exiting and being restarted in a loop. Each attempt is bounded
+// by topicAttempt; a failed one is logged and the next follows after a
+// backoff that doubles up to 30 s.
+func ensureTopics(ctx context.Context, kcfg kafka.Config, topics []string, partitions int, probes *health.Probes, log *slog.Logger) error {
+	backoff := time.Second
+	for {
+		attempt, cancel := context.WithTimeout(ctx, topicAttempt)
+		err := kcfg.EnsureTopics(attempt, topics, partitions)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("making sure the topics %v exist on %v: %w", topics, kcfg.Brokers, err)
+		}
+		why := fmt.Sprintf("waiting for topic leaders of %v on %v: %v", topics, kcfg.Brokers, err)
+		probes.Waiting(why)
+		log.Warn("the brokers are not ready; trying again", "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("making sure the topics %v exist on %v: %w", topics, kcfg.Brokers, err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+// topicAttempt bounds one attempt of ensureTopics.
+const topicAttempt = 60 * time.Second
 
 // readerErrorLogger logs kafka-go's reader errors at warn level, except two
 // kinds that are not news: fetches of an idle partition that hit the

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,9 +47,11 @@ func probe(check Check) http.Handler {
 
 // Server is a running HTTP server for Handler.
 type Server struct {
-	srv  *http.Server
-	ln   net.Listener
-	done chan error
+	srv   *http.Server
+	ln    net.Listener
+	done  chan error
+	close sync.Once
+	err   error // Close's result, kept for later calls
 }
 
 // Listen serves h on addr ("127.0.0.1:0" picks a free port). Besides the
@@ -67,11 +70,14 @@ func Listen(addr string, h http.Handler) (*Server, error) {
 // Addr returns the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// Close stops the server, letting requests in progress finish until ctx ends.
+// Close stops the server, letting requests in progress finish until ctx
+// ends. Calls after the first return the first one's result.
 func (s *Server) Close(ctx context.Context) error {
-	err := s.srv.Shutdown(ctx)
-	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
-		err = serveErr
-	}
-	return err
+	s.close.Do(func() {
+		s.err = s.srv.Shutdown(ctx)
+		if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) && s.err == nil {
+			s.err = serveErr
+		}
+	})
+	return s.err
 }

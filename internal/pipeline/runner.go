@@ -46,7 +46,8 @@ type RunnerConfig struct {
 	// ShutdownTimeout bounds the drain after Run's context ends. The drain
 	// waits only for the jobs already started (at most Workers on the pool,
 	// plus the writes of their outputs) and for the few that fill a gap
-	// below started work of their partition (at most half the window);
+	// below started work of their partition (the fill and the drain share
+	// the window);
 	// every other job read but not started is released for redelivery. So
 	// the window must hold about two of the slowest jobs and a write, and
 	// the in-flight budget, however large, does not have to fit in it (see
@@ -198,9 +199,28 @@ func (r *Runner) pause(ctx context.Context) {
 	}
 }
 
+// fillGaps starts only gap fillers (see scheduler.nextGapFiller) and waits
+// until every queued one has started, or ctx ends. Unlike pause it does not
+// wait for the started jobs to finish: the drain that follows does, within
+// the same deadline, once the jobs that fill no gap are released.
+func (r *Runner) fillGaps(ctx context.Context) {
+	r.sch.hold(true)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for r.sch.gapFillersQueued() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
 // revoked ends a rebalance: it drops the jobs not started of partitions the
 // Source lost (their new owner reads them from the committed offset, so
-// processing them here would only write duplicates) and lets the scheduler
+// processing them here would only write duplicates), except the gap fillers
+// below work already started, which run first (see
+// scheduler.dropPartitions), and lets the scheduler
 // start jobs again; it stopped when the rebalance began, so that no job of
 // a partition about to move was started meanwhile. Jobs of lost partitions
 // in progress finish and are written; their acks no longer commit anything.
@@ -274,12 +294,13 @@ func (r *Runner) run(ctx context.Context) error {
 	if errors.Is(readErr, transport.ErrEndOfInput) {
 		_ = r.bud.drained(ctx) // a finite input runs to its end, unless a shutdown comes first
 	}
-	// Before releasing, fill the gaps below started work (for at most half
-	// the drain window): that work is then committed, not repeated by the
-	// partition's next owner.
-	fillCtx, cancelFill := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout/2)
-	r.pause(fillCtx)
-	cancelFill()
+	// Before releasing, fill the gaps below started work: that work is then
+	// committed, not repeated by the partition's next owner. Filling and
+	// the drain share one deadline, so a long fill is not cut short while
+	// the drain window has room.
+	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout)
+	defer cancel()
+	r.fillGaps(drainCtx)
 	unstarted := r.sch.drainQueued()
 	for _, j := range unstarted {
 		r.abandon(j, errReleased)
@@ -289,8 +310,6 @@ func (r *Runner) run(ctx context.Context) error {
 	jobs, _ := r.bud.inUse()
 	r.log.Info("draining: reading stopped; jobs not started are released for redelivery, started ones finish",
 		"reason", readErr, "released", released, "started", jobs, "timeout", r.cfg.ShutdownTimeout)
-	drainCtx, cancel := context.WithTimeout(context.Background(), r.cfg.ShutdownTimeout/2)
-	defer cancel()
 	drainErr := r.bud.drained(drainCtx)
 	if drainErr != nil {
 		jobs, bytes := r.bud.inUse()

@@ -364,3 +364,48 @@ func TestSchedulerHeldStartsOnlyGapFillers(t *testing.T) {
 		}
 	})
 }
+
+// TestSchedulerRevokeKeepsGapFillers: when a partition is revoked, a job
+// below an offset of it already started stays queued (it fills the gap, so
+// the hand-off's last commit covers the started work above it), and the
+// jobs above the highest started offset are dropped.
+func TestSchedulerRevokeKeepsGapFillers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		sch := newScheduler(1, func(string) int { return 2 }, func(j *job, done func()) {
+			if j.rec.Offset == 5 {
+				<-gate
+			}
+			done()
+		}, func() {})
+		if err := sch.launch(); err != nil {
+			t.Fatal(err)
+		}
+		at := func(key string, partition int, offset int64, seq uint64) *job {
+			return &job{key: key, tenant: "t", seq: seq, rec: transport.Record{Topic: "jobs", Partition: partition, Offset: offset}}
+		}
+		sch.dispatch(at("t/x", 0, 5, 1))
+		synctest.Wait() // offset 5 has started and waits at the gate
+		sch.hold(true)
+		sch.dispatch(at("t/y", 0, 3, 2)) // below 5: a gap filler
+		sch.dispatch(at("t/z", 0, 7, 3)) // above 5
+		sch.dispatch(at("t/w", 1, 2, 4)) // another partition, not revoked
+		dropped := sch.dropPartitions(map[transport.Partition]bool{{Topic: "jobs", Partition: 0}: true})
+		if len(dropped) != 1 || dropped[0].rec.Offset != 7 {
+			t.Fatalf("revoking partition 0 dropped %v; want only offset 7", offsets(dropped))
+		}
+		close(gate)
+		synctest.Wait()
+		if err := sch.stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func offsets(jobs []*job) []int64 {
+	var out []int64
+	for _, j := range jobs {
+		out = append(out, j.rec.Offset)
+	}
+	return out
+}

@@ -227,6 +227,23 @@ func (s *scheduler) hasGapFiller() bool {
 	return tq != nil
 }
 
+// gapFillersQueued reports whether any job not started lies below an
+// offset of its partition already started: one the drain should still
+// start, whether or not it can start now (its key may be busy, or its
+// tenant at its share of the pool).
+func (s *scheduler) gapFillersQueued() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, kq := range s.keys {
+		for _, j := range kq.jobs {
+			if started, ok := s.maxStarted[j.rec.PartitionOf()]; ok && j.rec.Offset < started {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // releaseWorker records that a job of tenant left its pool worker; the
 // caller holds s.mu.
 func (s *scheduler) releaseWorker(tenant string) {
@@ -368,14 +385,31 @@ func (s *scheduler) drainQueued() []*job {
 }
 
 // dropPartitions removes and returns the jobs not started that were read
-// from one of parts.
+// from one of parts, except their gap fillers: a job below an offset of its
+// partition already started stays queued and runs next (the scheduler
+// starts the oldest first), as it would on a drain. The Source hands a
+// partition that moves off only once its records in flight are done (see
+// transport.Revoker), so its last commit then covers the finished work
+// above the gap; dropping the gap filler instead would stop that commit at
+// it, and the partition's new owner would repeat every finished job above.
 func (s *scheduler) dropPartitions(parts map[transport.Partition]bool) []*job {
 	s.mu.Lock()
+	started := make(map[transport.Partition]int64, len(parts))
 	for p := range parts {
+		if offset, ok := s.maxStarted[p]; ok {
+			started[p] = offset
+		}
 		delete(s.maxStarted, p)
 	}
 	s.mu.Unlock()
-	return s.remove(func(j *job) bool { return parts[j.rec.PartitionOf()] })
+	return s.remove(func(j *job) bool {
+		p := j.rec.PartitionOf()
+		if !parts[p] {
+			return false
+		}
+		offset, ok := started[p]
+		return !ok || j.rec.Offset >= offset
+	})
 }
 
 // remove takes the jobs not started for which drop holds out of the queues
