@@ -63,25 +63,8 @@ func TestProbesAnswerWhileBrokersArePaused(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	broker := startPausedBroker(t)
 	defer broker.Close()
-	cfg := config.Default()
-	cfg.Kafka.Brokers = []string{broker.ln.Addr().String()}
-	cfg.Metrics.Listen = "127.0.0.1:0"
-	logs := &logWatch{want: "probes and metrics listening", found: make(chan map[string]any, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
+	addr, errc, cancel := startWorkerOn(t, broker.ln.Addr().String())
 	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- runWorker(ctx, cfg, runOptions{stdout: io.Discard}, nil, slog.New(slog.NewJSONHandler(logs, nil)))
-	}()
-	var addr string
-	select {
-	case entry := <-logs.found:
-		addr, _ = entry["addr"].(string)
-	case err := <-errc:
-		t.Fatalf("the worker stopped before serving its probes: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the probes were not served within 10s of the start")
-	}
 	get := func(path string) (int, string) {
 		t.Helper()
 		client := &http.Client{Timeout: 2 * time.Second}
@@ -129,25 +112,8 @@ func TestWorkerWaitsForAbsentBrokers(t *testing.T) {
 	}
 	absent := ln.Addr().String()
 	ln.Close() // nothing listens there now: no broker answers
-	cfg := config.Default()
-	cfg.Kafka.Brokers = []string{absent}
-	cfg.Metrics.Listen = "127.0.0.1:0"
-	logs := &logWatch{want: "probes and metrics listening", found: make(chan map[string]any, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
+	addr, errc, cancel := startWorkerOn(t, absent)
 	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- runWorker(ctx, cfg, runOptions{stdout: io.Discard}, nil, slog.New(slog.NewJSONHandler(logs, nil)))
-	}()
-	var addr string
-	select {
-	case entry := <-logs.found:
-		addr, _ = entry["addr"].(string)
-	case err := <-errc:
-		t.Fatalf("the worker stopped before serving its probes: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the probes were not served within 10s of the start")
-	}
 	// The first attempts fail at once; after them /readyz carries the
 	// dial's error (polled: the backoff is on the worker's own clock).
 	var body string
@@ -174,4 +140,31 @@ func TestWorkerWaitsForAbsentBrokers(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Error("a worker stopped before its brokers came returned no error")
 	}
+}
+
+// startWorkerOn starts runWorker against brokers, waits until its probes
+// listen and returns their address, the worker's result and its stop.
+func startWorkerOn(t *testing.T, brokers string) (string, chan error, context.CancelFunc) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Kafka.Brokers = []string{brokers}
+	cfg.Metrics.Listen = "127.0.0.1:0"
+	logs := &logWatch{want: "probes and metrics listening", found: make(chan map[string]any, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		errc <- runWorker(ctx, cfg, runOptions{stdout: io.Discard}, nil, slog.New(slog.NewJSONHandler(logs, nil)))
+	}()
+	select {
+	case entry := <-logs.found:
+		addr, _ := entry["addr"].(string)
+		return addr, errc, cancel
+	case err := <-errc:
+		cancel()
+		t.Fatalf("the worker stopped before serving its probes: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("the probes were not served within 10s of the start")
+	}
+	return "", nil, nil
 }
