@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,11 +10,13 @@ import (
 
 	"go.opentelemetry.io/otel"
 
+	"github.com/hygiene-dev/hygiene/internal/apikeys"
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/health"
 	"github.com/hygiene-dev/hygiene/internal/httpapi"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/tlsfiles"
 	"github.com/hygiene-dev/hygiene/internal/tracing"
 )
 
@@ -25,20 +28,44 @@ func startSanitizeHTTP(cfg config.Config, runner *pipeline.Runner, m *metrics.Me
 	if cfg.HTTP.Listen == "" {
 		return func(context.Context) error { return nil }, nil
 	}
-	h := http.NewServeMux()
-	h.Handle("/", httpapi.Handler(httpapi.Config{
+	hcfg := httpapi.Config{
 		MaxBodyBytes: cfg.Limits.MaxCompressedBytes, MaxConcurrent: cfg.HTTP.MaxConcurrent,
-		RetryAfter: cfg.HTTP.RetryAfter, ReadTimeout: cfg.HTTP.ReadTimeout,
-	}, runner, m, log))
+		RetryAfter: cfg.HTTP.RetryAfter, ReadTimeout: cfg.HTTP.ReadTimeout, MaxJobBytes: cfg.Limits.MaxJobBytes,
+	}
+	if cfg.HTTP.Auth.Enabled() {
+		keys, err := apikeys.Load(cfg.HTTP.Auth)
+		if err != nil {
+			return nil, fmt.Errorf("http.auth: %w", err)
+		}
+		hcfg.Keys = keys
+	}
+	var tlsConfig *tls.Config
+	if cfg.HTTP.TLS.CertFile != "" {
+		cert, err := tlsfiles.Load(cfg.HTTP.TLS.CertFile, cfg.HTTP.TLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("http.tls: %w", err)
+		}
+		tlsConfig = cert.ServerConfig()
+	}
+	h := http.NewServeMux()
+	h.Handle("/", httpapi.Handler(hcfg, runner, m, log))
 	// The probes of the metrics listener, so a load balancer in front of
 	// this port can check it (not /metrics, which can stay internal).
 	h.Handle("GET /healthz", probes)
 	h.Handle("GET /readyz", probes)
-	srv, err := health.Listen(cfg.HTTP.Listen, h)
+	srv, err := health.ListenTLS(cfg.HTTP.Listen, h, tlsConfig)
 	if err != nil {
 		return nil, fmt.Errorf("http.listen: %w", err)
 	}
-	log.Info("sanitize endpoint started", "url", "http://"+srv.Addr()+httpapi.Path, "max_concurrent", cfg.HTTP.MaxConcurrent)
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	if hcfg.Keys == nil {
+		log.Warn("the sanitize endpoint takes jobs for any tenant from any caller (http.auth has no keys); set http.auth before exposing it")
+	}
+	log.Info("sanitize endpoint started", "url", scheme+"://"+srv.Addr()+httpapi.Path, "max_concurrent", cfg.HTTP.MaxConcurrent,
+		"api_keys", hcfg.Keys != nil)
 	return srv.Close, nil
 }
 

@@ -41,6 +41,17 @@ var scenarios = []scenario{
 				t.Errorf("KEDA sasl = %q, want plaintext", got)
 			}
 		}},
+	{name: "endpoint exposed without keys, on purpose, plain HTTP", sets: []string{"http.port=8080", "http.auth.required=false"},
+		check: func(t *testing.T, o Objects, cfg config.Config, _ string) {
+			if cfg.HTTP.Auth.Enabled() || cfg.HTTP.TLS.CertFile != "" {
+				t.Errorf("http = %+v, want no keys and no TLS", cfg.HTTP)
+			}
+			for _, v := range o.Deployments[0].Spec.Template.Spec.Volumes {
+				if v.Name == "http-tls" || v.Name == "http-auth" {
+					t.Errorf("volume %s rendered without its Secret", v.Name)
+				}
+			}
+		}},
 }
 
 func TestLint(t *testing.T) {
@@ -236,6 +247,37 @@ func checkHTTP(t *testing.T, o Objects, c corev1.Container, cfg config.Config) {
 	}
 }
 
+// checkHTTPSecrets: the endpoint's certificate and API keys come from
+// their Secrets, mounted read-only where worker.yaml reads them, and keys
+// are required.
+func checkHTTPSecrets(t *testing.T, pod corev1.PodSpec, cfg config.Config) {
+	t.Helper()
+	if cfg.HTTP.TLS.CertFile != "/etc/hygiene/http-tls/tls.crt" || cfg.HTTP.TLS.KeyFile != "/etc/hygiene/http-tls/tls.key" {
+		t.Errorf("http.tls = %+v, want the files of the mounted TLS Secret", cfg.HTTP.TLS)
+	}
+	if !cfg.HTTP.Auth.Required || cfg.HTTP.Auth.KeysFile != "/etc/hygiene/http-auth/keys.yaml" {
+		t.Errorf("http.auth = %+v, want keys required, from the mounted Secret", cfg.HTTP.Auth)
+	}
+	secrets := map[string]string{}
+	for _, v := range pod.Volumes {
+		if v.Secret != nil {
+			secrets[v.Name] = v.Secret.SecretName
+		}
+	}
+	mounts := map[string]corev1.VolumeMount{}
+	for _, m := range pod.Containers[0].VolumeMounts {
+		mounts[m.Name] = m
+	}
+	for name, want := range map[string]struct{ secret, path string }{
+		"http-tls":  {"hygiene-http-tls", "/etc/hygiene/http-tls"},
+		"http-auth": {"hygiene-http-keys", "/etc/hygiene/http-auth"},
+	} {
+		if secrets[name] != want.secret || mounts[name].MountPath != want.path || !mounts[name].ReadOnly {
+			t.Errorf("volume %s: Secret %q mounted %+v, want Secret %q read-only at %s", name, secrets[name], mounts[name], want.secret, want.path)
+		}
+	}
+}
+
 func checkDefault(t *testing.T, o Objects, cfg config.Config, notes string) {
 	d := o.Deployments[0]
 	if cfg.Metrics.Pprof {
@@ -277,6 +319,7 @@ func checkAllFeatures(t *testing.T, o Objects, cfg config.Config, notes string) 
 	if cfg.HTTP.Listen != "0.0.0.0:8080" {
 		t.Errorf("http.listen = %q, want 0.0.0.0:8080 from http.port", cfg.HTTP.Listen)
 	}
+	checkHTTPSecrets(t, d.Spec.Template.Spec, cfg)
 	pod := d.Spec.Template.Spec
 	c := pod.Containers[0]
 	if d.Spec.Replicas != nil {
@@ -379,6 +422,7 @@ func TestTemplateRejects(t *testing.T) {
 		{"tls without secret", "", []string{"kafka.tls.enabled=true"}, "kafka.tls.enabled needs kafka.tls.secretName"},
 		{"client cert without key", AllFeaturesValues, []string{"kafka.tls.keyKey="}, "kafka.tls.certKey and kafka.tls.keyKey must be set together"},
 		{"sasl without secret", "", []string{"kafka.sasl.mechanism=plain"}, "kafka.sasl.mechanism needs kafka.sasl.secretName"},
+		{"endpoint exposed without keys", "", []string{"http.port=8080"}, "http.port exposes the sanitize endpoint: set http.auth.secretName"},
 		{"schema: unknown value", "", []string{"replicas=3"}, "replicas"},
 		{"schema: bad sasl mechanism", "", []string{"kafka.sasl.mechanism=gssapi"}, "mechanism"},
 		{"schema: no brokers", "", []string{"kafka.brokers=null"}, "brokers"},

@@ -3,6 +3,7 @@ package config
 import (
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/apikeys"
 	"github.com/hygiene-dev/hygiene/internal/images"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/transport/kafka"
@@ -83,7 +84,8 @@ func Default() Config {
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Tenants: map[string]TenantOverride{},
 
-		HTTP:       HTTPConfig{Listen: "", MaxConcurrent: 64, RetryAfter: time.Second, ReadTimeout: 30 * time.Second},
+		HTTP: HTTPConfig{Listen: "", MaxConcurrent: 64, RetryAfter: time.Second, ReadTimeout: 30 * time.Second,
+			Auth: apikeys.Config{Keys: []apikeys.Key{}}},
 		Tracing:    TracingConfig{Enabled: false, Endpoint: "127.0.0.1:4318", Insecure: true, ServiceName: "hygiene-worker", SampleRatio: 1},
 		RateLimits: RateLimitsConfig{MaxWaitingJobs: 256},
 	}

@@ -19,6 +19,6 @@
 // rules are settings.Validate, which this package runs over the global
 // sections and each tenant's overlay.
 //
-// May import: internal/images, internal/settings, internal/transcript,
-// internal/transport/kafka.
+// May import: internal/apikeys, internal/images, internal/settings,
+// internal/transcript, internal/transport/kafka.
 package config

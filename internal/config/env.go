@@ -115,6 +115,15 @@ func setFromString(f reflect.Value, value string) error {
 		f.SetFloat(x)
 	case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
 		f.Set(reflect.ValueOf(splitList(value)))
+	case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
+		// a list of records (http.auth.keys): YAML or JSON text
+		list := reflect.New(f.Type())
+		dec := yaml.NewDecoder(strings.NewReader(value))
+		dec.KnownFields(true)
+		if err := dec.Decode(list.Interface()); err != nil {
+			return fmt.Errorf("not a YAML or JSON list: %w", err)
+		}
+		f.Set(list.Elem())
 	case f.Kind() == reflect.Map:
 		return setTenants(f, value)
 	default:

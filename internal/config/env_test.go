@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/apikeys"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
@@ -59,6 +60,9 @@ func overrideValue(t *testing.T, s setting) (string, reflect.Value) {
 	case s.Field.Kind() == reflect.Float64:
 		v := def.Float() + 0.125
 		return strconv.FormatFloat(v, 'g', -1, 64), reflect.ValueOf(v)
+	case s.Field.Kind() == reflect.Slice && s.Field.Type().Elem().Kind() == reflect.Struct:
+		hash := apikeys.Hash("hyg_live_3kT9vQ2xPzL8mW4nR7bY1cF6")
+		return `[{name: ops, sha256: ` + hash + `, tenants: ["*"]}]`, reflect.ValueOf([]apikeys.Key{{Name: "ops", SHA256: hash, Tenants: []string{"*"}}})
 	case s.Field.Kind() == reflect.Slice:
 		return " a:1 , b:2,, ", reflect.ValueOf([]string{"a:1", "b:2"})
 	case s.Field.Kind() == reflect.Map:

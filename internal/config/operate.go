@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/internal/apikeys"
 	"github.com/hygiene-dev/hygiene/internal/settings"
 )
 
@@ -21,6 +22,20 @@ type HTTPConfig struct {
 	RetryAfter time.Duration `yaml:"retry_after"`
 	// ReadTimeout bounds reading one request, headers and body.
 	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// TLS serves the endpoint over HTTPS when both files are set.
+	TLS HTTPTLSConfig `yaml:"tls"`
+	// Auth requires callers to present an API key bound to the job's
+	// tenant (package apikeys).
+	Auth apikeys.Config `yaml:"auth"`
+}
+
+// HTTPTLSConfig is the http.tls section: a PEM certificate (chain) and
+// its key, reloaded when the files change (package tlsfiles).
+type HTTPTLSConfig struct {
+	// CertFile is the PEM certificate chain; "" serves plain HTTP.
+	CertFile string `yaml:"cert_file"`
+	// KeyFile is the certificate's PEM private key.
+	KeyFile string `yaml:"key_file"`
 }
 
 // TracingConfig is the optional OpenTelemetry tracer: one span per job
@@ -70,6 +85,10 @@ func (c Config) validateOperate(p *problems) {
 	p.atLeast("http.max_concurrent", int64(h.MaxConcurrent), 1)
 	p.positive("http.retry_after", h.RetryAfter)
 	p.positive("http.read_timeout", h.ReadTimeout)
+	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
+		p.add("http.tls: cert_file and key_file go together (both set serves HTTPS, neither plain HTTP)")
+	}
+	p.addAll(h.Auth.Problems("http.auth"))
 	t := c.Tracing
 	if t.Enabled {
 		p.hostPort("tracing.endpoint", t.Endpoint, 1)

@@ -157,6 +157,13 @@ func (p *problems) add(format string, args ...any) {
 	*p = append(*p, fmt.Sprintf(format, args...))
 }
 
+// addAll adds problems already worded.
+func (p *problems) addAll(msgs []string) {
+	for _, m := range msgs {
+		p.add("%s", m)
+	}
+}
+
 func (p *problems) atLeast(path string, v, min int64) {
 	if v < min {
 		p.add("%s: must be at least %d, got %d", path, min, v)

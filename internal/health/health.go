@@ -9,6 +9,7 @@ package health
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -57,10 +58,16 @@ type Server struct {
 // Listen serves h on addr ("127.0.0.1:0" picks a free port). Besides the
 // Handler of this package it serves the sanitize endpoint (package httpapi)
 // on its own address.
-func Listen(addr string, h http.Handler) (*Server, error) {
+func Listen(addr string, h http.Handler) (*Server, error) { return ListenTLS(addr, h, nil) }
+
+// ListenTLS is Listen over TLS with cfg; a nil cfg serves plain HTTP.
+func ListenTLS(addr string, h http.Handler, cfg *tls.Config) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("health: listening on %s: %w", addr, err)
+	}
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
 	}
 	s := &Server{srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}, ln: ln, done: make(chan error, 1)}
 	go func() { s.done <- s.srv.Serve(ln) }()

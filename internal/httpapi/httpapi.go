@@ -23,8 +23,15 @@
 // (a zstd one included) gets a key of its own and the empty tenant, and the
 // Processor then gives it its dead-letter answer.
 //
-// May import: internal/compression, internal/deadletter, internal/metrics,
-// internal/pipeline, internal/transport.
+// Callers (http.auth): when keys are configured, a request must carry
+// "Authorization: Bearer <key>" (401 without one or with a wrong one), and
+// the key must be bound to the job's tenant (403 otherwise), so one
+// tenant's key cannot spend another tenant's rate limits, pool share and
+// settings. Both are counted (hygiene_http_rejected_total, reasons
+// unauthorized and forbidden); no key is ever logged.
+//
+// May import: internal/apikeys, internal/compression, internal/deadletter,
+// internal/metrics, internal/pipeline, internal/transport.
 package httpapi
 
 import (
@@ -42,6 +49,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/hygiene-dev/hygiene/internal/apikeys"
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
@@ -72,6 +80,11 @@ type Config struct {
 	RetryAfter time.Duration
 	// ReadTimeout bounds reading one request body.
 	ReadTimeout time.Duration
+	// Keys authenticates callers; nil serves every caller (http.auth off).
+	Keys *apikeys.Store
+	// MaxJobBytes bounds the decompression of a zstd body whose tenant
+	// must be read to check the caller's key (limits.max_job_bytes).
+	MaxJobBytes int64
 }
 
 // Problem is the JSON body of every response that is not a ready payload.
@@ -83,8 +96,10 @@ type Problem struct {
 
 // Codes of refusals that are not dead-letter codes.
 const (
-	CodeBusy     = "busy"
-	CodeDraining = "draining"
+	CodeBusy         = "busy"
+	CodeDraining     = "draining"
+	CodeUnauthorized = "unauthorized" // 401: no API key, or one that is not valid
+	CodeForbidden    = "forbidden"    // 403: the key is not bound to the job's tenant
 )
 
 type handler struct {
@@ -108,6 +123,10 @@ func Handler(cfg Config, sub Submitter, m *metrics.Metrics, log *slog.Logger) ht
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	caller, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
@@ -144,7 +163,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.Debug("reading a sanitize request failed", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	rec := transport.Record{Key: keyOf(body), Value: body, Topic: SourceTopic, Offset: h.seq.Add(1)}
+	key := keyOf(body)
+	if h.cfg.Keys != nil && !h.mayPost(w, caller, r.Header.Get("Content-Encoding"), body, key) {
+		return
+	}
+	rec := transport.Record{Key: key, Value: body, Topic: SourceTopic, Offset: h.seq.Add(1)}
 	for _, name := range []string{pipeline.HeaderTraceparent, pipeline.HeaderTracestate} {
 		if v := r.Header.Get(name); v != "" {
 			rec.Headers = append(rec.Headers, transport.Header{Key: name, Value: []byte(v)})
@@ -182,6 +205,50 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 	}
 	writeProblem(w, status, Problem{Code: string(out.Code), Error: out.Error, Stage: out.Stage})
+}
+
+// authenticate checks the request's API key when Keys is set: 401 with a
+// problem body when it has none or an unknown one. The key is never logged.
+func (h *handler) authenticate(w http.ResponseWriter, r *http.Request) (apikeys.Caller, bool) {
+	if h.cfg.Keys == nil {
+		return apikeys.Caller{}, true
+	}
+	caller, err := h.cfg.Keys.Authenticate(r.Header.Get("Authorization"))
+	if err != nil {
+		if ferr := h.cfg.Keys.Err(); ferr != nil {
+			h.log.Warn("re-reading the API keys failed; the keys read before stay in force", "err", ferr)
+		}
+		h.m.HTTPRejected.WithLabelValues(metrics.RejectUnauthorized).Inc()
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hygiene"`)
+		writeProblem(w, http.StatusUnauthorized, Problem{Code: CodeUnauthorized, Error: err.Error()})
+		return apikeys.Caller{}, false
+	}
+	return caller, true
+}
+
+// mayPost checks that caller's key is bound to the job's tenant, read from
+// key ("tenant/session_id"), or from the decompressed body of a zstd one;
+// else it answers 403. A body whose tenant cannot be read at all goes on:
+// the Processor refuses it (invalid_json, decompression_failed, invalid_job)
+// without running any tenant's work.
+func (h *handler) mayPost(w http.ResponseWriter, caller apikeys.Caller, encoding string, body, key []byte) bool {
+	if key == nil && compression.IsZstd(body, []byte(strings.ToLower(encoding))) {
+		if plain, err := compression.Decode(body, []byte(strings.ToLower(encoding)), h.cfg.MaxJobBytes); err == nil {
+			key = keyOf(plain)
+		}
+	}
+	if key == nil {
+		return true
+	}
+	tenant, _, _ := strings.Cut(string(key), "/")
+	if caller.May(tenant) {
+		return true
+	}
+	h.m.HTTPRejected.WithLabelValues(metrics.RejectForbidden).Inc()
+	h.log.Info("a sanitize request for a tenant its API key is not bound to was refused", "key_name", caller.Name, "tenant", tenant)
+	writeProblem(w, http.StatusForbidden, Problem{Code: CodeForbidden,
+		Error: fmt.Sprintf("the API key %q may not post jobs for tenant %q", caller.Name, tenant)})
+	return false
 }
 
 // tooLarge answers 413 for a body over MaxBodyBytes (n: its declared

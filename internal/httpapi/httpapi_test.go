@@ -3,12 +3,12 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
+	"github.com/hygiene-dev/hygiene/internal/health"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/pipeline/pipelinetest"
@@ -30,13 +31,18 @@ import (
 // behind the endpoint on a real TCP listener.
 type rig struct {
 	url    string
+	client *http.Client // http.DefaultClient unless a test trusts its own CA
 	m      *metrics.Metrics
 	proc   *pipeline.Processor
 	stop   context.CancelFunc
 	runErr chan error
 }
 
-func newRig(t *testing.T, cfg Config) *rig {
+func newRig(t *testing.T, cfg Config) *rig { t.Helper(); return newRigTLS(t, cfg, nil) }
+
+// newRigTLS is newRig serving HTTPS with tlsCfg on a real listener (a nil
+// tlsCfg serves plain HTTP).
+func newRigTLS(t *testing.T, cfg Config, tlsCfg *tls.Config) *rig {
 	t.Helper()
 	wcfg := config.Default()
 	proc, _ := pipelinetest.Processor(t, wcfg)
@@ -65,9 +71,15 @@ func newRig(t *testing.T, cfg Config) *rig {
 	ctx, stop := context.WithCancel(context.Background())
 	g := &rig{m: m, proc: proc, stop: stop, runErr: make(chan error, 1)}
 	go func() { g.runErr <- runner.Run(ctx) }()
-	srv := httptest.NewServer(Handler(cfg, runner, m, nil))
-	t.Cleanup(func() { stop(); <-g.runErr; srv.Close() })
-	g.url = srv.URL + Path
+	srv, err := health.ListenTLS("127.0.0.1:0", Handler(cfg, runner, m, nil), tlsCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(); <-g.runErr; _ = srv.Close(context.Background()) })
+	g.url = "http://" + srv.Addr() + Path
+	if tlsCfg != nil {
+		g.url = "https://" + srv.Addr() + Path
+	}
 	return g
 }
 
@@ -80,7 +92,11 @@ func (g *rig) post(t *testing.T, body []byte, header http.Header) (*http.Respons
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := g.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,13 @@ const (
 // Reasons an HTTP request was refused before a job ran, the values of the
 // reason label of hygiene_http_rejected_total.
 const (
-	RejectBusy       = "busy"        // 429: http.max_concurrent requests in progress
-	RejectDraining   = "draining"    // 503: the worker is shutting down
-	RejectTooLarge   = "too_large"   // 413: the body is over limits.max_compressed_bytes
-	RejectBadRequest = "bad_request" // 400/405/415 before the job reached the pool
-	RejectClientGone = "client_gone" // the client went away before its answer
+	RejectBusy         = "busy"         // 429: http.max_concurrent requests in progress
+	RejectDraining     = "draining"     // 503: the worker is shutting down
+	RejectTooLarge     = "too_large"    // 413: the body is over limits.max_compressed_bytes
+	RejectBadRequest   = "bad_request"  // 400/405/415 before the job reached the pool
+	RejectClientGone   = "client_gone"  // the client went away before its answer
+	RejectUnauthorized = "unauthorized" // 401: no API key, or an unknown one
+	RejectForbidden    = "forbidden"    // 403: the key is not bound to the job's tenant
 )
 
 // Operate is the metrics of the job sources and the per-tenant rate limits.
@@ -53,7 +55,7 @@ func (o *Operate) register(reg prometheus.Registerer) error {
 	}, []string{"source"})
 	o.HTTPRejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Name: "http_rejected_total",
-		Help: "POST /v1/sanitize requests refused before their job ran, by reason (busy, draining, too_large, bad_request, client_gone).",
+		Help: "POST /v1/sanitize requests refused before their job ran, by reason (busy, draining, too_large, bad_request, client_gone, unauthorized, forbidden).",
 	}, []string{"reason"})
 	o.HTTPInProgress = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "http_in_progress",

@@ -42,6 +42,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* Directory where the Kafka TLS Secret is mounted. */}}
 {{- define "hygiene-worker.tlsDir" -}}/etc/hygiene/kafka-tls{{- end }}
 
+{{/* Directories where the sanitize endpoint's TLS and API-key Secrets are mounted. */}}
+{{- define "hygiene-worker.httpTLSDir" -}}/etc/hygiene/http-tls{{- end }}
+{{- define "hygiene-worker.httpAuthDir" -}}/etc/hygiene/http-auth{{- end }}
+
 {{/* Checks that stop a bad release before it renders. */}}
 {{- define "hygiene-worker.checks" -}}
 {{- if le (int .Values.terminationGracePeriodSeconds) (int .Values.shutdownTimeoutSeconds) }}
@@ -55,6 +59,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- if and .Values.kafka.sasl.mechanism (not .Values.kafka.sasl.secretName) }}
 {{- fail "kafka.sasl.mechanism needs kafka.sasl.secretName (a Secret with the user name and password)" }}
+{{- end }}
+{{- if and .Values.http.port .Values.http.auth.required (not .Values.http.auth.secretName) }}
+{{- fail "http.port exposes the sanitize endpoint: set http.auth.secretName (a Secret with the API keys, stored hashed), or http.auth.required=false to take jobs for any tenant from any caller" }}
 {{- end }}
 {{- if and .Values.autoscaling.keda.enabled (gt (int (include "hygiene-worker.maxReplicas" .)) (int .Values.kafka.partitions)) }}
 {{- fail (printf "autoscaling.keda.maxReplicaCount (%s) is above kafka.partitions (%d): the extra consumers would sit idle" (include "hygiene-worker.maxReplicas" .) (int .Values.kafka.partitions)) }}
@@ -83,7 +90,16 @@ chart owns written over it.
 {{- $kafka := dict "brokers" $k.brokers "group_id" $k.groupId "jobs_topic" $k.jobsTopic "ready_topic" $k.readyTopic "dlq_topic" $k.dlqTopic "tls" $tls "sasl" (dict "mechanism" $k.sasl.mechanism) }}
 {{- $owned := dict "kafka" $kafka "metrics" (dict "listen" (printf "0.0.0.0:%d" (int .Values.metrics.port)) "pprof" .Values.metrics.pprof) "pipeline" (dict "shutdown_timeout" (printf "%ds" (int .Values.shutdownTimeoutSeconds))) }}
 {{- if .Values.http.port }}
-{{- $_ := set $owned "http" (dict "listen" (printf "0.0.0.0:%d" (int .Values.http.port))) }}
+{{- $http := dict "listen" (printf "0.0.0.0:%d" (int .Values.http.port)) }}
+{{- if .Values.http.tls.secretName }}
+{{- $_ := set $http "tls" (dict "cert_file" (printf "%s/tls.crt" (include "hygiene-worker.httpTLSDir" .)) "key_file" (printf "%s/tls.key" (include "hygiene-worker.httpTLSDir" .))) }}
+{{- end }}
+{{- $auth := dict "required" .Values.http.auth.required }}
+{{- if .Values.http.auth.secretName }}
+{{- $_ := set $auth "keys_file" (printf "%s/%s" (include "hygiene-worker.httpAuthDir" .) .Values.http.auth.key) }}
+{{- end }}
+{{- $_ := set $http "auth" $auth }}
+{{- $_ := set $owned "http" $http }}
 {{- end }}
 {{- toYaml (mergeOverwrite (deepCopy .Values.config) $owned) }}
 {{- end }}
