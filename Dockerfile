@@ -9,7 +9,10 @@
 #   docker build -t hygiene-worker:0.1.0 .
 #   docker run --rm hygiene-worker:0.1.0 config print
 
-FROM golang:1.26-bookworm AS build
+FROM golang:1.27-bookworm AS build
+# go.mod pins the patched toolchain (go1.27.3); the golang image says
+# GOTOOLCHAIN=local, which would ignore it. The module proxy serves it.
+ENV GOTOOLCHAIN=auto
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev \
  && rm -rf /var/lib/apt/lists/*

@@ -1,8 +1,8 @@
 module github.com/hygiene-dev/hygiene
 
-go 1.26.8
+go 1.27.0
 
-toolchain go1.26.10
+toolchain go1.27.3
 
 require (
 	github.com/davidbyttow/govips/v2 v2.16.0

@@ -287,10 +287,10 @@ func TestDecodeOptions(t *testing.T) {
 	for raw, want := range map[string]string{
 		`{"now":1}`:                                      `options: unknown field "now"`,
 		`{"NOW_MS":1}`:                                   `options: unknown field "NOW_MS"`,
-		`{"now_ms":"x","now":1}`:                         "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"now_ms":"x","now":1}`:                         "options: cannot unmarshal string into Go struct field Options.now_ms of type int64",
 		`{"now":1,"now_ms":"x"}`:                         `options: unknown field "now"`,
-		`{"images":{},"tools_offered":1,"now":1}`:        "options: cannot unmarshal number into Go struct field Options.Request.tools_offered of type bool",
-		`{"now_ms":"soon"}`:                              "options: cannot unmarshal string into Go struct field Options.Request.now_ms of type int64",
+		`{"images":{},"tools_offered":1,"now":1}`:        "options: cannot unmarshal number into Go struct field Options.tools_offered of type bool",
+		`{"now_ms":"soon"}`:                              "options: cannot unmarshal string into Go struct field Options.now_ms of type int64",
 		`{"image_max_bytes":2,"images":{"max_bytes":1}}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
 		`{"images":{"max_bytes":1},"image_max_bytes":2}`: "options.image_max_bytes: set twice (also as options.images.max_bytes)",
 		`{"image_max_dimension_px":"big"}`:               `options.image_max_dimension_px: must be an integer, got "big"`,

@@ -1,8 +1,8 @@
 module github.com/hygiene-dev/hygiene/test/wiresdk
 
-go 1.26.8
+go 1.27.0
 
-toolchain go1.26.10
+toolchain go1.27.3
 
 replace github.com/hygiene-dev/hygiene => ../..
 
