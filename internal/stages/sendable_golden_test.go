@@ -91,6 +91,11 @@ func TestGoldenSendable(t *testing.T) {
 			`{"role":"assistant","content":[],"stopReason":"error"}]`, 0, ""},
 		{"no-user-turn", transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
 			`[{"role":"assistant","content":[{"type":"text","text":"hello?"}],"stopReason":"stop"}]`, 0, ""},
+		// issue 29: a history with turns but no user turn is ready on every
+		// target (the bootstrap turn first); one with nothing a provider is
+		// sent is still a dead letter
+		{"nothing-sent", transcript.Target{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
+			`[{"role":"bashExecution","command":"ls","output":"a.go","exitCode":0,"cancelled":false,"truncated":false,"excludeFromContext":true,"timestamp":1776000000000}]`, 0, ""},
 		{"bedrock-25-images-in-one-message", bedrock, `[{"role":"user","content":[` + strings.Repeat(img+",", 24) + img + `]}]`, 0, ""},
 		{"anthropic-150-images-1m-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 1_000_000, ""},
 		{"anthropic-150-images-200k-context", anthropicOpus, `[` + strings.Join(oneImageEach, ",") + `]`, 200_000, ""},

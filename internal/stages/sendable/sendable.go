@@ -30,6 +30,12 @@ import (
 // cooldown (openclaw/openclaw#76829). The sentence says how many input
 // messages there were and what the rules removed (the report's counts), so
 // the user can see why nothing is left.
+//
+// A history that still has turns to send but no user turn (a Gemini body
+// of systemInstruction and model turns) never gets here on any target:
+// turns.ProviderTurns puts the "(session bootstrap)" user turn in front of
+// it. What remains for this stage is a history with nothing a provider is
+// sent (no message, or only entries of roles no body carries).
 func EmptyHistory() stage.Stage {
 	return stage.Stage{Name: "empty_history", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		users := 0

@@ -37,7 +37,9 @@
 //   - stamped times are now_ms, else the owning message's timestamp, and are
 //     left out when neither exists (no clock is read);
 //   - ProviderTurns enforces, for strict targets, user-first turns,
-//     alternation, non-blank text and non-empty contents;
+//     alternation, non-blank text and non-empty contents; for every target,
+//     a history with turns but no user turn gets the "(session bootstrap)"
+//     turn in front (one behaviour, issue 29);
 //   - a text block without a string text counts as blank everywhere, and the
 //     inter-session marker skips blank text blocks (the next rule removes
 //     them);

@@ -42,6 +42,19 @@ import (
 //     exact "(session bootstrap)" user turn of §3.11 in front, stamped like
 //     GoogleBootstrap's.
 //
+// One part runs for every target: a history with turns to send but no
+// user-side turn (user, summary or custom) gets the same bootstrap turn in
+// front. Such a history is real: a Gemini body whose instructions are all
+// in systemInstruction and whose contents are the model's calls and their
+// functionResponses parses to assistant turns and tool results only (the
+// system prompt is the request's, not a message). Every family's contract
+// wants a user turn in the request (contract.Check, required_content), and
+// the strict targets want it first; Chat Completions, Responses and Mistral
+// document no leading-user rule, but one behaviour for every target is the
+// choice: the job is ready everywhere, with the bootstrap turn, which says
+// nothing the model would act on, instead of a dead letter empty_history
+// on three targets and a ready payload on the other three (issue 29).
+//
 // Gemini's function-call placement (right after a user turn or a function
 // response) and its equal response counts come from pairing, which runs
 // earlier; merging never separates a call from its results, because pairing
@@ -51,6 +64,10 @@ func ProviderTurns() stage.Stage {
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		p := env.Policy
 		if !p.ValidateAnthropicTurns && !p.ValidateGeminiTurns && !p.IsAnthropicFamily() && !p.IsGoogleFamily() {
+			if first := firstTurn(t.Messages); first != nil && !hasUserSide(t.Messages) {
+				prependBootstrap(t, env, first)
+				env.Report.Add(name, "bootstrap", 1)
+			}
 			return nil
 		}
 		var n int
@@ -78,19 +95,55 @@ func ProviderTurns() stage.Stage {
 		}
 		env.Report.Add(name, "content_fixed", filled)
 		env.Report.Add(name, "trailing_trimmed", trimTrailingFailures(t))
-		for _, m := range t.Messages {
-			if !hasRole(m) {
-				continue
-			}
-			if m.Role() == transcript.RoleAssistant {
-				ts, ok := stampMs(env, m)
-				t.Messages = append([]*transcript.Message{bootstrapTurn(ts, ok)}, t.Messages...)
-				env.Report.Add(name, "bootstrap", 1)
-			}
-			break
+		if first := firstTurn(t.Messages); first != nil && (first.Role() == transcript.RoleAssistant || !hasUserSide(t.Messages)) {
+			prependBootstrap(t, env, first)
+			env.Report.Add(name, "bootstrap", 1)
 		}
 		return nil
 	}}
+}
+
+// firstTurn is the first message a provider is sent (an assistant turn, a
+// tool result or a user-side message), or nil when there is none.
+func firstTurn(msgs []*transcript.Message) *transcript.Message {
+	for _, m := range msgs {
+		switch m.Role() {
+		case transcript.RoleAssistant, transcript.RoleToolResult, transcript.RoleTool:
+			return m
+		}
+		if userSide(m.Role()) {
+			return m
+		}
+	}
+	return nil
+}
+
+// hasUserSide reports whether a message reaches the provider as a user turn.
+func hasUserSide(msgs []*transcript.Message) bool {
+	for _, m := range msgs {
+		if userSide(m.Role()) {
+			return true
+		}
+	}
+	return false
+}
+
+// userSide reports whether a role is sent as a user turn: user, and the
+// summary and custom messages the runtime sends as user messages (the
+// contract's UserSide).
+func userSide(role string) bool {
+	switch role {
+	case transcript.RoleUser, transcript.RoleCompactionSummary, transcript.RoleBranchSummary, transcript.RoleCustom:
+		return true
+	}
+	return false
+}
+
+// prependBootstrap puts the "(session bootstrap)" user turn in front,
+// stamped for the turn it precedes.
+func prependBootstrap(t *transcript.Transcript, env *stage.Env, first *transcript.Message) {
+	ts, ok := stampMs(env, first)
+	t.Messages = append([]*transcript.Message{bootstrapTurn(ts, ok)}, t.Messages...)
 }
 
 // fillEmptyContent removes empty text blocks from a user, tool-result or

@@ -57,8 +57,33 @@ func TestProviderTurns(t *testing.T) {
 		{
 			name: "OpenAI Responses is not a strict target: unchanged",
 			c:    stagetest.Case{Target: openaiTarget},
-			in:   `[{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
-			want: `[{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
+			in:   `[{"role":"user","content":"q"},{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
+			want: `[{"role":"user","content":"q"},{"role":"assistant","content":[]},{"role":"assistant","content":[{"type":"text","text":""}]}]`,
+		},
+		{
+			name: "OpenAI Responses, assistant first with a later user turn: no bootstrap",
+			c:    stagetest.Case{Target: openaiTarget},
+			in:   `[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"user","content":"q"}]`,
+			want: `[{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"user","content":"q"}]`,
+		},
+		{
+			name:   "issue 29: any target, turns but no user-side turn: the bootstrap turn goes first",
+			c:      stagetest.Case{Target: openaiTarget},
+			in:     `[{"role":"assistant","content":[{"type":"toolCall","id":"call_3f9a1c2b7d8e4f60a1b2c3d4","name":"read","arguments":{"path":"HEARTBEAT.md"}}],"timestamp":5},{"role":"toolResult","toolCallId":"call_3f9a1c2b7d8e4f60a1b2c3d4","toolName":"read","content":[{"type":"text","text":"ok"}]}]`,
+			want:   `[{"role":"user","content":"(session bootstrap)","timestamp":5},{"role":"assistant","content":[{"type":"toolCall","id":"call_3f9a1c2b7d8e4f60a1b2c3d4","name":"read","arguments":{"path":"HEARTBEAT.md"}}],"timestamp":5},{"role":"toolResult","toolCallId":"call_3f9a1c2b7d8e4f60a1b2c3d4","toolName":"read","content":[{"type":"text","text":"ok"}]}]`,
+			report: map[string]int{"bootstrap": 1},
+		},
+		{
+			name: "a custom message is the user side: no bootstrap",
+			c:    stagetest.Case{Target: openaiTarget},
+			in:   `[{"role":"custom","customType":"heartbeat","content":"Read HEARTBEAT.md","display":false,"timestamp":4},{"role":"assistant","content":[{"type":"text","text":"a"}]}]`,
+			want: `[{"role":"custom","customType":"heartbeat","content":"Read HEARTBEAT.md","display":false,"timestamp":4},{"role":"assistant","content":[{"type":"text","text":"a"}]}]`,
+		},
+		{
+			name: "nothing a provider is sent: left to empty_history",
+			c:    stagetest.Case{Target: openaiTarget},
+			in:   `[{"role":"bashExecution","command":"ls","output":"a","exitCode":0,"cancelled":false,"truncated":false,"timestamp":3}]`,
+			want: `[{"role":"bashExecution","command":"ls","output":"a","exitCode":0,"cancelled":false,"truncated":false,"timestamp":3}]`,
 		},
 	}
 	runCases(t, cases, ProviderTurns())
