@@ -222,9 +222,12 @@ func TestSessionFileVersions(t *testing.T) {
 			if header["version"] != float64(v) {
 				t.Fatalf("v%d header %v", v, header)
 			}
+			// v3 writes custom messages in the file form, custom_message
+			// entries, never as role custom inside a message entry
 			hasHook, hasCustom := bytes.Contains(data, []byte(`"role":"hookMessage"`)), bytes.Contains(data, []byte(`"role":"custom"`))
-			if v == 2 && (!hasHook || hasCustom) || v == 3 && (hasHook || !hasCustom) {
-				t.Fatalf("v%d: hookMessage %v, custom %v", v, hasHook, hasCustom)
+			hasEntry := bytes.Contains(data, []byte(`"type":"custom_message"`))
+			if v == 2 && (!hasHook || hasCustom || hasEntry) || v == 3 && (hasHook || hasCustom || !hasEntry) {
+				t.Fatalf("v%d: hookMessage %v, role custom %v, custom_message entry %v", v, hasHook, hasCustom, hasEntry)
 			}
 			if !bytes.Contains(data, []byte(`"type":"branch_summary"`)) {
 				t.Fatalf("v%d: no branch summary", v)
@@ -238,6 +241,9 @@ func TestSessionFileVersions(t *testing.T) {
 			}
 			if bytes.Contains(tr.MessagesJSON(), []byte("abandoned")) {
 				t.Fatalf("v%d: the abandoned branch is on the active one", v)
+			}
+			if v == 3 && !bytes.Contains(tr.MessagesJSON(), []byte(`"role":"custom","customType":"reminder"`)) {
+				t.Fatalf("v3: no custom_message entry decoded to a custom message: %s", tr.MessagesJSON())
 			}
 		}
 	}

@@ -18,9 +18,14 @@ import (
 //     firstKeptEntryIndex, an index into the file's entries (the header is
 //     entry 0).
 //   - 2: a tree of 8-hex ids and parentIds; the compaction entry has
-//     firstKeptEntryId; custom messages use the role hookMessage.
-//   - 3: as 2, with hookMessage renamed custom and OpenClaw's
+//     firstKeptEntryId; custom messages are message entries of role
+//     hookMessage.
+//   - 3: as 2, with custom messages written as custom_message entries
+//     (customType, content, display, details: pi's CustomMessageEntry,
+//     which the runtime rebuilds as a role custom message) and OpenClaw's
 //     thinking_level_change and model-snapshot entries.
+//
+// Version 1 writes custom messages as custom_message entries too.
 //
 // Every file has one compaction entry at a turn boundary whose first kept
 // entry is a user message, and (versions 2 and 3) an abandoned branch off the
@@ -103,10 +108,11 @@ func (r *Real) SessionFile(version int) []byte {
 			add(map[string]any{"type": "message", "timestamp": iso(ts - 1), "message": r.answer(shapeFor(t))}, side)
 			last = add(map[string]any{"type": "branch_summary", "timestamp": iso(ts - 1), "fromId": side, "summary": r.sentence(80)}, last)
 		}
-		if m["role"] == "custom" && version == 2 {
-			m["role"] = "hookMessage"
-		}
 		lineOf[i] = len(lines)
+		if m["role"] == "custom" {
+			last = add(customEntry(m, version, iso(ts)), last)
+			continue
+		}
 		last = add(map[string]any{"type": "message", "timestamp": iso(ts), "message": m}, last)
 	}
 	if version == 3 {
@@ -123,6 +129,24 @@ func (r *Real) SessionFile(version int) []byte {
 		sb.WriteByte('\n')
 	}
 	return []byte(sb.String())
+}
+
+// customEntry writes a custom message in its file form: a custom_message
+// entry (customType, content, display, details; the message's timestamp
+// is the entry's), or for version 2 a message entry of role hookMessage,
+// the name pi's v3 migration renames.
+func customEntry(m map[string]any, version int, iso string) map[string]any {
+	if version == 2 {
+		m["role"] = "hookMessage"
+		return map[string]any{"type": "message", "timestamp": iso, "message": m}
+	}
+	e := map[string]any{"type": "custom_message", "timestamp": iso}
+	for _, k := range []string{"customType", "content", "display", "details"} {
+		if v, ok := m[k]; ok {
+			e[k] = v
+		}
+	}
+	return e
 }
 
 func (r *Real) uuid() string {

@@ -30,6 +30,10 @@ import (
 //     is missing or out of range keeps nothing before the compaction and is
 //     counted in Repair.KeepPointsMissing;
 //   - "branch_summary" entries become {"role":"branchSummary",…} messages;
+//   - "custom_message" entries (what an extension or OpenClaw injects into
+//     the context, such as a runtime-context "Read HEARTBEAT.md…") become
+//     {"role":"custom",…} messages (see customMessage), which every target
+//     is sent as user content;
 //   - "custom" entries become CustomEntries (replay markers);
 //   - other entry types carry no replayable content and are skipped.
 //
@@ -250,12 +254,33 @@ func (t *Transcript) appendEntries(entries []Object, at []int, tape *jsontape.Ta
 				fields = append(fields, Field{"timestamp", JSONInt(ms)})
 			}
 			t.Messages = append(t.Messages, NewMessage(fields...))
+		case "custom_message":
+			t.Messages = append(t.Messages, customMessage(e))
 		case "custom":
 			ct, _ := e.String("customType")
 			data, _ := e.Get("data")
 			t.CustomEntries = append(t.CustomEntries, CustomEntry{CustomType: ct, Data: data})
 		}
 	}
+}
+
+// customMessage is a custom_message entry as the runtime rebuilds it
+// (pi's buildSessionContext): {"role":"custom","customType":…,"content":…,
+// "display":…,"details":…,"timestamp":ms}, each member present when the
+// entry has it, the timestamp turned from the entry's ISO time. The runtime
+// sends it to the model as a user message with its content (pi's
+// convertToLlm); details stay out of the model's view, as a tool result's do.
+func customMessage(e Object) *Message {
+	fields := []Field{{"role", JSONString(RoleCustom)}}
+	for _, k := range []string{"customType", "content", "display", "details"} {
+		if v, ok := e.Get(k); ok {
+			fields = append(fields, Field{k, v})
+		}
+	}
+	if ms, ok := entryTime(e); ok {
+		fields = append(fields, Field{"timestamp", JSONInt(ms)})
+	}
+	return NewMessage(fields...)
 }
 
 func compactionMessage(e Object) *Message {

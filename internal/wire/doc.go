@@ -63,8 +63,10 @@
 // the target's own (Responses takes its reasoning items only, Gemini its own
 // signed thoughts, Chat Completions none but the reasoning_content below),
 // videos and unknown block types, and messages of roles no provider has
-// (custom). compactionSummary and branchSummary turns are sent as user text
-// (their summary). A message left with nothing to send is skipped.
+// (bashExecution and other unknown roles). compactionSummary and
+// branchSummary turns are sent as user text (their summary), custom
+// messages as user turns with their content (pi's convertToLlm). A message
+// left with nothing to send is skipped.
 //
 // # Wire-only repairs
 //

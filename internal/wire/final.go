@@ -90,15 +90,15 @@ func FinalTurn(p policy.Policy, msgs []*transcript.Message, o transcript.Options
 }
 
 // endsWithAssistant reports whether the last message a body carries is an
-// assistant turn: custom and unknown roles, which no body carries, are
-// passed over.
+// assistant turn: unknown roles, which no body carries, are passed over; a
+// custom message is a user turn.
 func endsWithAssistant(msgs []*transcript.Message) bool {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		switch msgs[i].Role() {
 		case transcript.RoleAssistant:
 			return true
 		case transcript.RoleUser, transcript.RoleToolResult, transcript.RoleTool,
-			transcript.RoleCompactionSummary, transcript.RoleBranchSummary:
+			transcript.RoleCompactionSummary, transcript.RoleBranchSummary, transcript.RoleCustom:
 			return false
 		}
 	}

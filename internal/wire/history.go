@@ -86,15 +86,16 @@ func (t *turn) hasKind(k partKind) bool {
 }
 
 // readHistory turns the sanitized messages into the provider-neutral
-// history. Roles other than user, assistant and toolResult become user text
-// (compactionSummary and branchSummary carry their summary) or are left out
-// (custom and unknown roles, which OpenClaw does not send either); blocks a
-// provider has no place for (video, unknown types) are left out.
+// history. Roles other than user, assistant and toolResult become user
+// turns (compactionSummary and branchSummary carry their summary; a custom
+// message its content, text and images, as pi's convertToLlm sends it) or
+// are left out (unknown roles, which OpenClaw does not send either); blocks
+// a provider has no place for (video, unknown types) are left out.
 func readHistory(msgs []*transcript.Message) ([]turn, int) {
 	turns := make([]turn, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role() {
-		case transcript.RoleUser:
+		case transcript.RoleUser, transcript.RoleCustom:
 			turns = append(turns, turn{role: roleUser, parts: contentParts(m, false)})
 		case transcript.RoleAssistant:
 			api, _ := m.String("api")
