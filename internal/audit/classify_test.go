@@ -95,6 +95,25 @@ func TestCallClass(t *testing.T) {
 	}
 }
 
+// TestAnsweredCutPartialIsComplete: a finished call whose leftover
+// partialJson does not parse is complete when a result answers it, as the
+// chain judges it (issue 29); without one it is incomplete_arguments.
+func TestAnsweredCutPartialIsComplete(t *testing.T) {
+	r := rules{names: contract.Of(contract.OpenAIResponses).ToolNames}
+	call := `{"type":"toolCall","id":"` + idResp + `","name":"read","arguments":{"path":"/"},"partialJson":"{\"path\":\"/\""}`
+	for _, tc := range []struct {
+		name, after, want string
+	}{
+		{"answered", "," + toolResult(idResp, "read", "EISDIR: illegal operation on a directory, read"), ""},
+		{"unanswered", "", ClassIncomplete},
+	} {
+		inv := inventoryOfJSON(t, `[{"role":"user","content":"What is in /?"},`+assistant("toolUse", call)+tc.after+`]`)
+		if got, why := r.callClass(inv.calls[0]); got != tc.want {
+			t.Errorf("%s: class %q (%s), want %q", tc.name, got, why, tc.want)
+		}
+	}
+}
+
 func TestDuplicateIDInTurn(t *testing.T) {
 	r := rules{names: contract.Of(contract.AnthropicMessages).ToolNames}
 	inv := inventoryOfJSON(t, `[{"role":"user","content":"go"},`+

@@ -41,7 +41,8 @@
 //	errored_turn          the call's turn has stopReason error or aborted
 //	missing_id            the call has no non-empty id
 //	incomplete_arguments  neither input nor arguments is a JSON object, or a
-//	                      partialJson is left that is not a whole object
+//	                      partialJson is left that is not a whole object and
+//	                      no result answers the call
 //	invalid_name          the trimmed name fails spec §3.5 (^[A-Za-z0-9_:.-]+$,
 //	                      64 at most), the target's contract, or allowed_tool_names
 //	duplicate_id_in_turn  an earlier call of the same turn has the same id

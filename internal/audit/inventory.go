@@ -20,7 +20,8 @@ type call struct {
 	name       string // the name, trimmed
 	rawName    string // the name as written
 	args       string // the arguments in canonical form (sorted keys); "" when they are not an object
-	complete   bool   // input or arguments is a JSON object and no unfinished partialJson is left
+	complete   bool   // input or arguments is a JSON object and no unfinished partialJson is left (or a result answers it)
+	cutPartial bool   // a partialJson that is not a whole object is left beside it
 	stop       string // the turn's stopReason
 	dupInTurn  bool   // an earlier call of the same turn has the same id
 	// signedBy is who can verify the turn's thinking signature
@@ -98,6 +99,17 @@ func inventoryOf(msgs []*transcript.Message) inventory {
 			inv.results = append(inv.results, r)
 		}
 	}
+	for _, r := range inv.results {
+		// a call whose tool ran is complete, as the chain's §3.5 judges it
+		// (toolcalls.completeArguments): its arguments are what ran
+		if k := r.answers; k >= 0 && inv.calls[k].cutPartial && inv.calls[k].args != "" {
+			switch inv.calls[k].stop {
+			case transcript.StopError, transcript.StopAborted:
+			default:
+				inv.calls[k].complete = true
+			}
+		}
+	}
 	return inv
 }
 
@@ -118,10 +130,11 @@ func readCall(b *transcript.Block) call {
 	c.complete = ok && c.args != ""
 	if partial, isString := b.String("partialJson"); isString && strings.TrimSpace(partial) != "" {
 		// A partialJson that is not a whole object is a call cut off mid-stream:
-		// its arguments never finished, whatever the arguments member says.
-		// One that is (pi-ai leaves it on finished calls) changes nothing.
+		// its arguments never finished, whatever the arguments member says,
+		// unless a result answers it (inventoryOf). One that is (pi-ai leaves
+		// it on finished calls) changes nothing.
 		if _, whole := canonicalObject([]byte(partial)); !whole {
-			c.complete = false
+			c.complete, c.cutPartial = false, true
 		}
 	}
 	return c

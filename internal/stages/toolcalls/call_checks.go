@@ -54,13 +54,21 @@ func hasPartialJSON(b *transcript.Block) bool {
 //   - the turn did not stop with "error" or "aborted": a stream cut
 //     mid-call leaves the partial parse of a prefix in "arguments";
 //   - partialJson, when present, is blank or parses as a JSON object: the
-//     whole streamed text (a cut stream leaves a prefix that does not parse).
+//     whole streamed text (a cut stream leaves a prefix that does not
+//     parse), or, when it does not parse, a tool result for the call
+//     exists (answered): the tool ran with those arguments, so the
+//     arguments are the call, whatever the leftover buffer holds.
+//
+// The last clause goes beyond OpenClaw on purpose (issue 29): OpenClaw
+// drops such a call, and pairing then drops its result, so a finished
+// `read {"path":"/"}` whose tool ran was lost with its output on every
+// target.
 //
 // This generalises spec §3.5's "finalised OpenAI Responses call", which
 // also asked for stopReason "toolUse", no input and a "call|item" id: the
 // id rules rewrite that id before this rule runs for Chat, Gemini and
 // Mistral targets, and a call's arguments do not depend on its id.
-func completeArguments(m *transcript.Message, b *transcript.Block) bool {
+func completeArguments(m *transcript.Message, b *transcript.Block, answered func(*transcript.Block) bool) bool {
 	if !isObject(b, "arguments") && !isObject(b, "input") {
 		return false
 	}
@@ -71,8 +79,10 @@ func completeArguments(m *transcript.Message, b *transcript.Block) bool {
 	if !ok || transcript.IsBlank(pj) {
 		return true
 	}
-	_, err := transcript.ParseObject([]byte(pj))
-	return err == nil
+	if _, err := transcript.ParseObject([]byte(pj)); err == nil {
+		return true
+	}
+	return answered(b)
 }
 
 // isObject reports whether member k of b is a JSON object.

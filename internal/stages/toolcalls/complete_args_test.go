@@ -1,6 +1,9 @@
 package toolcalls
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Ids and turns of real shapes (issue 20): a GPT-5 call as pi-ai stores it,
 // the same id after tool_call_ids_early rewrote it for a Chat target, and an
@@ -59,6 +62,46 @@ func TestCompleteArgumentsKeepTheCall(t *testing.T) {
 			in: `[{"role":"user","content":"u"},{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-6","stopReason":"toolUse","content":[` +
 				claudeSig + `,` + callWith(toolUseID, cut) + `]}]`,
 			want: `[{"role":"user","content":"u"}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.run(t, ToolCallInputs()) })
+	}
+}
+
+// TestAnsweredCallIsComplete is issue 29's finished call: a leftover
+// partialJson that does not parse, complete arguments, a turn that ended
+// normally and a result for the call: the tool ran, so the call is kept
+// (only its buffer goes). OpenClaw drops it; this goes further on purpose.
+// Without a result, or in an aborted turn, it is still dropped.
+func TestAnsweredCallIsComplete(t *testing.T) {
+	const leftover = `{\"path\":\"/\"`
+	call := func(id string) string {
+		return `{"type":"toolCall","id":"` + id + `","name":"read","arguments":{"path":"/"},"partialJson":"` + leftover + `"}`
+	}
+	kept := func(id string) string {
+		return `{"type":"toolCall","id":"` + id + `","name":"read","arguments":{"path":"/"}}`
+	}
+	result := func(id string) string {
+		return `{"role":"toolResult","toolCallId":"` + id + `","toolName":"read","content":[{"type":"text","text":"EISDIR: illegal operation on a directory, read"}],"isError":true,"timestamp":1796031002100}`
+	}
+	user := `{"role":"user","content":"What is in /?","timestamp":1796031000000}`
+	turn := func(stop, c string) string {
+		return `{"role":"assistant","api":"openai-responses","provider":"openai","model":"gpt-5","stopReason":"` + stop + `","content":[{"type":"text","text":"Reading."},` + c + `],"timestamp":1796031002000}`
+	}
+	bare := `{"role":"assistant","api":"openai-responses","provider":"openai","model":"gpt-5","stopReason":"%s","content":[{"type":"text","text":"Reading."}],"timestamp":1796031002000}`
+	cases := []idCase{
+		{name: "responses target: answered call kept", target: responses,
+			in:   `[` + user + `,` + turn("toolUse", call(piRespID)) + `,` + result(piRespID) + `]`,
+			want: `[` + user + `,` + turn("toolUse", kept(piRespID)) + `,` + result(piRespID) + `]`},
+		{name: "chat target: answered call kept under its rewritten id", target: completions,
+			in:   `[` + user + `,` + turn("toolUse", call(chatID)) + `,` + result(chatID) + `]`,
+			want: `[` + user + `,` + turn("toolUse", kept(chatID)) + `,` + result(chatID) + `]`},
+		{name: "no result: dropped", target: responses,
+			in:   `[` + user + `,` + turn("toolUse", call(piRespID)) + `]`,
+			want: `[` + user + `,` + strings.Replace(bare, "%s", "toolUse", 1) + `]`},
+		{name: "aborted turn: dropped even with a result", target: responses,
+			in:   `[` + user + `,` + turn("aborted", call(piRespID)) + `,` + result(piRespID) + `]`,
+			want: `[` + user + `,` + strings.Replace(bare, "%s", "aborted", 1) + `,` + result(piRespID) + `]`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, ToolCallInputs()) })

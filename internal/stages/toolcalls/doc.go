@@ -3,8 +3,10 @@
 //
 //   - ToolCallInputs ("tool_call_inputs", §3.5, §4 step 9): drops malformed
 //     calls (no input/arguments, no id in any id member, an invalid or
-//     disallowed name, a partialJson scratch buffer except on a finalised
-//     OpenAI Responses call, which only loses the buffer), trims names,
+//     disallowed name, a partialJson scratch buffer beside arguments that
+//     are not complete; a finished call with complete arguments, or whose
+//     tool ran, its result in the history, only loses the buffer: beyond
+//     OpenClaw, which drops the latter), trims names,
 //     removes assistants emptied by drops and non-object entries, and keeps
 //     immutable signed-thinking turns byte-identical or drops them whole.
 //   - ToolCallIDs ("tool_call_ids", §3.6, §4 step 11) and

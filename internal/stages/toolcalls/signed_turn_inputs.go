@@ -25,7 +25,7 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 		if !b.IsAnyToolCall() {
 			continue
 		}
-		if !hasInput(b) || (hasPartialJSON(b) && !completeArguments(r.msgs[i], b)) {
+		if !hasInput(b) || (hasPartialJSON(b) && !completeArguments(r.msgs[i], b, r.answered)) {
 			return false
 		}
 		id := trimmedID(b)

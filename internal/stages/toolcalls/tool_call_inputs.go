@@ -23,8 +23,10 @@ const ctxCheckEvery = 4096
 // has no non-blank id in any of the id members, has an invalid name, has a
 // name outside the job's allowed_tool_names (case-insensitive; an empty list
 // means no list), or still carries a partialJson scratch buffer beside
-// arguments that are not complete (see completeArguments); a call whose
-// arguments are complete only loses its partialJson. A name with surrounding
+// arguments that are not complete (see completeArguments: a finished call
+// whose tool ran, its result in the transcript, is complete even when the
+// leftover buffer does not parse; OpenClaw drops it, this rule keeps it on
+// purpose); a call whose arguments are complete only loses its partialJson. A name with surrounding
 // white space is trimmed. An assistant left with no blocks by these drops is
 // removed, and so are null and other non-object entries.
 //
@@ -51,7 +53,10 @@ type inputsRun struct {
 	earlier map[string]struct{}
 	// spanEnds holds the assistant that ends the span of each kept signed turn.
 	spanEnds []*transcript.Message
-	report   *stage.Report
+	// results holds the trimmed ids of every tool result, built the first
+	// time a call's leftover partialJson does not parse (see answered).
+	results map[string]struct{}
+	report  *stage.Report
 }
 
 func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
@@ -195,7 +200,7 @@ func (r *inputsRun) fixCall(m *transcript.Message, b *transcript.Block) bool {
 		return false
 	}
 	if hasPartialJSON(b) {
-		if !completeArguments(m, b) {
+		if !completeArguments(m, b, r.answered) {
 			return false
 		}
 		b.Delete("partialJson")
@@ -206,6 +211,29 @@ func (r *inputsRun) fixCall(m *transcript.Message, b *transcript.Block) bool {
 		r.report.Add(inputsStage, "trimmed_names", 1)
 	}
 	return true
+}
+
+// answered reports whether a tool-result message of the transcript carries
+// one of the call's ids (trimmed, as pairing matches them).
+func (r *inputsRun) answered(b *transcript.Block) bool {
+	if r.results == nil {
+		r.results = map[string]struct{}{}
+		for _, m := range r.msgs {
+			if role := m.Role(); role == transcript.RoleToolResult || role == transcript.RoleTool {
+				if id, ok := m.ResultID(); ok {
+					r.results[id] = struct{}{}
+				}
+			}
+		}
+	}
+	for _, k := range callIDFields {
+		if s, ok := b.String(k); ok {
+			if _, ok := r.results[transcript.TrimID(s)]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // remember records the call ids of an assistant for the displacement check
