@@ -115,6 +115,7 @@ func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries
 	env := chainEnv(tr)
 	env.Policy = policy.Resolve(tg)
 	env.Settings.Request.ToolsOffered = extra.Request.ToolsOffered
+	env.Settings.Request.AllowedToolNames = extra.Request.AllowedToolNames
 	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
 	env.Fanout = fan
 	for _, s := range Default(imgs) {

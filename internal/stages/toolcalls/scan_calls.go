@@ -98,7 +98,7 @@ func newCollector(env *stage.Env, replay bool) *collector {
 		openaiDup:   p.DuplicateToolCallIDStyle == "openai",
 		nativeToolu: p.PreserveNativeAnthropicToolUseIDs,
 		replay:      replay,
-		allow:       newAllowList(env.Settings.Request.AllowedToolNames),
+		allow:       newAllowList(env.Settings.Request.AllowedToolNames, env.Policy.Contract.ToolNames),
 		synthetic:   env.Settings.MissingToolResultText,
 	}
 }

@@ -63,7 +63,7 @@ func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *sta
 	for {
 		r := &inputsRun{
 			msgs:      t.Messages,
-			allow:     newAllowList(env.Settings.Request.AllowedToolNames),
+			allow:     newAllowList(env.Settings.Request.AllowedToolNames, env.Policy.Contract.ToolNames),
 			policy:    env.Policy,
 			preserved: map[string]struct{}{},
 			earlier:   map[string]struct{}{},

@@ -32,7 +32,9 @@ const defaultMaxToolName = 64
 // `browser.open`, MCP tools are `server:tool`, and a session that moves from
 // Gemini to Claude carries them. The map, wire name to original, is the
 // ready payload's tool_names, so the runner can map the model's calls back;
-// the report counts the names renamed ("renamed").
+// the report counts the names renamed ("renamed"). A history name that is
+// the wire form of a name the job declares (allowed_tool_names, `tools`),
+// and not declared itself, is read as already renamed (see declaredNames).
 //
 // It runs after the rules that read the names as the runner knows them
 // (input validation and allowed_tool_names, §3.5) and before the contract
@@ -40,29 +42,44 @@ const defaultMaxToolName = 64
 func ToolNames() stage.Stage {
 	return stage.Stage{Name: toolNamesStage, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		limits := env.Policy.Contract.ToolNames
+		declared := declaredNames(t, env, limits)
 		var names []string
+		var known map[string]string // history names that are a declared name's wire form
 		eachToolName(t, func(raw []byte, name string) {
-			if raw != nil && plainToolName(raw) {
-				return // valid for every target, read without decoding
+			plain := raw != nil && plainToolName(raw) // valid for every target
+			if raw != nil && (!plain || declared != nil) {
+				name = unquoted(raw) // decoded only when it must be looked at
 			}
-			if raw != nil {
-				name = unquoted(raw)
+			if raw != nil && declared != nil {
+				if orig, ok := declared.wireOf(name); ok {
+					if known == nil {
+						known = map[string]string{}
+					}
+					known[name] = orig
+					return
+				}
 			}
-			if name != "" && !limits.Valid(name) {
+			if !plain && name != "" && !limits.Valid(name) {
 				names = append(names, name)
 			}
 		})
-		if len(names) == 0 {
+		if len(names) == 0 && len(known) == 0 {
 			return nil
 		}
 		var all []string // every name, valid or not: a new name must not take one
 		eachToolName(t, func(raw []byte, name string) {
 			if raw != nil {
 				name = unquoted(raw)
+				if _, ok := known[name]; ok {
+					return // already the wire name of a declared name: not taken from it
+				}
 			}
 			all = append(all, name)
 		})
-		wire := WireToolNames(names, all, limits)
+		var wire map[string]string
+		if len(names) > 0 {
+			wire = WireToolNames(names, all, limits)
+		}
 		for _, m := range t.Messages {
 			role := m.Role()
 			if role == transcript.RoleToolResult || role == transcript.RoleTool {
@@ -84,7 +101,7 @@ func ToolNames() stage.Stage {
 				}
 			}
 		}
-		if len(t.Options.Tools) > 0 {
+		if len(t.Options.Tools) > 0 && len(wire) > 0 {
 			tools := slices.Clone(t.Options.Tools) // the job's slice is not the rule's to edit
 			for i := range tools {
 				if w := wire[tools[i].Name]; w != "" {
@@ -93,13 +110,33 @@ func ToolNames() stage.Stage {
 			}
 			t.Options.Tools = tools
 		}
-		t.ToolNames = make(map[string]string, len(wire))
+		t.ToolNames = make(map[string]string, len(wire)+len(known))
+		for w, original := range known {
+			t.ToolNames[w] = original
+		}
 		for original, w := range wire {
 			t.ToolNames[w] = original
 		}
 		env.Report.Add(toolNamesStage, "renamed", len(wire))
 		return nil
 	}}
+}
+
+// declaredNames is the job's own list of its tools' names, as the runner
+// knows them: allowed_tool_names and the names of `tools`. A history name
+// that is not declared but is the wire form of a declared name the target
+// refuses is that name, renamed by an earlier pass (the chain's output,
+// sanitized again): it is mapped back in tool_names and does not take the
+// wire name from the declared one, so a second pass gives the same payload.
+func declaredNames(t *transcript.Transcript, env *stage.Env, limits contract.IDLimits) allowList {
+	names := env.Settings.Request.AllowedToolNames
+	if len(t.Options.Tools) > 0 {
+		names = slices.Clone(names)
+		for _, tool := range t.Options.Tools {
+			names = append(names, tool.Name)
+		}
+	}
+	return newAllowList(names, limits)
 }
 
 // eachToolName calls fn with every tool name of the job: each call's name
@@ -199,6 +236,23 @@ func WireToolNames(refused, taken []string, limits contract.IDLimits) map[string
 		out[name] = w
 	}
 	return out
+}
+
+// wireForms are the names WireToolNames gives a refused name: its readable
+// form when that fits the limits, and its first hashed form (the one it
+// gets when the readable form is taken or too long). A name that two others
+// push past its first hashed form is not among them.
+func wireForms(name string, limits contract.IDLimits) []string {
+	maxLen := limits.MaxLen
+	if maxLen <= 0 {
+		maxLen = defaultMaxToolName
+	}
+	readable := readableToolName(name, limits)
+	forms := []string{hashedToolName(name, readable, maxLen, limits, nil)}
+	if len(readable) <= maxLen && limits.Valid(readable) {
+		forms = append(forms, readable)
+	}
+	return forms
 }
 
 // readableToolName replaces each character the target refuses with an

@@ -145,19 +145,7 @@ func TestToolNamesStage(t *testing.T) {
 	const history = `[{"role":"user","content":"open it"},` +
 		`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01XFDUDYJgAACzvnptvVoYEL","name":"browser.open","arguments":{"url":"https://go.dev"}}],"stopReason":"toolUse"},` +
 		`{"role":"toolResult","toolCallId":"toolu_01XFDUDYJgAACzvnptvVoYEL","toolName":"browser.open","content":[{"type":"text","text":"ok"}]}]`
-	run := func(tg transcript.Target) (*transcript.Transcript, *stage.Report) {
-		tr, err := transcript.FromMessages([]byte(history), tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr.Options.Tools = []transcript.Tool{{Name: "browser.open"}, {Name: "read"}}
-		env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport()}
-		if err := ToolNames().Apply(context.Background(), tr, env); err != nil {
-			t.Fatal(err)
-		}
-		return tr, env.Report
-	}
-	tr, report := run(anthropic)
+	tr, report := runToolNames(t, anthropic, history)
 	out := string(tr.MessagesJSON())
 	if strings.Contains(out, "browser.open") || strings.Count(out, `"browser_open"`) != 2 {
 		t.Errorf("history not renamed alike: %s", out)
@@ -171,10 +159,39 @@ func TestToolNamesStage(t *testing.T) {
 	if got := reportCount(t, report, "renamed"); got != 1 {
 		t.Errorf("renamed = %d, want 1", got)
 	}
-	tr, _ = run(google)
+	// issue 29: the output sanitized again with the same tools is the same
+	// payload: browser_open is read as browser.open's wire name, so the
+	// tool keeps it (no hash suffix) and tool_names maps it back
+	again, _ := runToolNames(t, anthropic, out)
+	if got := string(again.MessagesJSON()); got != out {
+		t.Errorf("second pass changed the history: %s", got)
+	}
+	if again.Options.Tools[0].Name != "browser_open" {
+		t.Errorf("second pass: tools = %+v", again.Options.Tools)
+	}
+	if names, _ := json.Marshal(again.ToolNames); string(names) != `{"browser_open":"browser.open"}` {
+		t.Errorf("second pass: tool_names = %s", names)
+	}
+	tr, _ = runToolNames(t, google, history)
 	if !strings.Contains(string(tr.MessagesJSON()), `"browser.open"`) || tr.ToolNames != nil || tr.Options.Tools[0].Name != "browser.open" {
 		t.Errorf("a Gemini target's valid name was renamed: %s %v", tr.MessagesJSON(), tr.ToolNames)
 	}
+}
+
+// runToolNames runs the stage over history for tg with the tools
+// browser.open and read.
+func runToolNames(t *testing.T, tg transcript.Target, history string) (*transcript.Transcript, *stage.Report) {
+	t.Helper()
+	tr, err := transcript.FromMessages([]byte(history), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Options.Tools = []transcript.Tool{{Name: "browser.open"}, {Name: "read"}}
+	env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport()}
+	if err := ToolNames().Apply(context.Background(), tr, env); err != nil {
+		t.Fatal(err)
+	}
+	return tr, env.Report
 }
 
 // reportCount reads one count of the tool_names stage from a report.
