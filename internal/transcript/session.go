@@ -21,7 +21,9 @@ import (
 // runtime rebuilds it (choices the spec leaves open, written down here):
 //   - when every entry has an id, the branch is the parentId chain that ends
 //     at the last entry; otherwise all entries in file order;
-//   - "message" entries contribute their message object, byte for byte;
+//   - "message" entries contribute their message object, byte for byte,
+//     but for the role hookMessage of v2 files, which becomes custom as
+//     pi's v2-to-v3 migration renames it;
 //   - the latest "compaction" entry on the branch becomes a
 //     {"role":"compactionSummary","summary":…,"timestamp":ms} message placed
 //     first, followed by the messages from its first kept entry (see
@@ -243,7 +245,11 @@ func (t *Transcript) appendEntries(entries []Object, at []int, tape *jsontape.Ta
 		switch typ {
 		case "message":
 			if raw, ok := e.Get("message"); ok && len(raw) > 0 && raw[0] == '{' {
-				t.Messages = append(t.Messages, messageOf(tape, tape.AddMessage(raw)))
+				m := messageOf(tape, tape.AddMessage(raw))
+				if m.Role() == roleHookMessage {
+					m.SetString("role", RoleCustom)
+				}
+				t.Messages = append(t.Messages, m)
 			}
 		case "branch_summary":
 			fields := []Field{{"role", JSONString("branchSummary")}}
@@ -263,6 +269,9 @@ func (t *Transcript) appendEntries(entries []Object, at []int, tape *jsontape.Ta
 		}
 	}
 }
+
+// roleHookMessage is a v2 session's name for the role custom.
+const roleHookMessage = "hookMessage"
 
 // customMessage is a custom_message entry as the runtime rebuilds it
 // (pi's buildSessionContext): {"role":"custom","customType":…,"content":…,
