@@ -99,6 +99,10 @@ func TestAnsweredCallIsComplete(t *testing.T) {
 		{name: "no result: dropped", target: responses,
 			in:   `[` + user + `,` + turn("toolUse", call(piRespID)) + `]`,
 			want: `[` + user + `,` + strings.Replace(bare, "%s", "toolUse", 1) + `]`},
+		{name: "an earlier call's result with the same id does not answer it", target: google,
+			in: `[` + user + `,` + turn("toolUse", kept("read_0")) + `,` + result("read_0") + `,` + user + `,` + turn("toolUse", call("read_0")) + `]`,
+			want: `[` + user + `,` + turn("toolUse", kept("read_0")) + `,` + result("read_0") + `,` + user + `,` +
+				strings.Replace(bare, "%s", "toolUse", 1) + `]`},
 		{name: "aborted turn: dropped even with a result", target: responses,
 			in:   `[` + user + `,` + turn("aborted", call(piRespID)) + `,` + result(piRespID) + `]`,
 			want: `[` + user + `,` + strings.Replace(bare, "%s", "aborted", 1) + `,` + result(piRespID) + `]`},

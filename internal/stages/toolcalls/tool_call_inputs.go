@@ -53,9 +53,11 @@ type inputsRun struct {
 	earlier map[string]struct{}
 	// spanEnds holds the assistant that ends the span of each kept signed turn.
 	spanEnds []*transcript.Message
-	// results holds the trimmed ids of every tool result, built the first
-	// time a call's leftover partialJson does not parse (see answered).
-	results map[string]struct{}
+	// results holds the index of the last tool result of each trimmed id,
+	// built the first time a call's leftover partialJson does not parse
+	// (see answered); at is the index of the message being validated.
+	results map[string]int
+	at      int
 	report  *stage.Report
 }
 
@@ -132,6 +134,7 @@ func (r *inputsRun) message(i int, m *transcript.Message) bool {
 	if m.Role() != transcript.RoleAssistant {
 		return true
 	}
+	r.at = i
 	blocks, ok := m.Blocks()
 	if !ok {
 		return true
@@ -213,22 +216,23 @@ func (r *inputsRun) fixCall(m *transcript.Message, b *transcript.Block) bool {
 	return true
 }
 
-// answered reports whether a tool-result message of the transcript carries
-// one of the call's ids (trimmed, as pairing matches them).
+// answered reports whether a tool-result message after the call's
+// assistant carries one of the call's ids (trimmed, as pairing matches
+// them); a result before it answers an earlier call of the same id.
 func (r *inputsRun) answered(b *transcript.Block) bool {
 	if r.results == nil {
-		r.results = map[string]struct{}{}
-		for _, m := range r.msgs {
+		r.results = map[string]int{}
+		for i, m := range r.msgs {
 			if role := m.Role(); role == transcript.RoleToolResult || role == transcript.RoleTool {
 				if id, ok := m.ResultID(); ok {
-					r.results[id] = struct{}{}
+					r.results[id] = i
 				}
 			}
 		}
 	}
 	for _, k := range callIDFields {
 		if s, ok := b.String(k); ok {
-			if _, ok := r.results[transcript.TrimID(s)]; ok {
+			if at, ok := r.results[transcript.TrimID(s)]; ok && at > r.at {
 				return true
 			}
 		}
