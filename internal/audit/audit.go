@@ -14,6 +14,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/stages/toolcalls"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
@@ -228,9 +229,7 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	if pol.AllowProviderOwnedThinkingReplay() {
 		r.verifier = policy.Signer(pol.Provider, pol.Model)
 	}
-	for _, n := range req.AllowedToolNames {
-		r.allowed = append(r.allowed, strings.ToLower(strings.TrimSpace(n)))
-	}
+	r.allowed = allowedNames(req.AllowedToolNames, pol.Contract.ToolNames)
 	s.Calls.In, s.Results.In = len(in.calls), len(in.results)
 	outcome, err := opts.Process(ctx, t)
 	if err != nil { // only ever the context's: Run reports it
@@ -349,4 +348,22 @@ func totalsOf(ss []Session) Totals {
 		}
 	}
 	return tot
+}
+
+// allowedNames is allowed_tool_names as the chain reads it, lower-cased and
+// trimmed: each name, and for a name the target refuses (limits) its wire
+// forms too (toolcalls.WireForms), which an already sanitized history
+// carries and the chain keeps (issue 29). nil when there is no list.
+func allowedNames(names []string, limits contract.IDLimits) []string {
+	var out []string
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		out = append(out, strings.ToLower(n))
+		if n != "" && !limits.Valid(n) {
+			for _, w := range toolcalls.WireForms(n, limits) {
+				out = append(out, strings.ToLower(w))
+			}
+		}
+	}
+	return out
 }

@@ -114,6 +114,20 @@ func TestAnsweredCutPartialIsComplete(t *testing.T) {
 	}
 }
 
+// TestAllowedWireForms: a call that carries the wire form of an allowed
+// name the target refuses (an already sanitized history) is well formed,
+// as the chain keeps it (issue 29); an unrelated name is not.
+func TestAllowedWireForms(t *testing.T) {
+	names := contract.Of(contract.AnthropicMessages).ToolNames
+	r := rules{names: names, allowed: allowedNames([]string{"browser.open", " exec "}, names)}
+	for name, want := range map[string]string{"browser_open": "", "exec": "", "browser-open": ClassInvalidName} {
+		inv := inventoryOfJSON(t, `[{"role":"user","content":"go"},`+assistant("toolUse", toolCall(idA, name, `{}`))+`]`)
+		if got, why := r.callClass(inv.calls[0]); got != want {
+			t.Errorf("%s: class %q (%s), want %q", name, got, why, want)
+		}
+	}
+}
+
 func TestDuplicateIDInTurn(t *testing.T) {
 	r := rules{names: contract.Of(contract.AnthropicMessages).ToolNames}
 	inv := inventoryOfJSON(t, `[{"role":"user","content":"go"},`+

@@ -101,6 +101,6 @@
 //	}
 //
 // May import: internal/contract, internal/deadletter, internal/pipeline,
-// internal/policy, internal/replay, internal/settings, internal/transcript,
-// internal/wire.
+// internal/policy, internal/replay, internal/settings,
+// internal/stages/toolcalls, internal/transcript, internal/wire.
 package audit

@@ -46,7 +46,7 @@ type allowed struct {
 // otherwise drop every call in the history).
 //
 // An allowed name the target refuses (limits, its contract's ToolNames)
-// also allows its wire forms, the names ToolNames gives it (wireForms):
+// also allows its wire forms, the names ToolNames gives it (WireForms):
 // a ready payload carries `browser_open` for an allowed `browser.open`, and
 // sanitizing that payload again with the same options must keep the call
 // and its result (issue 29). A name the list holds itself stays itself.
@@ -67,7 +67,7 @@ func newAllowList(names []string, limits contract.IDLimits) allowList {
 		}
 	}
 	for _, n := range refused {
-		for _, w := range wireForms(n, limits) {
+		for _, w := range WireForms(n, limits) {
 			if _, taken := set[strings.ToLower(w)]; !taken {
 				set[strings.ToLower(w)] = allowed{name: n, wire: true}
 			}

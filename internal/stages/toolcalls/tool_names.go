@@ -238,11 +238,11 @@ func WireToolNames(refused, taken []string, limits contract.IDLimits) map[string
 	return out
 }
 
-// wireForms are the names WireToolNames gives a refused name: its readable
+// WireForms are the names WireToolNames gives a refused name: its readable
 // form when that fits the limits, and its first hashed form (the one it
 // gets when the readable form is taken or too long). A name that two others
 // push past its first hashed form is not among them.
-func wireForms(name string, limits contract.IDLimits) []string {
+func WireForms(name string, limits contract.IDLimits) []string {
 	maxLen := limits.MaxLen
 	if maxLen <= 0 {
 		maxLen = defaultMaxToolName
