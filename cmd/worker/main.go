@@ -8,6 +8,7 @@
 //	worker dlq      redrive [flags]                   send dead letters back to the jobs topic
 //	worker check    [FILE|-] [--target P/API/MODEL]   would the target accept this job or payload? (its contract)
 //	worker config   print [--config FILE] | validate FILE
+//	worker schema   job|payload|deadletter|openapi    print a published contract (docs/schemas)
 //	worker version
 //
 // Exit codes: 0 done, 1 runtime failure or a bug (internal_error: a panic,
@@ -44,6 +45,7 @@ commands:
   dlq       redrive: send dead letters back to the jobs topic
   check     check a job or ready payload against its target's contract (exit 2 if unsendable)
   config    print the effective configuration, or validate a file
+  schema    print the JSON Schema of a job, ready payload or dead letter, or the OpenAPI document
   version   print the build version
 
 Run 'worker <command> --help' for a command's flags.
@@ -88,6 +90,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) (code in
 		return checkCommand(rest, stdin, stdout, stderr)
 	case "config":
 		return config.RunCommand(rest, stdout, stderr, os.Environ())
+	case "schema":
+		return schemaCommand(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version())
 		return exitOK

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -91,6 +93,16 @@ func ParseFormat(s string) (Format, bool) {
 	}
 	f, ok := formatAliases[s]
 	return f, ok
+}
+
+// FormatNames lists every name ParseFormat accepts: Formats in their
+// order, then the short aliases sorted (the job schema's request_format).
+func FormatNames() []string {
+	names := make([]string, 0, len(Formats)+len(formatAliases))
+	for _, f := range Formats {
+		names = append(names, string(f))
+	}
+	return append(names, slices.Sorted(maps.Keys(formatAliases))...)
 }
 
 // DefaultSource is who wrote a history of format f when the job does not
