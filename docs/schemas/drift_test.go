@@ -200,9 +200,8 @@ func (r resolver) compare(t *testing.T, path string, typ reflect.Type, doc strin
 	}
 }
 
-// sourceStrings are the string literals of the Go source file that match
-// keep, in the package dir (relative to the module) and the nodes pick
-// selects.
+// sourceStrings are the string literals among the expressions pick
+// selects in a Go source file of the module, sorted and without repeats.
 func sourceStrings(t *testing.T, file string, pick func(ast.Node) []ast.Expr) []string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", file), nil, 0)
