@@ -47,13 +47,7 @@ func startSanitizeHTTP(cfg config.Config, runner *pipeline.Runner, m *metrics.Me
 		}
 		tlsConfig = cert.ServerConfig()
 	}
-	h := http.NewServeMux()
-	h.Handle("/", httpapi.Handler(hcfg, runner, m, log))
-	// The probes of the metrics listener, so a load balancer in front of
-	// this port can check it (not /metrics, which can stay internal).
-	h.Handle("GET /healthz", probes)
-	h.Handle("GET /readyz", probes)
-	srv, err := health.ListenTLS(cfg.HTTP.Listen, h, tlsConfig)
+	srv, err := health.ListenTLS(cfg.HTTP.Listen, sanitizeHandler(hcfg, runner, m, log, probes), tlsConfig)
 	if err != nil {
 		return nil, fmt.Errorf("http.listen: %w", err)
 	}
@@ -67,6 +61,22 @@ func startSanitizeHTTP(cfg config.Config, runner *pipeline.Runner, m *metrics.Me
 	log.Info("sanitize endpoint started", "url", scheme+"://"+srv.Addr()+httpapi.Path, "max_concurrent", cfg.HTTP.MaxConcurrent,
 		"api_keys", hcfg.Keys != nil)
 	return srv.Close, nil
+}
+
+// probeRoutes are the routes of the metrics listener's probes the sanitize
+// listener serves too, so a load balancer in front of it can check it (not
+// /metrics, which can stay internal).
+var probeRoutes = []string{"GET /healthz", "GET /readyz"}
+
+// sanitizeHandler is the sanitize listener's mux: package httpapi's routes
+// (POST /v1/sanitize, GET /openapi.json) and probeRoutes, served by probes.
+func sanitizeHandler(cfg httpapi.Config, runner *pipeline.Runner, m *metrics.Metrics, log *slog.Logger, probes http.Handler) http.Handler {
+	h := http.NewServeMux()
+	h.Handle("/", httpapi.Handler(cfg, runner, m, log))
+	for _, pattern := range probeRoutes {
+		h.Handle(pattern, probes)
+	}
+	return h
 }
 
 // withTracing wraps proc in the job span of package tracing when

@@ -12,8 +12,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,10 +30,25 @@ type Check func() error
 // /readyz from ready.
 func Handler(g prometheus.Gatherer, live, ready Check) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.Handle("GET /healthz", probe(live))
-	mux.Handle("GET /readyz", probe(ready))
+	for pattern, route := range routes(g, live, ready) {
+		mux.Handle(pattern, route)
+	}
 	return mux
+}
+
+// routes are Handler's routes by pattern.
+func routes(g prometheus.Gatherer, live, ready Check) map[string]http.Handler {
+	return map[string]http.Handler{
+		"GET /metrics": promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}),
+		"GET /healthz": probe(live),
+		"GET /readyz":  probe(ready),
+	}
+}
+
+// Routes lists the patterns Handler serves, sorted (the OpenAPI document
+// of package schemas lists each of them).
+func Routes() []string {
+	return slices.Sorted(maps.Keys(routes(prometheus.NewRegistry(), nil, nil)))
 }
 
 func probe(check Check) http.Handler {

@@ -7,6 +7,9 @@
 // pool and Processor (pipeline.Runner.Submit), so the HTTP path has the Kafka
 // path's bounds and output bytes. Nothing is written to a topic.
 //
+// GET /openapi.json serves the OpenAPI document of the listener (package
+// schemas, which bundles the job and payload schemas into it).
+//
 // Responses: 200 with the ready payload (application/json); 400 with
 // {"code","error","stage"} for a bad job, the dead-letter code and sentence
 // the Kafka path would give it (500 for internal_error); 413 over
@@ -30,7 +33,7 @@
 // settings. Both are counted (hygiene_http_rejected_total, reasons
 // unauthorized and forbidden); no key is ever logged.
 //
-// May import: internal/apikeys, internal/compression, internal/deadletter,
+// May import: docs/schemas, internal/apikeys, internal/compression, internal/deadletter,
 // internal/metrics, internal/pipeline, internal/transport.
 package httpapi
 
@@ -40,8 +43,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -49,6 +54,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/hygiene-dev/hygiene/docs/schemas"
 	"github.com/hygiene-dev/hygiene/internal/apikeys"
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
@@ -59,6 +65,9 @@ import (
 
 // Path is the endpoint's path.
 const Path = "/v1/sanitize"
+
+// OpenAPIPath is the path of the listener's OpenAPI document.
+const OpenAPIPath = "/openapi.json"
 
 // SourceTopic is the topic of records made from requests (their
 // hygiene-source reads "http/0/N", N counting requests).
@@ -111,15 +120,37 @@ type handler struct {
 	seq   atomic.Int64
 }
 
-// Handler returns the mux serving POST /v1/sanitize.
+// Handler returns the mux serving POST /v1/sanitize and GET /openapi.json.
 func Handler(cfg Config, sub Submitter, m *metrics.Metrics, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &handler{cfg: cfg, sub: sub, m: m, log: log, slots: make(chan struct{}, max(cfg.MaxConcurrent, 1))}
 	mux := http.NewServeMux()
-	mux.Handle("POST "+Path, h)
+	for pattern, route := range h.routes() {
+		mux.Handle(pattern, route)
+	}
 	return mux
+}
+
+// routes are the handler's routes by pattern.
+func (h *handler) routes() map[string]http.Handler {
+	return map[string]http.Handler{
+		"POST " + Path:       h,
+		"GET " + OpenAPIPath: http.HandlerFunc(serveOpenAPI),
+	}
+}
+
+// Routes lists the patterns Handler serves, sorted (the OpenAPI document
+// lists each of them).
+func Routes() []string { return slices.Sorted(maps.Keys((&handler{}).routes())) }
+
+// serveOpenAPI answers the OpenAPI document.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	doc := schemas.OpenAPI()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+	_, _ = w.Write(doc)
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hygiene-dev/hygiene/docs/schemas/schematest"
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/health"
@@ -105,6 +106,7 @@ func (g *rig) post(t *testing.T, body []byte, header http.Header) (*http.Respons
 	if err != nil {
 		t.Fatal(err)
 	}
+	schematest.SanitizeResponse(t, resp.StatusCode, out)
 	return resp, out
 }
 

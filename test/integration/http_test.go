@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/docs/schemas/schematest"
 	"github.com/hygiene-dev/hygiene/internal/httpapi"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 )
@@ -66,6 +67,7 @@ func TestSanitizeOverHTTP(t *testing.T) {
 		}
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		schematest.SanitizeResponse(t, resp.StatusCode, got)
 		if resp.StatusCode != http.StatusOK || !bytes.Equal(append(got, '\n'), want) {
 			t.Fatalf("POST %s: %d, same bytes as worker sanitize: %v\n%s", url, resp.StatusCode, bytes.Equal(append(got, '\n'), want), got)
 		}
@@ -73,9 +75,11 @@ func TestSanitizeOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var problem httpapi.Problem
-		_ = json.NewDecoder(resp.Body).Decode(&problem)
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		schematest.SanitizeResponse(t, resp.StatusCode, body)
+		var problem httpapi.Problem
+		_ = json.Unmarshal(body, &problem)
 		if resp.StatusCode != http.StatusBadRequest || problem.Code != "invalid_job" || problem.Error == "" {
 			t.Fatalf("a bad job: %d %+v", resp.StatusCode, problem)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hygiene-dev/hygiene/docs/schemas/schematest"
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transport"
@@ -20,8 +21,11 @@ import (
 
 // outputs collects the ready and dead-letter records of one test, counted
 // by job id (read from the payload, or from the original job in a dead
-// letter) and kept whole for dead letters.
+// letter) and kept whole for dead letters. Each job's first ready payload
+// and every dead letter is validated against its published schema
+// (docs/schemas).
 type outputs struct {
+	tb      testing.TB
 	mu      sync.Mutex
 	ready   map[string]int
 	dead    map[string]int
@@ -35,7 +39,7 @@ type outputs struct {
 // consumer group of its own, until the test ends.
 func collect(t *testing.T, b broker, tp topics) *outputs {
 	t.Helper()
-	o := &outputs{ready: map[string]int{}, dead: map[string]int{}, first: map[string][]byte{}, changed: make(chan struct{})}
+	o := &outputs{tb: t, ready: map[string]int{}, dead: map[string]int{}, first: map[string][]byte{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	suffix := make([]byte, 4)
@@ -82,15 +86,28 @@ func (o *outputs) add(ready bool, rec transport.Record) {
 		o.ready[id]++
 		if first, ok := o.first[id]; !ok {
 			o.first[id] = rec.Value
+			o.validatePayload(rec)
 		} else if !bytes.Equal(first, rec.Value) {
 			o.differs++
 		}
 	} else {
 		o.dead[id]++
 		o.letters = append(o.letters, rec)
+		schematest.DeadLetter(o.tb, rec)
 	}
 	close(o.changed)
 	o.changed = make(chan struct{})
+}
+
+// validatePayload checks a ready record's payload, decompressed, against
+// the payload schema.
+func (o *outputs) validatePayload(rec transport.Record) {
+	value, err := compression.Decode(rec.Value, rec.ContentEncoding(), 64<<20)
+	if err != nil {
+		o.tb.Errorf("a ready record that does not decompress: %v", err)
+		return
+	}
+	schematest.Payload(o.tb, value)
 }
 
 // jobID reads the job id of a ready payload or of a dead letter's original

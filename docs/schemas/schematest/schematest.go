@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -212,4 +213,86 @@ func join(at, member string) string {
 		return member
 	}
 	return at + "." + member
+}
+
+// SanitizeResponse fails tb unless body is what the OpenAPI document
+// (served form, schemas bundled) says POST /v1/sanitize answers with
+// status: a ready payload for 200, a problem for the others; a status the
+// document does not list fails too.
+func SanitizeResponse(tb testing.TB, status int, body []byte) {
+	tb.Helper()
+	s, err := responseSchema(status)
+	if err != nil {
+		tb.Errorf("POST /v1/sanitize %d: %v", status, err)
+		return
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err == nil {
+		err = s.Validate(v)
+	}
+	if err != nil {
+		tb.Errorf("POST /v1/sanitize %d: the OpenAPI document refuses the body %.200q: %v", status, body, err)
+	}
+}
+
+// openAPIBase is the URL the served OpenAPI document is compiled at.
+const openAPIBase = "http://127.0.0.1:8080/openapi.json"
+
+var (
+	responsesOnce sync.Once
+	responses     *jsonschema.Compiler
+	responsesDoc  map[string]any
+	responsesErr  error
+)
+
+// responseSchema compiles the schema of the sanitize answer with status,
+// following the response's $ref into components.
+func responseSchema(status int) (*jsonschema.Schema, error) {
+	responsesOnce.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.OpenAPI()))
+		if err != nil {
+			responsesErr = err
+			return
+		}
+		responses = jsonschema.NewCompiler()
+		responses.DefaultDraft(jsonschema.Draft2020)
+		responsesDoc, _ = doc.(map[string]any)
+		if responsesErr = responses.AddResource(openAPIBase, doc); responsesErr != nil {
+			return
+		}
+		// The bundled schemas are known by their $id once compiled (the
+		// compiler does not look for them in components, which is
+		// OpenAPI's, not JSON Schema's): the payload's $ref to the job's
+		// target finds the Job component so.
+		components, _ := lookup(responsesDoc, "/components/schemas").(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(components)) { // Job before ReadyPayload
+			if _, err := responses.Compile(openAPIBase + "#/components/schemas/" + name); err != nil && responsesErr == nil {
+				responsesErr = fmt.Errorf("components.schemas.%s: %w", name, err)
+			}
+		}
+	})
+	if responsesErr != nil {
+		return nil, responsesErr
+	}
+	at := "/paths/~1v1~1sanitize/post/responses/" + fmt.Sprint(status)
+	r, ok := lookup(responsesDoc, at).(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the OpenAPI document lists no such response")
+	}
+	if ref, ok := r["$ref"].(string); ok {
+		at = strings.TrimPrefix(ref, "#")
+	}
+	return responses.Compile(openAPIBase + "#" + at + "/content/application~1json/schema")
+}
+
+// lookup follows a JSON pointer in doc; nil when it leads nowhere.
+func lookup(doc any, pointer string) any {
+	for tok := range strings.SplitSeq(strings.TrimPrefix(pointer, "/"), "/") {
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return nil
+		}
+		doc = m[strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")]
+	}
+	return doc
 }
