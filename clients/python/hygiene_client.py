@@ -130,7 +130,15 @@ class Client:
         self.bootstrap = bootstrap
         self.schemas = schemas or Schemas()
         self.jobs_topic, self.ready_topic, self.dlq_topic = jobs_topic, ready_topic, dlq_topic
-        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True})
+        # murmur2_random is the Java client's partitioner (and kafkajs's):
+        # every producer of a session's jobs must pick the same partition
+        # for its key, or the worker cannot keep them in order.
+        self.producer = Producer({
+            "bootstrap.servers": bootstrap,
+            "acks": "all",
+            "enable.idempotence": True,
+            "partitioner": "murmur2_random",
+        })
 
     def sanitize(self, job: dict[str, Any], *, validate: bool = True, timeout: float = 30.0) -> Answer:
         """Produces job and waits for its answer. With validate the job is
