@@ -10,7 +10,9 @@
 # from Debian packages (scripts/image.sh, both variants), and runs
 # go test -race over the module (test/image runs the image with podman), the
 # Helm chart checks (helm/chartest) and the provider SDK conformance checks of
-# the request bodies (test/wiresdk).
+# the request bodies (test/wiresdk), and the example clients' tests
+# (scripts/clients.sh: clients/python with pytest, clients/typescript with
+# node's test runner, against a worker with its embedded broker).
 # Extra arguments go to both go test runs (e.g. -run TestX, -short).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -87,5 +89,8 @@ log "worker audit examples/ --fail-on-drop"
 go run ./cmd/worker audit examples/ examples/*.json --fail-on-drop
 
 go test -race -timeout 45m "$@" ./...
+# The Python and TypeScript clients against a worker with its embedded broker.
+log "the example clients (scripts/clients.sh)"
+scripts/clients.sh
 (cd helm/chartest && go test -timeout 20m "$@" ./...)
 (cd test/wiresdk && go test -timeout 20m "$@" ./...)
