@@ -264,7 +264,7 @@ func responseSchema(status int) (*jsonschema.Schema, error) {
 		// compiler does not look for them in components, which is
 		// OpenAPI's, not JSON Schema's): the payload's $ref to the job's
 		// target finds the Job component so.
-		components, _ := lookup(responsesDoc, "/components/schemas").(map[string]any)
+		components, _ := Lookup(responsesDoc, "/components/schemas").(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(components)) { // Job before ReadyPayload
 			if _, err := responses.Compile(openAPIBase + "#/components/schemas/" + name); err != nil && responsesErr == nil {
 				responsesErr = fmt.Errorf("components.schemas.%s: %w", name, err)
@@ -275,7 +275,7 @@ func responseSchema(status int) (*jsonschema.Schema, error) {
 		return nil, responsesErr
 	}
 	at := "/paths/~1v1~1sanitize/post/responses/" + fmt.Sprint(status)
-	r, ok := lookup(responsesDoc, at).(map[string]any)
+	r, ok := Lookup(responsesDoc, at).(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("the OpenAPI document lists no such response")
 	}
@@ -285,8 +285,10 @@ func responseSchema(status int) (*jsonschema.Schema, error) {
 	return responses.Compile(openAPIBase + "#" + at + "/content/application~1json/schema")
 }
 
-// lookup follows a JSON pointer in doc; nil when it leads nowhere.
-func lookup(doc any, pointer string) any {
+// Lookup follows a JSON pointer ("/components/schemas/Job", or with the
+// "#" of a $ref) in doc, a decoded JSON document; nil when it leads nowhere.
+func Lookup(doc any, pointer string) any {
+	pointer = strings.TrimPrefix(pointer, "#")
 	for tok := range strings.SplitSeq(strings.TrimPrefix(pointer, "/"), "/") {
 		m, ok := doc.(map[string]any)
 		if !ok {
