@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/docs/schemas"
-	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/health"
 	"github.com/hygiene-dev/hygiene/internal/httpapi"
 )
@@ -70,7 +69,7 @@ func TestOpenAPIListsTheServedRoutes(t *testing.T) {
 		}
 	}
 
-	h := sanitizeHandler(config.Default(), nil, nil, nil, http.NotFoundHandler())
+	h := sanitizeHandler(httpapi.Config{MaxBodyBytes: 1 << 20, MaxConcurrent: 1}, nil, nil, nil, http.NotFoundHandler())
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", httpapi.OpenAPIPath, nil))
 	body, _ := io.ReadAll(rec.Result().Body)

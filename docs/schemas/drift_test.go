@@ -331,7 +331,8 @@ func deadletterConsts(t *testing.T, file string, keep func(*ast.ValueSpec) bool)
 
 // The dead-letter codes are package deadletter's constants of type Code but
 // unreadable (no Kafka record is unreadable); its headers are its Header
-// constants. The HTTP problem's codes are the same and busy and draining.
+// constants. The HTTP problem's codes are the same and package httpapi's
+// Code constants (busy, draining, ...: refusals no job ran for).
 func TestDeadLetterIsPackageDeadletter(t *testing.T) {
 	codes := deadletterConsts(t, "code.go", func(s *ast.ValueSpec) bool {
 		id, ok := s.Type.(*ast.Ident)
@@ -363,7 +364,16 @@ func TestDeadLetterIsPackageDeadletter(t *testing.T) {
 	}
 	problem := doc.Components.Schemas["Problem"]
 	r.compare(t, "Problem", reflect.TypeFor[httpapi.Problem](), "", problem, true, false)
-	want := slices.Sorted(slices.Values(append(slices.Clone(codes), httpapi.CodeBusy, httpapi.CodeDraining)))
+	refusals := sourceStrings(t, "internal/httpapi/httpapi.go", func(n ast.Node) []ast.Expr {
+		if spec, ok := n.(*ast.ValueSpec); ok && strings.HasPrefix(spec.Names[0].Name, "Code") {
+			return spec.Values
+		}
+		return nil
+	})
+	if !slices.Contains(refusals, httpapi.CodeBusy) {
+		t.Fatalf("found the refusal codes %v in internal/httpapi: the test no longer finds them", refusals)
+	}
+	want := slices.Sorted(slices.Values(append(slices.Clone(codes), refusals...)))
 	if got := strs(prop(problem, "code")["enum"]); !slices.Equal(got, want) {
 		t.Errorf("the OpenAPI Problem's codes are %v; the worker answers %v", got, want)
 	}
