@@ -40,13 +40,13 @@ func runeAt(s []byte, i int) (rune, int) {
 
 // Character classes. ASCII takes the table; the rest unicode's.
 const (
-	clsUpper = 1 << iota // \p{Lu} \p{Lt}
-	clsLower             // \p{Ll}
-	clsOtherL            // \p{Lm} \p{Lo}
-	clsMark              // \p{M}
-	clsNumber            // \p{N}
-	clsSpace             // \s
-	clsCRLF              // \r \n
+	clsUpper  = 1 << iota // \p{Lu} \p{Lt}
+	clsLower              // \p{Ll}
+	clsOtherL             // \p{Lm} \p{Lo}
+	clsMark               // \p{M}
+	clsNumber             // \p{N}
+	clsSpace              // \s
+	clsCRLF               // \r \n
 )
 
 var asciiClass = func() (t [utf8.RuneSelf]uint8) {
@@ -253,6 +253,9 @@ func spaces(s []byte, i int) int {
 
 // splitO200k returns the end of the o200k_base piece at i.
 func splitO200k(s []byte, i int) int {
+	if e := asciiO200k(s, i); e > 0 {
+		return e
+	}
 	if e := o200kA1(s, i); e > 0 {
 		return e
 	}
@@ -295,4 +298,68 @@ func splitRest(s []byte, i int, slash bool) int {
 	// space or other); one rune keeps the loop going on anything else.
 	_, n := runeAt(s, i)
 	return i + max(n, 1)
+}
+
+// asciiO200k is splitO200k for the common pieces that ASCII alone decides:
+// a word with an optional prefix, digits, a run of punctuation. It returns
+// 0 when a byte it would have to classify is not ASCII (or the piece is
+// white space), and the general alternatives then decide.
+func asciiO200k(s []byte, i int) int {
+	k := asciiClass[s[i]&0x7f]
+	if s[i] >= utf8.RuneSelf || k&clsSpace != 0 && s[i] != ' ' {
+		return 0
+	}
+	next := byte(0)
+	if i+1 < len(s) {
+		if next = s[i+1]; next >= utf8.RuneSelf {
+			return 0
+		}
+	}
+	p := i
+	switch {
+	case k&clsLetter != 0:
+	case isPrefix(k) && asciiClass[next]&clsLetter != 0:
+		p = i + 1
+	case k&clsNumber != 0:
+		j := i + 1
+		for ; j < len(s) && j < i+3; j++ {
+			if s[j] >= utf8.RuneSelf {
+				return 0
+			}
+			if asciiClass[s[j]]&clsNumber == 0 {
+				break
+			}
+		}
+		return j
+	case s[i] == ' ':
+		return 0 // white space, or " " before punctuation: the general path
+	default: // punctuation (A4), not before a letter
+		j := i + 1
+		for ; j < len(s) && isPunct(asciiClass[s[j]&0x7f]); j++ {
+			if s[j] >= utf8.RuneSelf {
+				return 0
+			}
+		}
+		if j < len(s) && s[j] >= utf8.RuneSelf {
+			return 0
+		}
+		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
+			j++
+		}
+		return j
+	}
+	// A word: [A-Z]* then [a-z]+ (A1), else [A-Z]+[a-z]* (A2), then a
+	// contraction; a non-ASCII byte anywhere in the runs defers.
+	j := p
+	for j < len(s) && s[j]-'A' < 26 {
+		j++
+	}
+	e := j
+	for e < len(s) && s[e]-'a' < 26 {
+		e++
+	}
+	if e < len(s) && s[e] >= utf8.RuneSelf {
+		return 0
+	}
+	return contraction(s, e)
 }
