@@ -16,6 +16,7 @@ type Counter struct {
 	// tokenizer is not published (1/1: the count is exact).
 	num, den int
 	image    imageFormula
+	imageMax int
 	// perMessage is the framing every message adds (role and separators);
 	// perRequest the request's own framing and reply priming; toolPrompt
 	// the system prompt a provider adds when tools are defined.
@@ -27,16 +28,17 @@ type Counter struct {
 func (c *Counter) Name() string { return c.name }
 
 // Text returns the tokens of a text. For a bound counter it is the
-// encoding's count times the margin, at most one token per byte.
+// encoding's count times the margin; never more than one token per byte
+// (Bound), which a byte-level BPE never exceeds on valid UTF-8.
 func (c *Counter) Text(b []byte) int {
 	if len(b) == 0 {
 		return 0
 	}
 	n := c.enc.count(b)
-	if c.num == c.den {
-		return n
+	if c.num != c.den {
+		n = scale(n, c.num, c.den)
 	}
-	return min(scale(n, c.num, c.den), c.Bound(len(b)))
+	return min(n, c.Bound(len(b)))
 }
 
 // Bound is an upper bound of Text for any text of nBytes bytes, from its

@@ -100,6 +100,7 @@ func newCounter(fam string) *Counter {
 			c.image = anthropicImage(2576, 3_750_000)
 		}
 	}
+	c.imageMax = maxImage(c.image)
 	c.name = c.enc.name
 	if c.num != c.den {
 		c.name = c.enc.name + "×" + ratio(c.num, c.den) + " (" + fam + " bound)"

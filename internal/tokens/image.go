@@ -7,18 +7,31 @@ type imageFormula func(w, h int) int
 
 // Image returns the tokens an image of width x height pixels takes, by the
 // target's documented formula. A side of 0 or less (an image whose header
-// could not be read) counts as the family's largest image.
+// could not be read) counts as ImageMax.
 func (c *Counter) Image(width, height int) int {
 	if width <= 0 || height <= 0 {
-		width, height = unknownSide, unknownSide
+		return c.imageMax
 	}
 	return c.image(width, height)
 }
 
-// unknownSide is the side an image of unknown size is counted at: 8000 px,
-// the largest any provider accepts (Anthropic's and Bedrock's limit), which
-// every formula below shrinks to its own largest.
-const unknownSide = 8000
+// ImageMax is the most tokens one image can take for the target: the
+// largest the formula gives over the sides providers accept (up to 8000
+// px, Anthropic's and Bedrock's limit), at the sizes where each formula
+// peaks (every side a formula rounds to, in every aspect).
+func (c *Counter) ImageMax() int { return c.imageMax }
+
+// maxImage computes ImageMax for a formula.
+func maxImage(f imageFormula) int {
+	sides := []int{1, 384, 385, 512, 768, 784, 1024, 1092, 1536, 1568, 2048, 2576, 3072, 4096, 6000, 8000}
+	m := 0
+	for _, w := range sides {
+		for _, h := range sides {
+			m = max(m, f(w, h))
+		}
+	}
+	return m
+}
 
 // fit scales w x h down (never up) so that it is at most maxSide on its
 // long side and at most maxPixels in area (0: no area limit), keeping the

@@ -12,13 +12,14 @@ import (
 // images by their pixel size, and the provider's per-message framing.
 // Thinking counts even where a provider strips earlier turns' thinking, so
 // the count stays an upper bound for every target.
-func (c *Counter) Message(m *transcript.Message) int { return c.message(m, c.Text) }
+func (c *Counter) Message(m *transcript.Message) int { return c.message(m, true) }
 
-// MessageBound is an upper bound of Message from lengths alone (Bound for
-// every text; images by their formula): cheap enough to run over a whole
-// history to prove that it fits before anything is counted.
+// MessageBound is an upper bound of Message from lengths alone: Bound for
+// every text, ImageMax for every image (no header is read). Cheap enough to
+// run over a whole history to prove that it fits before anything is
+// counted.
 func (c *Counter) MessageBound(m *transcript.Message) int {
-	return c.message(m, func(b []byte) int { return c.Bound(len(b)) })
+	return c.message(m, false)
 }
 
 // Request returns the tokens of what a request carries besides its
@@ -36,56 +37,85 @@ func (c *Counter) Request(system, tools []byte) int {
 	return n
 }
 
-// message walks a message's parts, counting text with text.
-func (c *Counter) message(m *transcript.Message, text func([]byte) int) int {
+// message walks a message's parts: Message's count when exact, else
+// MessageBound's.
+func (c *Counter) message(m *transcript.Message, exact bool) int {
 	if m == nil || !m.IsObject() {
 		return 0
 	}
-	n := c.perMessage
-	for _, k := range [...]string{"toolName", "summary"} {
-		if s, ok := m.String(k); ok {
-			n += text(bytesOf(s))
-		}
-	}
-	if s, ok := m.ContentString(); ok {
-		return n + text(bytesOf(s))
+	n := c.perMessage + c.str(m, "toolName", exact) + c.str(m, "summary", exact)
+	if _, ok := m.ContentString(); ok {
+		return n + c.str(m, "content", exact)
 	}
 	blocks, _ := m.Blocks()
 	for _, b := range blocks {
-		n += c.block(b, text)
+		n += c.block(b, exact)
 	}
 	return n
 }
 
-// block counts one content block.
-func (c *Counter) block(b *transcript.Block, text func([]byte) int) int {
+// members is what a message and a block have in common.
+type members interface {
+	Get(key string) ([]byte, bool)
+	String(key string) (string, bool)
+}
+
+// str counts a string member: its text when exact, else Bound of its raw
+// JSON length, which is never below the decoded text's (an escape is
+// longer than what it stands for), so no text is decoded.
+func (c *Counter) str(v members, key string, exact bool) int {
+	if !exact {
+		raw, ok := v.Get(key)
+		if !ok || len(raw) < 2 || raw[0] != '"' {
+			return 0
+		}
+		return c.Bound(len(raw) - 2)
+	}
+	s, _ := v.String(key)
+	return c.Text(bytesOf(s))
+}
+
+// raw counts a member's raw JSON (a tool call's arguments).
+func (c *Counter) raw(v members, key string, exact bool) int {
+	raw, _ := v.Get(key)
+	if !exact {
+		return c.Bound(len(raw))
+	}
+	return c.Text(raw)
+}
+
+// block counts one content block; an image by its header when exact, else
+// as ImageMax.
+func (c *Counter) block(b *transcript.Block, exact bool) int {
 	if !b.IsObject() {
 		return 0
 	}
 	switch t := b.Type(); {
 	case t == transcript.BlockText:
-		s, _ := b.Text()
-		return text(bytesOf(s))
+		return c.str(b, "text", exact)
 	case t == transcript.BlockThinking:
-		s, _ := b.String("thinking")
-		return text(bytesOf(s))
+		return c.str(b, "thinking", exact)
 	case t == transcript.BlockRedactedThinking:
-		s, _ := b.String("data")
-		return text(bytesOf(s))
+		return c.str(b, "data", exact)
+	case t == transcript.BlockImage && !exact:
+		return c.imageMax
 	case t == transcript.BlockImage:
 		w, h := imageSize(b)
 		return c.Image(w, h)
 	case b.IsAnyToolCall():
-		name, _ := b.String("name")
-		args, ok := b.Get("arguments")
-		if !ok {
-			args, _ = b.Get("input")
+		args := "arguments"
+		if !b.Has(args) {
+			args = "input"
 		}
-		return text(bytesOf(name)) + text(args)
+		return c.str(b, "name", exact) + c.raw(b, args, exact)
 	}
 	// Any other block (a document, a provider's own part): its JSON text,
 	// which holds whatever the provider would read of it.
-	return text(b.AppendJSON(nil))
+	raw := b.AppendJSON(nil)
+	if !exact {
+		return c.Bound(len(raw))
+	}
+	return c.Text(raw)
 }
 
 // imageSize reads an image block's pixel size from its header (0, 0 when
