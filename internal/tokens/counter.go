@@ -28,17 +28,18 @@ type Counter struct {
 func (c *Counter) Name() string { return c.name }
 
 // Text returns the tokens of a text. For a bound counter it is the
-// encoding's count times the margin; never more than one token per byte
+// encoding's count times the margin (and, for the pieces that are not
+// ASCII, times otherScripts as well); never more than one token per byte
 // (Bound), which a byte-level BPE never exceeds on valid UTF-8.
 func (c *Counter) Text(b []byte) int {
 	if len(b) == 0 {
 		return 0
 	}
-	n := c.enc.count(b)
-	if c.num != c.den {
-		n = scale(n, c.num, c.den)
+	if c.num == c.den {
+		return min(c.enc.count(b), c.Bound(len(b)))
 	}
-	return min(n, c.Bound(len(b)))
+	ascii, other := c.enc.countByScript(b)
+	return min(scale(ascii, c.num, c.den)+scale(other, c.num*otherScripts, c.den*100), c.Bound(len(b)))
 }
 
 // Bound is an upper bound of Text for any text of nBytes bytes, from its

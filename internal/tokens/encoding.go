@@ -63,19 +63,41 @@ func (e *encoding) load() *vocab {
 // replaced by U+FFFD, as tiktoken reads a Python str decoded with
 // errors="replace".
 func (e *encoding) count(b []byte) int {
+	ascii, other := e.countByScript(b)
+	return ascii + other
+}
+
+// countByScript is count split in two: the tokens of the pieces that are
+// all ASCII, and of the others (other scripts, emoji, symbols), which the
+// bound counters scale by a wider margin.
+func (e *encoding) countByScript(b []byte) (ascii, other int) {
 	v := e.load()
 	if !utf8.Valid(b) {
 		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
 	}
-	n := 0
 	sc := scratchPool.Get().(*mergeScratch)
 	for i := 0; i < len(b); {
 		j := e.split(b, i)
-		n += v.pieceTokens(b[i:j], sc)
+		n := v.pieceTokens(b[i:j], sc)
+		if isASCII(b[i:j]) {
+			ascii += n
+		} else {
+			other += n
+		}
 		i = j
 	}
 	scratchPool.Put(sc)
-	return n
+	return ascii, other
+}
+
+// isASCII reports whether every byte of b is below 0x80.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // vocab is a BPE vocabulary: token bytes to rank. Tokens of up to 8 bytes
