@@ -17,12 +17,15 @@
 //     out by hand, so that no regular-expression engine runs per byte.
 //   - Claude (anthropic, anthropic-vertex, amazon-bedrock): no tokenizer is
 //     published. The count is an upper bound: the o200k_base count times a
-//     margin, and never more than one token per byte. See claudeMargin.
+//     calibrated margin (1.35; 1.83 from Opus 4.7, whose tokenizer is new),
+//     and never more than one token per byte. See margins.
 //   - Gemini, Mistral, DeepSeek, Qwen, Kimi, GLM, MiniMax and any other
 //     model: their vocabularies ship in no Go module (Gemma's and Mistral's
 //     tekken are Python and Hugging Face files), so the count is the same
-//     kind of bound: o200k_base times the family's margin (see margins),
-//     capped at one token per byte.
+//     kind of bound: o200k_base times the family's margin (1.25; 1.5 for
+//     an unknown model), capped at one token per byte. Every bound scales
+//     the pieces that are not ASCII by 2.5 more: vocabularies differ most
+//     on other scripts.
 //
 // A byte-level BPE (every tokenizer above) never gives more tokens than the
 // text has bytes: Bound is that cap, scaled like Text, so a caller can prove
