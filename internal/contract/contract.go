@@ -10,6 +10,10 @@
 // CheckBody checks a provider request body as sent (final turn, system
 // text, tool names), by the prefill facts of PrefillOf.
 //
+// Model (models.go) is the same kind of table per model: the context window,
+// the separate input limit, the default and maximum output, each row with
+// its source, matched on every platform's spelling of the model id.
+//
 // May import: internal/images, internal/transcript.
 package contract
 

@@ -1,10 +1,6 @@
 package tokens
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // BenchmarkText counts this repository's documentation and contract
 // sources (English prose and Go code) with o200k_base: this package's
@@ -12,14 +8,8 @@ import (
 // cpu-MB/s is the figure to read on a shared machine.
 func BenchmarkText(b *testing.B) {
 	var text []byte
-	files, _ := filepath.Glob("../../docs/*.md")
-	more, _ := filepath.Glob("../contract/*.go")
-	for _, f := range append(files, more...) {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		text = append(text, raw...)
+	for _, t := range repoTexts(b) {
+		text = append(text, t...)
 	}
 	o200k.load()
 	b.Run("tokens", func(b *testing.B) {

@@ -68,13 +68,7 @@ func TestCountMatchesTiktoken(t *testing.T) {
 	for range 400 {
 		texts = append(texts, randomText(r, 1+r.IntN(300)))
 	}
-	files, _ := filepath.Glob("../../docs/*.md")
-	more, _ := filepath.Glob("../contract/*.go")
-	for _, f := range append(files, more...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range repoTexts(t) {
 		texts = append(texts, string(b))
 	}
 	for _, e := range []*encoding{o200k, cl100k} {
@@ -83,6 +77,23 @@ func TestCountMatchesTiktoken(t *testing.T) {
 			checkAgainst(t, e, ref, s)
 		}
 	}
+}
+
+// repoTexts are real texts: this repository's documentation (English
+// prose, tables, shell) and the contract package's Go sources.
+func repoTexts(t testing.TB) [][]byte {
+	t.Helper()
+	files, _ := filepath.Glob("../../docs/*.md")
+	more, _ := filepath.Glob("../contract/*.go")
+	var texts [][]byte
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, b)
+	}
+	return texts
 }
 
 // checkAgainst compares e's count of s with ref's, piece by piece and,
