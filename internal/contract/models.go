@@ -151,6 +151,8 @@ var models = []modelRow{
 	// OpenAI.
 	{family: "gpt-5-chat", prefixes: []string{"gpt-5-chat", "gpt-5-1-chat", "gpt-5-2-chat"},
 		window: 128_000, maxOut: 16_384, source: "platform.openai.com/docs/models/gpt-5-chat-latest: 128,000 context, 16,384 max output"},
+	{family: "gpt-5-4", prefixes: []string{"gpt-5-4", "gpt-5-5"}, window: 1_050_000, maxOut: 128_000,
+		source: "platform.openai.com/docs/models/gpt-5.4 (and gpt-5.5): 1,050,000 context, 128,000 max output"},
 	{family: "gpt-5", prefixes: []string{"gpt-5"},
 		window: 400_000, maxInput: 272_000, maxOut: 128_000, source: srcGPT5},
 	{family: "gpt-4-1", prefixes: []string{"gpt-4-1"}, window: 1_047_576, maxOut: 32_768, source: srcGPT41},
@@ -169,9 +171,13 @@ var models = []modelRow{
 	{family: "gemini", prefixes: []string{"gemini-2-5", "gemini-3", "gemini-"}, window: 1_048_576, maxInput: 1_048_576, maxOut: 65_536, source: srcGem},
 
 	// Mistral.
-	{family: "mistral-large", prefixes: []string{"mistral-large-3", "mistral-large-2512", "mistral-large-latest"},
+	{family: "mistral-large-3", prefixes: []string{"mistral-large-3", "mistral-large-2512"},
 		window: 256_000, maxOut: 256_000, source: srcMistral + "; Mistral Large 3 (mistral-large-2512): 256k"},
-	{family: "mistral-large-2", prefixes: []string{"mistral-large"}, window: 128_000, maxOut: 128_000, source: srcMistral + "; Mistral Large 2.x: 128k"},
+	// mistral-large-latest: an alias whose model moves; Large 2's 128k, the
+	// smaller window it has named, so that no alias move makes a payload too
+	// long.
+	{family: "mistral-large", prefixes: []string{"mistral-large"}, window: 128_000, maxOut: 128_000,
+		source: srcMistral + "; Mistral Large 2.x: 128k (mistral-large-latest: the smaller of the windows it has named)"},
 	{family: "codestral", prefixes: []string{"codestral", "devstral"}, window: 256_000, maxOut: 256_000, source: srcMistral + "; Codestral 25.08, Devstral 2: 256k"},
 	{family: "magistral", prefixes: []string{"magistral"}, window: 128_000, maxOut: 128_000, source: srcMistral + "; Magistral 1.2: 128k"},
 	{family: "mistral", prefixes: []string{"mistral-medium", "mistral-small", "ministral", "pixtral", "open-mistral", "mistral-"},

@@ -35,6 +35,7 @@ func TestModelTable(t *testing.T) {
 		{"openai", "openai-responses", "gpt-5-mini-2025-08-07", 400_000, 272_000, 32_000, 128_000},
 		{"openai-codex", "openai-codex-responses", "gpt-5.1-codex", 400_000, 272_000, 32_000, 128_000},
 		{"openai", "openai-completions", "gpt-5-chat-latest", 128_000, 0, 16_384, 16_384},
+		{"openai", "openai-responses", "gpt-5.4", 1_050_000, 0, 32_000, 128_000},
 		{"openai", "openai-completions", "gpt-4.1", 1_047_576, 0, 32_000, 32_768},
 		{"azure", "azure-openai-responses", "gpt-4.1-mini", 1_047_576, 0, 32_000, 32_768},
 		{"openai", "openai-completions", "gpt-4o", 128_000, 0, 16_384, 16_384},
@@ -49,7 +50,8 @@ func TestModelTable(t *testing.T) {
 		{"google-vertex", "google-vertex", "gemini-2.5-flash", 1_048_576, 1_048_576, 32_000, 65_536},
 		{"google", "google-generative-ai", "gemini-3-pro-preview", 1_048_576, 1_048_576, 32_000, 65_536},
 		// Mistral.
-		{"mistral", "openai-completions", "mistral-large-latest", 256_000, 0, 32_000, 256_000},
+		{"mistral", "openai-completions", "mistral-large-latest", 128_000, 0, 32_000, 128_000},
+		{"mistral", "openai-completions", "mistral-large-2512", 256_000, 0, 32_000, 256_000},
 		{"mistral", "openai-completions", "mistral-large-2411", 128_000, 0, 32_000, 128_000},
 		{"amazon-bedrock", "bedrock-converse-stream", "mistral.mistral-large-2407-v1:0", 128_000, 0, 32_000, 128_000},
 		{"mistral", "openai-completions", "mistral-medium-2508", 128_000, 0, 32_000, 128_000},
