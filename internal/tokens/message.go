@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"bytes"
+	"encoding/base64"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hygiene-dev/hygiene/internal/images"
@@ -102,6 +105,8 @@ func (c *Counter) block(b *transcript.Block, exact bool) int {
 	case t == transcript.BlockImage:
 		w, h := imageSize(b)
 		return c.Image(w, h)
+	case t == blockDocument:
+		return c.document(b, exact)
 	case b.IsAnyToolCall():
 		args := "arguments"
 		if !b.Has(args) {
@@ -117,6 +122,85 @@ func (c *Counter) block(b *transcript.Block, exact bool) int {
 	}
 	return c.Text(raw)
 }
+
+// blockDocument is a document block (a PDF, a text or office file: issue
+// 29's extension of the message model): its content is in exactly one of
+// "data" (base64), "text", "url", "fileId", "s3Uri", with a "mimeType".
+const blockDocument = "document"
+
+// Document figures. pdfPageText: Anthropic's PDF guide counts 1,500 to
+// 3,000 tokens of text per page, on top of each page as an image (the
+// family's ImageMax here); Gemini and OpenAI charge less per page.
+// A document by reference (url, fileId, s3Uri) is fetched by the provider
+// and its size is unknown here: it counts as one page, an estimate and not
+// a bound.
+const pdfPageText = 3000
+
+// document counts a document block: its text; for base64 data, a PDF by
+// its pages (the "/Type /Page" objects of the decoded file) and any other
+// file as text; a document by reference as one page.
+func (c *Counter) document(b *transcript.Block, exact bool) int {
+	if b.Has("text") {
+		return c.str(b, "text", exact)
+	}
+	raw, ok := b.Get("data")
+	if !ok || len(raw) < 2 || raw[0] != '"' {
+		return pdfPageText + c.imageMax
+	}
+	s, _ := b.String("data")
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return c.Bound(len(raw))
+	}
+	if bytes.HasPrefix(data, []byte("%PDF")) {
+		return max(pdfPages(data), 1) * (pdfPageText + c.imageMax)
+	}
+	if !exact || !utf8.Valid(data) {
+		return c.Bound(len(data))
+	}
+	return c.Text(data)
+}
+
+// pdfPages counts the page objects of a PDF: "/Type /Page" (or
+// "/Type/Page") not followed by "s", as the page tree's leaves are marked.
+// Objects in compressed object streams are not seen; the page tree's
+// "/Count" of the root is then the figure, when it is larger.
+func pdfPages(pdf []byte) int {
+	n := 0
+	for _, key := range [][]byte{[]byte("/Type /Page"), []byte("/Type/Page")} {
+		for rest := pdf; ; {
+			i := bytes.Index(rest, key)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(key):]
+			if len(rest) == 0 || rest[0] != 's' {
+				n++
+			}
+		}
+	}
+	return max(n, pdfCount(pdf))
+}
+
+// pdfCount is the largest "/Count N" of a PDF (the page tree root's).
+func pdfCount(pdf []byte) int {
+	m := 0
+	key := []byte("/Count ")
+	for rest := pdf; ; {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return m
+		}
+		rest = rest[i+len(key):]
+		n := 0
+		for j := 0; j < len(rest) && j < 7 && isDigit(rest[j]); j++ {
+			n = n*10 + int(rest[j]-'0')
+		}
+		m = max(m, n)
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // imageSize reads an image block's pixel size from its header (0, 0 when
 // the data is not a readable image). The base64 is read in place when the

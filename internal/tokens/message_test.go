@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -94,5 +95,61 @@ func TestRequest(t *testing.T) {
 	}
 	if got := claude.Request(nil, tools); got < anthropicToolPrompt {
 		t.Errorf("tools without Anthropic's tool prompt: %d", got)
+	}
+}
+
+// TestDocument checks the document blocks: a text document as its text, a
+// PDF by its pages, another file as text, one by reference as one page.
+func TestDocument(t *testing.T) {
+	pdf := "%PDF-1.4\n1 0 obj << /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >> endobj\n" +
+		"2 0 obj << /Type /Page /Parent 1 0 R >> endobj\n3 0 obj << /Type/Page /Parent 1 0 R >> endobj\n%%EOF"
+	b64 := base64.StdEncoding.EncodeToString
+	history := fmt.Sprintf(`[{"role":"user","content":[
+{"type":"document","text":"hello world","mimeType":"text/plain"},
+{"type":"document","data":%q,"mimeType":"application/pdf","name":"a.pdf"},
+{"type":"document","data":%q,"mimeType":"text/csv"},
+{"type":"document","url":"https://example.com/a.pdf","mimeType":"application/pdf"}]}]`,
+		b64([]byte(pdf)), b64([]byte("tiktoken is great!")))
+	tr, err := transcript.FromMessages([]byte(history), transcript.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := For("openai", "openai-responses", "gpt-4o")
+	page := pdfPageText + c.ImageMax()
+	want := openAIPerMessage + 2 + 2*page + 6 + page
+	if got := c.Message(tr.Messages[0]); got != want {
+		t.Errorf("documents = %d tokens, want %d", got, want)
+	}
+	if b := c.MessageBound(tr.Messages[0]); b < want {
+		t.Errorf("MessageBound %d < Message %d", b, want)
+	}
+}
+
+// TestBoundsOverRealisticHistories checks, over the realistic generator's
+// histories (texts, thinking, tool calls and results, images, damage),
+// that MessageBound is never below Message for any family.
+func TestBoundsOverRealisticHistories(t *testing.T) {
+	for seed := range uint64(4) {
+		tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+		history := sessiongen.New(sessiongen.Config{Seed: seed + 1, Messages: 120, Images: 3, ToolCallDensity: 0.6,
+			Damage: sessiongen.Realistic(), Target: tg}).History()
+		tr, err := transcript.FromMessages(history, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fam := range []string{famO200k, famCl100k, famPatch246, famClaude, famClaudeNew, famGemini2, famGemini3, famMistral, famUnknown} {
+			c := newCounter(fam)
+			total := 0
+			for i, m := range tr.Messages {
+				n, b := c.Message(m), c.MessageBound(m)
+				if n > b {
+					t.Errorf("seed %d, %s: message %d: Message %d > MessageBound %d", seed, fam, i, n, b)
+				}
+				total += n
+			}
+			if total < 4*len(tr.Messages) {
+				t.Errorf("seed %d, %s: %d tokens for %d messages", seed, fam, total, len(tr.Messages))
+			}
+		}
 	}
 }
