@@ -29,13 +29,22 @@ func (c *Counter) MessageBound(m *transcript.Message) int {
 // messages: the system prompt, the tool definitions (their JSON text, plus
 // the provider's tool prompt when there is any tool) and the request's own
 // framing. Either may be nil.
-func (c *Counter) Request(system, tools []byte) int {
+func (c *Counter) Request(system, tools []byte) int { return c.request(system, tools, c.Text) }
+
+// RequestBound is an upper bound of Request from lengths alone (Bound for
+// the system prompt and the tools), as MessageBound is of Message.
+func (c *Counter) RequestBound(system, tools []byte) int {
+	return c.request(system, tools, func(b []byte) int { return c.Bound(len(b)) })
+}
+
+// request counts a request's fixed part, counting text with text.
+func (c *Counter) request(system, tools []byte, text func([]byte) int) int {
 	n := c.perRequest
 	if len(system) > 0 {
-		n += c.perMessage + c.Text(system)
+		n += c.perMessage + text(system)
 	}
 	if len(tools) > 0 && string(tools) != "[]" && string(tools) != "null" {
-		n += c.toolPrompt + c.Text(tools)
+		n += c.toolPrompt + text(tools)
 	}
 	return n
 }

@@ -96,6 +96,11 @@ func TestRequest(t *testing.T) {
 	if got := claude.Request(nil, tools); got < anthropicToolPrompt {
 		t.Errorf("tools without Anthropic's tool prompt: %d", got)
 	}
+	for _, c := range []*Counter{gpt, claude} {
+		if n, b := c.Request([]byte("You are a scientist"), tools), c.RequestBound([]byte("You are a scientist"), tools); n > b {
+			t.Errorf("%s: Request %d > RequestBound %d", c.Name(), n, b)
+		}
+	}
 }
 
 // TestDocument checks the document blocks: a text document as its text, a
