@@ -107,10 +107,11 @@ func newCounter(fam string) *Counter {
 		case famGemini3:
 			c.image = gemini3Image
 		default:
-			// Mistral (Pixtral's 16 px patches), the open-weight models
-			// and unknown ones: the largest of the formulas above for
-			// the same image, Anthropic's at 3.75 MP.
-			c.image = anthropicImage(2576, 3_750_000)
+			// Mistral, the open-weight models (Qwen-VL: 28 px per
+			// token, at most 1,280 by default; Kimi, GLM) and unknown
+			// ones: the larger of Mistral's and Anthropic's at 3.75 MP,
+			// at every size.
+			c.image = largestImage
 		}
 	}
 	c.imageMax = maxImage(c.image)

@@ -116,3 +116,21 @@ func geminiTiles(w, h int) int {
 // request cannot name ultra high (2240) for a part a runner replays
 // without it.
 func gemini3Image(_, _ int) int { return 1120 }
+
+// mistralImage is Mistral's count (mistral-common's image encoder, the
+// tokenizer of Pixtral and of every Mistral vision model): the image is
+// fitted into 1024 x 1024 (Pixtral 12B; later models take up to 1540 px but
+// merge 2 x 2 patches of 14 px, which gives fewer tokens) and cut into
+// 16 px patches, one token each, plus one break token per row of patches
+// (the last one is the end token).
+func mistralImage(w, h int) int {
+	w, h = fit(w, h, 1024, 0)
+	cols, rows := (w+15)/16, (h+15)/16
+	return rows * (cols + 1)
+}
+
+// largestImage is, for a family with no formula of its own, the largest of
+// Mistral's and Anthropic's at 3.75 MP for each size.
+func largestImage(w, h int) int {
+	return max(mistralImage(w, h), anthropicImage(2576, 3_750_000)(w, h))
+}

@@ -67,7 +67,7 @@ func TestMessage(t *testing.T) {
 
 // TestImageMax checks that no size up to 8000 px counts above ImageMax.
 func TestImageMax(t *testing.T) {
-	for _, fam := range []string{famO200k, famMini4o, famGPT5, famPatch162, famClaude, famClaudeNew, famGemini2, famGemini3} {
+	for _, fam := range []string{famO200k, famMini4o, famGPT5, famPatch162, famClaude, famClaudeNew, famGemini2, famGemini3, famMistral} {
 		c := newCounter(fam)
 		for w := 1; w <= 8000; w += 97 {
 			for h := 1; h <= 8000; h += 89 {

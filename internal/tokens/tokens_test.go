@@ -124,6 +124,12 @@ func TestImageFormulas(t *testing.T) {
 		{"gemini 384", geminiTiles, 384, 384, 258},
 		{"gemini 1024", geminiTiles, 1024, 1024, 4 * 258},
 		{"gemini 3", gemini3Image, 1024, 1024, 1120},
+		// mistral-common: 16 px patches and a break per row, in 1024 px.
+		{"mistral 1024", mistralImage, 1024, 1024, 64 * 65},
+		{"mistral 2048x1024", mistralImage, 2048, 1024, 32 * 65},
+		{"mistral 100x50", mistralImage, 100, 50, 4 * 8},
+		{"largest 1024", largestImage, 1024, 1024, 64 * 65},
+		{"largest 4000", largestImage, 4000, 4000, 4998},
 	} {
 		if got := c.f(c.w, c.h); got != c.want {
 			t.Errorf("%s: %dx%d = %d tokens, want %d", c.name, c.w, c.h, got, c.want)
