@@ -58,9 +58,10 @@ var (
 
 // For returns the counter of a target: the tokenizer the provider uses for
 // the model, or the calibrated bound of its family (see the package doc).
-// The provider and API pick the framing (Anthropic's tool prompt on an
-// Anthropic wire, OpenAI's per-message tokens on OpenAI's); the model id
-// picks the tokenizer.
+// The model id, as every platform spells it, picks the family, and with it
+// the tokenizer, the image formula and the framing (a Claude model behind a
+// router is still counted as Claude); the provider and API only tell an
+// unknown model (contract.Model).
 func For(provider, api, model string) *Counter {
 	key := familyOf(provider, api, model)
 	counterMu.Lock()

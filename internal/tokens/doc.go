@@ -28,14 +28,15 @@
 //     on other scripts.
 //
 // A byte-level BPE (every tokenizer above) never gives more tokens than the
-// text has bytes: Bound is that cap, scaled like Text, so a caller can prove
-// that a history fits from its length alone and skip counting.
+// text has bytes: Bound is that cap, and no margin takes Text above it, so a
+// caller can prove that a history fits from its lengths alone
+// (MessageBound, RequestBound) and skip counting.
 //
 // # Images, tools and overhead
 //
 // Images count by each provider's documented formula from their pixel
 // size (Image), read from the image header (images.Dimensions) without
-// decoding pixels. Tool definitions count as their JSON text, plus
+// decoding pixels. Documents count as their text, a PDF by its pages. Tool definitions count as their JSON text, plus
 // Anthropic's tool-use system prompt when any tool is defined; every
 // message adds the provider's per-message framing, every request its
 // framing and reply priming (Request, Message).

@@ -18,9 +18,9 @@ import (
 func (c *Counter) Message(m *transcript.Message) int { return c.message(m, true) }
 
 // MessageBound is an upper bound of Message from lengths alone: Bound for
-// every text, ImageMax for every image (no header is read). Cheap enough to
-// run over a whole history to prove that it fits before anything is
-// counted.
+// every text, ImageMax for every image (no header is read; a base64 PDF is
+// still read for its pages, as Message reads it). Cheap enough to run over a
+// whole history to prove that it fits before anything is counted.
 func (c *Counter) MessageBound(m *transcript.Message) int {
 	return c.message(m, false)
 }
