@@ -136,3 +136,33 @@ func TestImageFormulas(t *testing.T) {
 		}
 	}
 }
+
+// TestTextPerFamily checks each family's count of the same known strings:
+// the exact encodings' published counts, and each bound's margin over
+// o200k_base ("tiktoken is great!" is 6 o200k_base tokens, all ASCII;
+// "日本語" is one piece that is not ASCII).
+func TestTextPerFamily(t *testing.T) {
+	jp := o200k.count([]byte("日本語"))
+	for _, c := range []struct {
+		provider, api, model string
+		ascii, other         int
+	}{
+		{"openai", "openai-responses", "gpt-5", 6, jp},
+		{"openai", "openai-completions", "gpt-3.5-turbo", 6, cl100k.count([]byte("日本語"))},
+		{"anthropic", "anthropic-messages", "claude-sonnet-4-5", 9, scale(jp, 135*250, 100*100)}, // 6 x 1.35 = 8.1
+		{"anthropic", "anthropic-messages", "claude-opus-4-7", 11, scale(jp, 183*250, 100*100)},  // 6 x 1.83 = 10.98
+		{"google", "google-generative-ai", "gemini-2.5-flash", 8, scale(jp, 125*250, 100*100)},   // 6 x 1.25 = 7.5
+		{"mistral", "openai-completions", "mistral-small-latest", 8, scale(jp, 125*250, 100*100)},
+		{"qwen", "openai-completions", "qwen3-max", 8, scale(jp, 125*250, 100*100)},
+		{"vllm", "openai-completions", "acme-llm-7", 9, scale(jp, 150*250, 100*100)}, // 6 x 1.5
+	} {
+		cnt := For(c.provider, c.api, c.model)
+		if got := cnt.Text([]byte("tiktoken is great!")); got != c.ascii {
+			t.Errorf("%s (%s): \"tiktoken is great!\" = %d, want %d", c.model, cnt.Name(), got, c.ascii)
+		}
+		want := min(c.other, len("日本語"))
+		if got := cnt.Text([]byte("日本語")); got != want {
+			t.Errorf("%s (%s): \"日本語\" = %d, want %d", c.model, cnt.Name(), got, want)
+		}
+	}
+}
