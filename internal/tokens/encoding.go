@@ -76,6 +76,11 @@ func (e *encoding) countByScript(b []byte) (ascii, other int) {
 		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
 	}
 	sc := scratchPool.Get().(*mergeScratch)
+	if sc.owner != v {
+		sc.owner = v
+		clear(sc.cache[:])
+		clear(sc.merged[:])
+	}
 	for i := 0; i < len(b); {
 		j := e.split(b, i)
 		n := v.pieceTokens(b[i:j], sc)
@@ -229,10 +234,21 @@ func (v *vocab) rank(b []byte) uint32 {
 // skewed, so most look-ups hit the cache's 128 KB instead of the
 // vocabulary's megabytes.
 type mergeScratch struct {
-	parts []part
-	owner *vocab
-	cache [1 << cacheBits]shortSlot // n == 0: empty
+	parts  []part
+	owner  *vocab
+	cache  [1 << cacheBits]shortSlot // n == 0: empty
+	merged [1 << mergedBits]mergedPiece
 }
+
+// mergedPiece is a piece of at most 30 bytes that is no token, and the
+// tokens its merge gave (n == 0: empty): words recur, so most merges are
+// done once per count.
+type mergedPiece struct {
+	n, tokens uint8
+	b         [30]byte
+}
+
+const mergedBits = 10
 
 const cacheBits = 13
 
@@ -240,14 +256,10 @@ const cacheBits = 13
 // records which (owner).
 var scratchPool = sync.Pool{New: func() any { return new(mergeScratch) }}
 
-// cachedRank is rank through sc's cache, for the vocabulary that owns it.
+// cachedRank is rank through sc's cache (sc.owner is v).
 func (v *vocab) cachedRank(b []byte, sc *mergeScratch) uint32 {
 	if len(b) > 8 {
 		return v.rank(b)
-	}
-	if sc.owner != v {
-		sc.owner = v
-		clear(sc.cache[:])
 	}
 	k := shortKey(b)
 	e := &sc.cache[shortHash(k, len(b))>>(64-cacheBits)]
@@ -274,6 +286,27 @@ func (v *vocab) pieceTokens(piece []byte, sc *mergeScratch) int {
 	if len(piece) > longPiece {
 		return v.longPieceTokens(piece)
 	}
+	var slot *mergedPiece
+	if len(piece) <= len(slot.b) {
+		h := uint64(len(piece))
+		for _, c := range piece {
+			h = (h ^ uint64(c)) * 0x100000001b3
+		}
+		slot = &sc.merged[h>>(64-mergedBits)]
+		if int(slot.n) == len(piece) && string(slot.b[:slot.n]) == string(piece) {
+			return int(slot.tokens)
+		}
+	}
+	n := v.merge(piece, sc)
+	if slot != nil {
+		slot.n, slot.tokens = uint8(len(piece)), uint8(n)
+		copy(slot.b[:], piece)
+	}
+	return n
+}
+
+// merge is pieceTokens' byte-pair merge of a piece that is no token.
+func (v *vocab) merge(piece []byte, sc *mergeScratch) int {
 	parts := sc.parts[:0]
 	for i := range len(piece) + 1 {
 		parts = append(parts, part{start: i, rank: noRank})
