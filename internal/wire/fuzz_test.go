@@ -78,6 +78,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Add([]byte(`{"input":"hi","contents":[{"role":"model","parts":[{"functionCall":{"name":"n"}}]},{"parts":[{"functionResponse":{"name":"n","response":{"x":[1]}}},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`))
+	f.Add([]byte(geminiSnake))
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"s"},{"type":"image_url","image_url":{"url":"data:image\/png;base64,AA=="}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"n","arguments":"{\"a\":"}}]}]}`))
 	src := transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-3-pro-preview"}
 	p := policy.Resolve(src)

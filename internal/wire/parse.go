@@ -156,6 +156,7 @@ func SourceOf(f Format, option string) (transcript.Target, error) {
 // panics nor loops (FuzzParse).
 func Parse(f Format, body []byte, src transcript.Target, target Format) (*Parsed, error) {
 	p := &parser{target: target, out: make([]byte, 0, len(body)+len(body)/8), Parsed: Parsed{Dropped: map[string]int{}}}
+	p.protoNames = f == GeminiContents
 	p.index(body)
 	obj, ok := p.object(body)
 	if !ok {

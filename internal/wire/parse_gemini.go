@@ -19,6 +19,15 @@ import (
 // result before them (renderGemini writes the results' images after the
 // responses), or to a user message with its text parts after the results.
 //
+// The body is protobuf JSON: every member is read by its lowerCamelCase
+// name or its proto name alike (functionCall or function_call, inlineData
+// or inline_data, systemInstruction or system_instruction, ...), as
+// Gemini's own parsers read them (Vertex AI REST bodies and the Python
+// SDK's to_json_dict write the proto names); the splitter renames the
+// members as it splits them (splitter.protoNames), so the code below names
+// each member once. The values are copied as they are: the keys inside a
+// call's args, a response or a schema are the caller's.
+//
 // Gemini often leaves call ids out. A functionCall without one gets
 // "<name>_<n>" (n counts the body's calls), and a functionResponse without
 // one answers the earliest unanswered call of its name; both are written
@@ -51,9 +60,6 @@ func (p *parser) gemini(o *transcript.Object) error {
 		t, _ := p.object(raw)
 		decls := field(&t, "functionDeclarations")
 		if decls == nil {
-			decls = field(&t, "function_declarations")
-		}
-		if decls == nil {
 			p.drop(LossToolKind)
 			continue
 		}
@@ -69,18 +75,10 @@ func (p *parser) gemini(o *transcript.Object) error {
 	return nil
 }
 
-// geminiSignature returns a part's thoughtSignature (either spelling).
-func geminiSignature(part *transcript.Object) []byte {
-	if s := str(part, "thoughtSignature"); s != nil {
-		return s
-	}
-	return str(part, "thought_signature")
-}
-
 // geminiModelPart adds one part of a model content to the open turn.
 func (p *parser) geminiModelPart(raw []byte) {
 	part, _ := p.object(raw)
-	sig := geminiSignature(&part)
+	sig := str(&part, "thoughtSignature")
 	if text := str(&part, "text"); text != nil {
 		if thought, _ := part.Bool("thought"); thought {
 			if p.keep(LossGeminiThought) {

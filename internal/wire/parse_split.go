@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"strings"
 	"unsafe"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -34,6 +35,12 @@ type splitter struct {
 	at           int // the entry the last lookup found: the next is near it
 	fields       []transcript.Field
 	elems        [][]byte
+	// protoNames: the body is protobuf JSON (Gemini), whose parsers take a
+	// field by its lowerCamelCase JSON name or by its proto name
+	// (function_call, inline_data, mime_type, ...): object gives the
+	// members their JSON names (camelKey), so one lookup reads both.
+	protoNames bool
+	camel      map[string]string // proto name → JSON name, for this body
 }
 
 // index records the ends of body's objects, arrays and long strings; body
@@ -150,7 +157,11 @@ func (s *splitter) object(raw []byte) (transcript.Object, bool) {
 			s.fields = growSlab(s.fields, start)
 			start = 0
 		}
-		s.fields = append(s.fields, transcript.Field{Key: keyString(key), Value: raw[i:vEnd:vEnd]})
+		k := keyString(key)
+		if s.protoNames {
+			k = s.camelKey(k)
+		}
+		s.fields = append(s.fields, transcript.Field{Key: k, Value: raw[i:vEnd:vEnd]})
 		i = skipSpace(raw, vEnd)
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
@@ -197,6 +208,38 @@ func (s *splitter) array(raw []byte) [][]byte {
 func growSlab[T any](slab []T, start int) []T {
 	n := max(1024, 2*(len(slab)-start))
 	return append(make([]T, 0, n), slab[start:]...)
+}
+
+// camelKey returns the lowerCamelCase JSON name of a proto field name, the
+// proto3 JSON mapping's rule: each '_' is dropped and the letter after it
+// upper-cased (function_call → functionCall, thought_signature →
+// thoughtSignature). A key without '_' is returned as it is. The names of a
+// body are converted once each.
+func (s *splitter) camelKey(k string) string {
+	if strings.IndexByte(k, '_') < 0 {
+		return k
+	}
+	if c, ok := s.camel[k]; ok {
+		return c
+	}
+	b := make([]byte, 0, len(k))
+	up := false
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c == '_':
+			up = len(b) > 0
+		case up && 'a' <= c && c <= 'z':
+			b, up = append(b, c-'a'+'A'), false
+		default:
+			b, up = append(b, c), false
+		}
+	}
+	if s.camel == nil {
+		s.camel = map[string]string{}
+	}
+	c := string(b)
+	s.camel[k] = c
+	return c
 }
 
 // keyString is a member's key: its bytes aliased when it has no escape,
