@@ -27,7 +27,8 @@ var signatureSentinel = transcript.JSONString(base64.StdEncoding.EncodeToString(
 // {"error": text}, and the results' images after them as inlineData. A
 // result names its call's tool (toolName, or the call's name found by id).
 // Tools are declared with parametersJsonSchema, which takes the job's JSON
-// Schema as it is.
+// Schema as it is, or with parameters for a schema in Gemini's own dialect
+// (geminiSchema).
 //
 // Wire-only repair (sentinel): for the models that validate signatures
 // (needsSignatureSentinel: Gemini 3 and later), the first functionCall part
@@ -116,8 +117,9 @@ func renderGemini(dst []byte, turns []turn, sys [][]byte, tools []transcript.Too
 				dst = append(dst, `,"description":`...)
 				dst = transcript.AppendString(dst, t.Description)
 			}
-			dst = append(dst, `,"parametersJsonSchema":`...)
-			dst = append(dst, toolSchema(t)...)
+			member, schema := geminiSchema(t)
+			dst = append(dst, `,"`+member+`":`...)
+			dst = append(dst, schema...)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, `]}]`...)

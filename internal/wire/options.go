@@ -20,7 +20,8 @@ const maxOpenAITools = 128
 // a tool name given twice, a tool schema that is not a JSON object or
 // whose type is not "object" (every format's function arguments are an
 // object: Anthropic's input_schema.type, Bedrock's inputSchema.json,
-// OpenAI's and Mistral's parameters, Gemini's parametersJsonSchema), more
+// OpenAI's and Mistral's parameters, Gemini's parameters and
+// parametersJsonSchema), more
 // tools than OpenAI takes (PlaceNext checks `next`). A blank system prompt is not an error: Render drops it.
 //
 // The rules that depend on the format are checked only for a request body
@@ -57,7 +58,8 @@ func CheckOptions(o transcript.Options, f Format) error {
 }
 
 // checkSchema accepts an absent schema (Render sends {"type":"object"}) or
-// a JSON object whose type, when given, is "object".
+// a JSON object whose type, when given, is "object" ("OBJECT" in Gemini's
+// Schema dialect: schema.go).
 func checkSchema(raw json.RawMessage) error {
 	s := bytes.TrimSpace(raw)
 	if len(s) == 0 {
@@ -69,7 +71,7 @@ func checkSchema(raw json.RawMessage) error {
 	if s[0] != '{' || json.Unmarshal(s, &v) != nil {
 		return fmt.Errorf("must be a JSON object")
 	}
-	if len(v.Type) > 0 && string(v.Type) != `"object"` {
+	if len(v.Type) > 0 && string(v.Type) != `"object"` && string(v.Type) != `"OBJECT"` {
 		return fmt.Errorf(`must have "type":"object" (a function's arguments are an object), got %s`, v.Type)
 	}
 	return nil

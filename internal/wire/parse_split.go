@@ -210,17 +210,30 @@ func growSlab[T any](slab []T, start int) []T {
 	return append(make([]T, 0, n), slab[start:]...)
 }
 
-// camelKey returns the lowerCamelCase JSON name of a proto field name, the
-// proto3 JSON mapping's rule: each '_' is dropped and the letter after it
-// upper-cased (function_call → functionCall, thought_signature →
-// thoughtSignature). A key without '_' is returned as it is. The names of a
-// body are converted once each.
+// camelKey returns the JSON name of a member's key (jsonName), each name
+// of a body converted once.
 func (s *splitter) camelKey(k string) string {
 	if strings.IndexByte(k, '_') < 0 {
 		return k
 	}
 	if c, ok := s.camel[k]; ok {
 		return c
+	}
+	if s.camel == nil {
+		s.camel = map[string]string{}
+	}
+	c := jsonName(k)
+	s.camel[k] = c
+	return c
+}
+
+// jsonName returns the lowerCamelCase JSON name of a proto field name, the
+// proto3 JSON mapping's rule: each '_' is dropped and the letter after it
+// upper-cased (function_call → functionCall, thought_signature →
+// thoughtSignature). A name without '_' is returned as it is.
+func jsonName(k string) string {
+	if strings.IndexByte(k, '_') < 0 {
+		return k
 	}
 	b := make([]byte, 0, len(k))
 	up := false
@@ -234,12 +247,7 @@ func (s *splitter) camelKey(k string) string {
 			b, up = append(b, c), false
 		}
 	}
-	if s.camel == nil {
-		s.camel = map[string]string{}
-	}
-	c := string(b)
-	s.camel[k] = c
-	return c
+	return string(b)
 }
 
 // keyString is a member's key: its bytes aliased when it has no escape,

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -106,18 +105,6 @@ func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, r
 		return renderChat(dst, turns, sys, req.Tools, chatDialect{mistral: true, prefix: req.Final == FinalPrefix})
 	}
 	return renderChat(dst, turns, sys, req.Tools, chatDialect{reasoningContent: wantsReasoningContent(p)})
-}
-
-// toolSchema returns a tool's input schema, {"type":"object"} when the job
-// gave none.
-func toolSchema(t transcript.Tool) []byte {
-	if s := bytes.TrimSpace(t.InputSchema); len(s) > 0 {
-		var buf bytes.Buffer
-		if json.Compact(&buf, s) == nil {
-			return buf.Bytes()
-		}
-	}
-	return []byte(`{"type":"object"}`)
 }
 
 // needsSignatureSentinel reports whether the Gemini model validates thought
