@@ -471,12 +471,16 @@ func (p *parser) tool(name, description, schema []byte) {
 
 // functionTools adds the OpenAI formats' tools of type function: name,
 // description and parameters in the tool's "function" member (Chat
-// Completions, nested) or in the tool itself (Responses). Other tool types
-// are counted as dropped.
+// Completions, nested) or in the tool itself (Responses). A tool without a
+// type is a function: Mistral's API defaults a tool's type to "function"
+// (its Tool schema), and so do OpenAI-compatible servers such as vLLM
+// (ChatCompletionToolsParam); OpenAI requires the member, so a body without
+// it was written for one of them, and every other tool kind names its type.
+// Other tool types are counted as dropped.
 func (p *parser) functionTools(tools []byte, nested bool) {
 	for _, raw := range p.array(tools) {
 		t, _ := p.object(raw)
-		if typ, _ := t.String("type"); typ != "function" {
+		if typ, ok := t.String("type"); ok && typ != "function" || !ok && !t.IsNull("type") {
 			p.drop(LossToolKind)
 			continue
 		}
