@@ -533,6 +533,12 @@ func (p *parser) historyArray(o *transcript.Object, key string) ([][]byte, error
 // returns an error naming the member, or its first element that is not an
 // object.
 func (p *parser) eachItem(o *transcript.Object, key string, fn func(m *transcript.Object)) error {
+	return p.eachItemNext(o, key, func(m *transcript.Object, _ []byte) { fn(m) })
+}
+
+// eachItemNext is eachItem for a reader that looks ahead: fn also gets the
+// element after m (nil after the last).
+func (p *parser) eachItemNext(o *transcript.Object, key string, fn func(m *transcript.Object, next []byte)) error {
 	items, err := p.historyArray(o, key)
 	if err != nil {
 		return err
@@ -542,7 +548,11 @@ func (p *parser) eachItem(o *transcript.Object, key string, fn func(m *transcrip
 		if !ok {
 			return fmt.Errorf("request.%s[%d] must be an object", key, i)
 		}
-		fn(&m)
+		var next []byte
+		if i+1 < len(items) {
+			next = items[i+1]
+		}
+		fn(&m, next)
 	}
 	return nil
 }

@@ -29,12 +29,43 @@ func (p *parser) responses(o *transcript.Object) error {
 		p.out = textBlock(p.out, input, nil)
 		p.closeUser(at)
 	} else {
-		if err := p.eachItem(o, "input", p.responsesItem); err != nil {
+		err := p.eachItemNext(o, "input", func(it *transcript.Object, next []byte) {
+			if typ, _ := it.String("type"); typ == "reasoning" && next != nil && !p.responsesCarried(next) {
+				p.drop(LossReasoning) // its following item is dropped: see responsesCarried
+				return
+			}
+			p.responsesItem(it)
+		})
+		if err != nil {
 			return err
 		}
 	}
 	p.functionTools(field(o, "tools"), false)
 	return nil
+}
+
+// responsesCarried reports whether the model has a place for the input
+// item raw: a message, a reasoning item, a function call or its output.
+// Every other item (hosted-tool calls such as web_search_call,
+// file_search_call, mcp_call, code_interpreter_call; item references) is
+// dropped and counted, and so is the reasoning item right before it, for
+// every target, Responses included: a reasoning item belongs to the output
+// item it produced, and OpenAI refuses it without that item ("Item
+// 'rs_…' of type 'reasoning' was provided without its required following
+// item": vercel/ai#7099 with web search, continuedev/continue#8933). The
+// chain's rule for a standalone reasoning item (spec §3.8.2) cannot see
+// this: after the dropped item the turn goes on with a message or a call,
+// which is not the reasoning's own. Keeping the pair instead would need
+// hosted-tool items in the message model, which has no place for them.
+func (p *parser) responsesCarried(raw []byte) bool {
+	it, _ := p.object(raw)
+	typ, _ := it.String("type")
+	role, _ := it.String("role")
+	switch typ {
+	case "message", "reasoning", "function_call", "function_call_output":
+		return true
+	}
+	return typ == "" && role != ""
 }
 
 // responsesItem reads one input item.
