@@ -54,15 +54,51 @@ var responsesItemLimits = IDLimits{}
 // the OpenAI Responses API, "call_X|fc_Y", into the two values its wire
 // carries: the call_id ("call_X") and the function_call item's id ("fc_Y")
 // (spec §3.8.3). The split is at the first "|", and only when both sides
-// are non-empty and the item side starts with "fc_"; any other id is the
-// call_id alone (ok false, item ""). The renderer (internal/wire) and the
-// contract check both use it, so what is checked is what is sent.
+// are non-empty and the item side starts with "fc_" or is a GitHub
+// Copilot item id (CopilotItemID: "call_<24>|<base64>"); any other id is
+// the call_id alone (ok false, item ""). The renderer (internal/wire) and
+// the contract check both use it, so what is checked is what is sent.
 func SplitCallItem(stored string) (call, item string, ok bool) {
 	i := strings.IndexByte(stored, '|')
-	if i <= 0 || i+1 >= len(stored) || !strings.HasPrefix(stored[i+1:], "fc_") {
+	if i <= 0 || i+1 >= len(stored) || !strings.HasPrefix(stored[i+1:], "fc_") && !CopilotItemID(stored[i+1:]) {
 		return stored, "", false
 	}
 	return stored[:i], stored[i+1:], true
+}
+
+// CopilotProvider is GitHub Copilot's provider name. Its Responses endpoint
+// gives its output items (reasoning, function_call, message) opaque ids
+// bound to the connection instead of rs_, fc_ and msg_ ids: base64, about
+// 410 characters, which it checks against the reasoning's
+// encrypted_content. It accepts them back as they were given (or left
+// out), and refuses any other id in their place ("Encrypted content
+// item_id did not match the target item id": openclaw/openclaw#71333,
+// #72602, #72613).
+const CopilotProvider = "github-copilot"
+
+// minCopilotItemID is the shortest id CopilotItemID takes: Copilot's are
+// about 410 characters, and the item halves of other stored ids (50 hex
+// digits after a "|", say) are far shorter.
+const minCopilotItemID = 128
+
+// CopilotItemID reports whether id is such a Copilot item id: at least
+// minCopilotItemID characters of the base64 alphabets (A-Z a-z 0-9 + / _
+// -) and '=' padding at the end only, and not an rs_, fc_ or msg_ id.
+func CopilotItemID(id string) bool {
+	if len(id) < minCopilotItemID || strings.HasPrefix(id, "rs_") || strings.HasPrefix(id, "fc_") || strings.HasPrefix(id, "msg_") {
+		return false
+	}
+	body := strings.TrimRight(id, "=")
+	if len(id)-len(body) > 2 {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // WireIDs returns the values the target's wire carries for a stored

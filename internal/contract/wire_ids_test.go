@@ -40,6 +40,10 @@ func TestIDsJudgedAsTheWireCarriesThem(t *testing.T) {
 	}
 }
 
+// copilotItem is an item id of GitHub Copilot's Responses endpoint: base64,
+// 408 characters.
+var copilotItem = strings.Repeat("kQ7xZ2mP/9Lw+R4tY8vZc3sHdXq7bN2m", 12) + strings.Repeat("A", 20) + "+m=="
+
 // TestSplitCallItem: the split the wire and the contract share.
 func TestSplitCallItem(t *testing.T) {
 	for _, tc := range []struct{ in, call, item string }{
@@ -49,6 +53,10 @@ func TestSplitCallItem(t *testing.T) {
 		{"|fc_02a0589301", "|fc_02a0589301", ""},
 		{"call_NtjRUgard4yxVsz15DZgeKEn|", "call_NtjRUgard4yxVsz15DZgeKEn|", ""},
 		{"toolu_014B3Teb4zWbqVaX7RHL0eR9", "toolu_014B3Teb4zWbqVaX7RHL0eR9", ""},
+		// GitHub Copilot: the item half is its opaque base64 id
+		{"call_MHxqDoDDmNRfc1WyS2GCa7pf|" + copilotItem, "call_MHxqDoDDmNRfc1WyS2GCa7pf", copilotItem},
+		{"call_MHxqDoDDmNRfc1WyS2GCa7pf|bad id with spaces, long enough", "call_MHxqDoDDmNRfc1WyS2GCa7pf|bad id with spaces, long enough", ""},
+		{"call_MHxqDoDDmNRfc1WyS2GCa7pf|c2hvcnQ=", "call_MHxqDoDDmNRfc1WyS2GCa7pf|c2hvcnQ=", ""},
 	} {
 		call, item, ok := SplitCallItem(tc.in)
 		if call != tc.call || item != tc.item || ok != (tc.item != "") {

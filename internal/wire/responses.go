@@ -22,8 +22,9 @@ import (
 // OpenClaw "call_…|fc_…" id; a result is a function_call_output with its
 // text as the output, or input_text / input_image parts when it has images.
 // Other thinking is not sent: Responses accepts only its own reasoning
-// items.
-func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool) []byte {
+// items. For a GitHub Copilot target (copilot) those are Copilot's, whose
+// ids are base64 (contract.CopilotItemID), as well.
+func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool, copilot bool) []byte {
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"instructions":`...)
@@ -45,7 +46,7 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 			dst = append(dst, '}')
 		case roleAssistant:
 			for _, p := range t.parts {
-				dst = responsesAssistantItem(dst, p, &first)
+				dst = responsesAssistantItem(dst, p, copilot, &first)
 			}
 		case roleResult:
 			dst = comma(dst, &first)
@@ -106,8 +107,9 @@ func responsesInputParts(dst []byte, parts []part) []byte {
 	return append(dst, ']')
 }
 
-// responsesAssistantItem writes the item of one assistant part.
-func responsesAssistantItem(dst []byte, p part, first *bool) []byte {
+// responsesAssistantItem writes the item of one assistant part; copilot
+// admits Copilot's reasoning items (reasoningItem).
+func responsesAssistantItem(dst []byte, p part, copilot bool, first *bool) []byte {
 	switch p.kind {
 	case partText:
 		dst = comma(dst, first)
@@ -122,7 +124,7 @@ func responsesAssistantItem(dst []byte, p part, first *bool) []byte {
 		dst = append(dst, p.text...)
 		return append(dst, '}')
 	case partThinking:
-		item, ok := reasoningItem(p.sig)
+		item, ok := reasoningItem(p.sig, copilot)
 		if !ok {
 			return dst
 		}
@@ -184,14 +186,15 @@ type storedReasoning struct {
 }
 
 // reasoningItem reads a thinkingSignature holding an OpenAI reasoning item:
-// a JSON object (as a string) with an rs_ id and type reasoning.
-func reasoningItem(sig []byte) (storedReasoning, bool) {
+// a JSON object (as a string) with an rs_ id and type reasoning; with
+// copilot, also one with a GitHub Copilot id (contract.CopilotItemID).
+func reasoningItem(sig []byte, copilot bool) (storedReasoning, bool) {
 	var item storedReasoning
 	s, ok := transcript.UnquoteBytes(sig)
 	if sig == nil || !ok || len(s) == 0 || s[0] != '{' {
 		return item, false
 	}
-	if json.Unmarshal(s, &item) != nil || !strings.HasPrefix(item.ID, "rs_") ||
+	if json.Unmarshal(s, &item) != nil || !(strings.HasPrefix(item.ID, "rs_") || copilot && contract.CopilotItemID(item.ID)) ||
 		!(item.Type == "reasoning" || strings.HasPrefix(item.Type, "reasoning.")) {
 		return item, false
 	}

@@ -98,7 +98,7 @@ func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, r
 	case BedrockConverse:
 		return renderBedrock(dst, turns, sys, req.Tools)
 	case OpenAIResponses:
-		return renderResponses(dst, turns, sys, req.Tools)
+		return renderResponses(dst, turns, sys, req.Tools, p.Provider == contract.CopilotProvider)
 	case GeminiContents:
 		return renderGemini(dst, turns, sys, req.Tools, needsSignatureSentinel(p.Model))
 	case MistralChat:

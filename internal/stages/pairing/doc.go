@@ -55,5 +55,5 @@
 // linear in the number of messages and blocks (ids are looked up in maps),
 // and keeps untouched messages as the same pointers and bytes.
 //
-// May import: internal/stages/stage, internal/transcript.
+// May import: internal/contract, internal/stages/stage, internal/transcript.
 package pairing

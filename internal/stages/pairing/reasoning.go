@@ -3,13 +3,16 @@ package pairing
 import (
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
 // isReplayableReasoning reports whether a block is "replayable OpenAI
 // reasoning" (spec §3.8.2): a thinking block whose thinkingSignature, a JSON
 // string holding an object or an object itself, has an id starting with rs_
-// and a type that is "reasoning" or starts with "reasoning.".
+// and a type that is "reasoning" or starts with "reasoning.". A GitHub
+// Copilot reasoning item, whose id is base64 (contract.CopilotItemID), is
+// one too: its Responses endpoint has the same rules.
 func isReplayableReasoning(b *transcript.Block) bool {
 	if b.Type() != transcript.BlockThinking {
 		return false
@@ -31,5 +34,5 @@ func isReplayableReasoning(b *transcript.Block) bool {
 	}
 	id, _ := obj.String("id")
 	typ, _ := obj.String("type")
-	return strings.HasPrefix(id, "rs_") && (typ == "reasoning" || strings.HasPrefix(typ, "reasoning."))
+	return (strings.HasPrefix(id, "rs_") || contract.CopilotItemID(id)) && (typ == "reasoning" || strings.HasPrefix(typ, "reasoning."))
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -38,7 +39,10 @@ const maxResponsesIDLen = 64
 //   - The item part is kept when it starts with "fc_", is at most 64
 //     characters of [A-Za-z0-9_-], and no earlier call kept it; otherwise it
 //     is dropped (the item id is optional, and dropping it is what the fc_
-//     downgrade does for an unpaired call).
+//     downgrade does for an unpaired call). For a GitHub Copilot target its
+//     own item ids (contract.CopilotItemID: base64, about 410 characters)
+//     are kept too: Copilot checks them against the reasoning it encrypted
+//     and takes them back as they were given.
 //
 // Calls and results are rewritten together: the results in the run of
 // toolResult messages right after a turn are matched to its calls as the
@@ -103,6 +107,7 @@ func applyResponsesIDs(ctx context.Context, t *transcript.Transcript, env *stage
 		turns = append(turns, turn)
 	}
 	itemsDropped := 0
+	copilot := env.Policy.Provider == contract.CopilotProvider
 	usedItems := map[string]struct{}{}
 	seen := map[string]int{} // occurrences of each trimmed id so far
 	for i := range sites {
@@ -114,7 +119,7 @@ func applyResponsesIDs(ctx context.Context, t *transcript.Transcript, env *stage
 		seen[s.key]++
 		s.newID = call
 		if s.hasItem {
-			if _, dup := usedItems[s.item]; !dup && validItemPart(s.item) {
+			if _, dup := usedItems[s.item]; !dup && (validItemPart(s.item) || copilot && contract.CopilotItemID(s.item)) {
 				usedItems[s.item] = struct{}{}
 				s.newID = call + "|" + s.item
 			} else {
