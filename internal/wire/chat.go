@@ -61,6 +61,13 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 		dst = appendJoined(dst, sys)
 		dst = append(dst, '}')
 	}
+	prefixAt := -1 // the turn marked prefix: the last one written
+	for i := len(turns) - 1; d.prefix && i >= 0; i-- {
+		if turns[i].role != roleAssistant || len(texts(turns[i].parts)) > 0 || len(turns[i].calls()) > 0 {
+			prefixAt = i
+			break
+		}
+	}
 	var moved []part
 	afterTool := false // the last message written is a tool message
 	user := func(parts []part) {
@@ -81,7 +88,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 			user(t.parts)
 		case roleAssistant:
 			before := len(dst)
-			dst = chatAssistant(dst, t, d, d.prefix && i == len(turns)-1, &first)
+			dst = chatAssistant(dst, t, d, i == prefixAt, &first)
 			afterTool = afterTool && len(dst) == before
 		case roleResult:
 			afterTool = true

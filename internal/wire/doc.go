@@ -18,7 +18,8 @@
 // PlaceNext puts the job option `next` (the turns the runner sends next)
 // after the history before the rules run, so they are sanitized with it and
 // end both the messages and the body. Without it, FinalTurn judges a
-// history that ends with the assistant's turn by the model's prefill rule
+// body that ends with the assistant's turn (an assistant message the body
+// writes nothing of does not count) by the model's prefill rule
 // (contract.PrefillOf): trimmed, marked prefix: true (Mistral, continue:
 // true), or refused with the sentence of the `unsendable` dead letter.
 // CheckOptions checks the options per format; a blank system prompt is

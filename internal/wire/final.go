@@ -73,7 +73,7 @@ func PlaceNext(t *transcript.Transcript) error {
 //
 // In messages mode nothing is judged: the runner appends the next turn.
 func FinalTurn(p policy.Policy, msgs []*transcript.Message, o transcript.Options) (Final, error) {
-	if !endsWithAssistant(msgs) {
+	if !endsWithAssistant(p, msgs) {
 		return FinalAsIs, nil
 	}
 	rule := FormatFor(p).Prefill(p.Model)
@@ -89,20 +89,52 @@ func FinalTurn(p policy.Policy, msgs []*transcript.Message, o transcript.Options
 		"give the turn the runner sends next (the user prompt or the tool results) as options.next", p.Model, FormatFor(p), rule.Rule)
 }
 
-// endsWithAssistant reports whether the last message a body carries is an
-// assistant turn: unknown roles, which no body carries, are passed over; a
-// custom message is a user turn.
-func endsWithAssistant(msgs []*transcript.Message) bool {
+// endsWithAssistant reports whether the last turn the body for p carries
+// is an assistant turn: the body is judged, not the messages. Unknown
+// roles, which no body carries, are passed over (a custom message is a user
+// turn), and so is an assistant message of which the target's renderer
+// writes nothing (a turn of thinking that is not the target's own, say:
+// sendsAssistant), as the renderer passes it over.
+func endsWithAssistant(p policy.Policy, msgs []*transcript.Message) bool {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		switch msgs[i].Role() {
 		case transcript.RoleAssistant:
-			return true
+			if t, _ := readHistory(msgs[i : i+1]); len(t) == 1 && sendsAssistant(p, &t[0]) {
+				return true
+			}
 		case transcript.RoleUser, transcript.RoleToolResult, transcript.RoleTool,
 			transcript.RoleCompactionSummary, transcript.RoleBranchSummary, transcript.RoleCustom:
 			return false
 		}
 	}
 	return false
+}
+
+// sendsAssistant reports whether the body for p writes anything of the
+// assistant turn t: what the format's own writer of an assistant turn
+// writes for it, so the two cannot disagree.
+func sendsAssistant(p policy.Policy, t *turn) bool {
+	var block func(dst []byte, p part, first *bool) []byte
+	switch FormatFor(p) {
+	case AnthropicMessages:
+		block = anthropicBlock
+	case BedrockConverse:
+		block = bedrockBlock
+	case GeminiContents:
+		block = func(dst []byte, pt part, first *bool) []byte { return geminiPart(dst, pt, t.fromGoogle, first) }
+	case OpenAIResponses:
+		copilot := p.Provider == contract.CopilotProvider
+		block = func(dst []byte, pt part, first *bool) []byte { return responsesAssistantItem(dst, pt, copilot, first) }
+	default: // Chat Completions and Mistral write a turn whole
+		first := true
+		return len(chatAssistant(nil, t, chatDialect{}, false, &first)) > 0
+	}
+	var out []byte
+	first := true
+	for _, pt := range t.parts {
+		out = block(out, pt, &first)
+	}
+	return len(out) > 0
 }
 
 // trimFinal trims the trailing white space of the last text of a final
