@@ -64,11 +64,13 @@ type Options struct {
 }
 
 // Tool is one entry of the job option `tools`: a tool the runner offers the
-// model, with its input's JSON Schema.
+// model, with its input's JSON Schema, and Anthropic's prompt-caching
+// breakpoint on it (cache_control), which only an Anthropic body carries.
 type Tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
 // Request is a provider request body and its format's name: the one a job

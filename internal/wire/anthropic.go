@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/hygiene-dev/hygiene/internal/transcript"
+import (
+	"bytes"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 // renderAnthropic writes an Anthropic Messages body:
 // {"system":[text blocks],"messages":[...],"tools":[...]}.
@@ -14,12 +18,14 @@ import "github.com/hygiene-dev/hygiene/internal/transcript"
 // API refuses unsigned thinking blocks. A server-tool block (server_tool_use
 // and its *_tool_result, which the server_tools rule keeps only in pairs)
 // is copied whole, as the API returned it; the other formats have no place
-// for one (the chain turns them into text for every other target).
-func renderAnthropic(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool) []byte {
+// for one (the chain turns them into text for every other target). A
+// system text block and a tool keep their cache_control (the job option's
+// system blocks and tools carry it), the other formats drop it.
+func renderAnthropic(dst []byte, turns []turn, sys, sysCache [][]byte, tools []transcript.Tool) []byte {
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"system":[`...)
-		dst = appendTexts(dst, sys, `{"type":"text","text":`)
+		dst = appendTexts(dst, sys, sysCache, `{"type":"text","text":`)
 		dst = append(dst, `],`...)
 	}
 	dst = appendGroupedMessages(dst, turns, anthropicBlock, anthropicResult)
@@ -37,6 +43,9 @@ func renderAnthropic(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 			}
 			dst = append(dst, `,"input_schema":`...)
 			dst = append(dst, toolSchema(t)...)
+			if cc := bytes.TrimSpace(t.CacheControl); len(cc) > 0 && string(cc) != "null" {
+				dst = member(dst, "cache_control", cc)
+			}
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')

@@ -38,7 +38,7 @@ func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.To
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"system":[`...)
-		dst = appendTexts(dst, sys, `{"text":`)
+		dst = appendTexts(dst, sys, nil, `{"text":`)
 		dst = append(dst, `],`...)
 	}
 	dst = appendGroupedMessages(dst, turns, bedrockBlock, bedrockResult)

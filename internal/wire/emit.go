@@ -122,14 +122,18 @@ func historyToolNames(turns []turn) [][]byte {
 
 // appendTexts writes each text (a raw JSON string) as open + text + "}",
 // comma-separated: the system prompt's parts in the formats that take it as
-// a list.
-func appendTexts(dst []byte, texts [][]byte, open string) []byte {
+// a list. cache, when not nil, holds each text's cache_control (Anthropic
+// text blocks), written into its part when set.
+func appendTexts(dst []byte, texts, cache [][]byte, open string) []byte {
 	for i, s := range texts {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, open...)
 		dst = append(dst, s...)
+		if i < len(cache) {
+			dst = member(dst, "cache_control", cache[i])
+		}
 		dst = append(dst, '}')
 	}
 	return dst

@@ -42,7 +42,7 @@ func renderGemini(dst []byte, turns []turn, sys [][]byte, tools []transcript.Too
 	dst = append(dst, '{')
 	if sys != nil {
 		dst = append(dst, `"systemInstruction":{"parts":[`...)
-		dst = appendTexts(dst, sys, `{"text":`)
+		dst = appendTexts(dst, sys, nil, `{"text":`)
 		dst = append(dst, `]},`...)
 	}
 	currentTurn := 0

@@ -32,7 +32,7 @@ func CheckOptions(o transcript.Options, f Format) error {
 	default:
 		return fmt.Errorf("options.render must be %q or %q, got %q", RenderMessages, RenderRequest, o.Render)
 	}
-	if _, ok := systemTexts(o.System); !ok {
+	if _, _, ok := systemTexts(o.System); !ok {
 		return fmt.Errorf(`options.system must be a string or an array of {"type":"text","text":...} blocks`)
 	}
 	seen := make(map[string]bool, len(o.Tools))
@@ -78,40 +78,57 @@ func checkSchema(raw json.RawMessage) error {
 }
 
 // systemTexts returns the system prompt's non-blank texts as raw JSON
-// strings: the string itself, or each text block's text. A blank text is
-// dropped (Anthropic refuses an empty system text block, and Bedrock's
-// SystemContentBlock text has a minimum length of 1), so a prompt of blank
-// texts only gives none. ok is false when the value has another shape
-// than a string, an array of text blocks or null.
-func systemTexts(raw json.RawMessage) (texts [][]byte, ok bool) {
+// strings: the string itself, or each text block's text; and, when a block
+// has one, each text's cache_control (Anthropic's prompt-caching
+// breakpoint, which the Anthropic renderer writes back), nil otherwise. A
+// blank text is dropped (Anthropic refuses an empty system text block, and
+// Bedrock's SystemContentBlock text has a minimum length of 1), so a prompt
+// of blank texts only gives none. ok is false when the value has another
+// shape than a string, an array of text blocks or null.
+func systemTexts(raw json.RawMessage) (texts, cache [][]byte, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, true
+		return nil, nil, true
 	}
 	if raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		if transcript.IsBlank(s) {
-			return nil, true
+			return nil, nil, true
 		}
-		return [][]byte{transcript.JSONString(s)}, true
+		return [][]byte{transcript.JSONString(s)}, nil, true
 	}
 	var blocks []struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
+		Type         string          `json:"type"`
+		Text         *string         `json:"text"`
+		CacheControl json.RawMessage `json:"cache_control"`
 	}
 	if raw[0] != '[' || json.Unmarshal(raw, &blocks) != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	for _, b := range blocks {
 		if b.Type != "text" || b.Text == nil {
-			return nil, false
+			return nil, nil, false
 		}
-		if !transcript.IsBlank(*b.Text) {
-			texts = append(texts, transcript.JSONString(*b.Text))
+		if transcript.IsBlank(*b.Text) {
+			continue
+		}
+		texts = append(texts, transcript.JSONString(*b.Text))
+		var cc []byte
+		if c := bytes.TrimSpace(b.CacheControl); len(c) > 0 && string(c) != "null" {
+			var buf bytes.Buffer
+			if json.Compact(&buf, c) == nil {
+				cc = buf.Bytes()
+			}
+		}
+		if cc != nil && cache == nil {
+			cache = make([][]byte, len(texts)-1, len(blocks))
+		}
+		if cache != nil {
+			cache = append(cache, cc)
 		}
 	}
-	return texts, true
+	return texts, cache, true
 }

@@ -40,11 +40,11 @@ const (
 	LossReasoning        = "reasoning"              // Responses reasoning items
 	LossItemID           = "item_id"                // Responses message and function_call item ids
 	LossSignedThinking   = "signed_thinking"        // Anthropic thinking / redacted_thinking, Bedrock reasoningContent
+	LossToolCacheControl = "system_cache_control"   // Anthropic cache_control on a system block or a tool
 	LossImageURL         = "image_url"              // an image by URL or file id (the model holds base64 only)
 	LossDocument         = "document"               // documents, files, audio
 	LossServerTool       = "server_tool"            // server-side tool blocks and items (web search, code execution, ...)
 	LossCachePoint       = "cache_point"            // Bedrock cachePoint blocks
-	LossToolCacheControl = "system_cache_control"   // cache_control on a system block or a tool
 	LossToolKind         = "non_function_tool"      // a declared tool that is not a function (server tools, retrieval)
 	LossUnknown          = "unknown_part"           // a part or item of a type the parser does not know
 )
@@ -52,13 +52,14 @@ const (
 // keptFor lists, for each loss kind of the first group, the formats that
 // carry it. A kind not listed is carried by none.
 var keptFor = map[string][]Format{
-	LossCacheControl:   {AnthropicMessages},
-	LossCitations:      {AnthropicMessages},
-	LossTextSignature:  {GeminiContents},
-	LossGeminiThought:  {GeminiContents},
-	LossReasoning:      {OpenAIResponses},
-	LossItemID:         {OpenAIResponses},
-	LossSignedThinking: {AnthropicMessages, BedrockConverse},
+	LossCacheControl:     {AnthropicMessages},
+	LossCitations:        {AnthropicMessages},
+	LossTextSignature:    {GeminiContents},
+	LossGeminiThought:    {GeminiContents},
+	LossReasoning:        {OpenAIResponses},
+	LossItemID:           {OpenAIResponses},
+	LossSignedThinking:   {AnthropicMessages, BedrockConverse},
+	LossToolCacheControl: {AnthropicMessages},
 }
 
 // Carries reports whether a body of format target carries what a parse
@@ -210,6 +211,7 @@ type parser struct {
 	fullCallID           map[string][]byte   // Responses call_id → the model's "call_…|fc_…" id
 	unanswered           [][]byte            // Gemini: the ids of the calls no response has answered yet
 	system               [][]byte            // system texts (JSON strings)
+	systemCache          [][]byte            // each system text's cache_control (Anthropic target), or nil
 	calls                int                 // calls read, for ids a format leaves out
 	rest                 []transcript.Object // userContent's blocks that are not results
 }
@@ -424,24 +426,30 @@ func member(dst []byte, key string, raw []byte) []byte {
 	return append(dst, raw...)
 }
 
-// systemValue is the gathered system texts as the job option takes them.
+// systemValue is the gathered system texts as the job option takes them:
+// one text without cache_control as a string, else text blocks.
 func (p *parser) systemValue() json.RawMessage {
-	switch len(p.system) {
-	case 0:
+	switch {
+	case len(p.system) == 0:
 		return nil
-	case 1:
+	case len(p.system) == 1 && p.systemCache[0] == nil:
 		return p.system[0]
 	}
 	out := []byte{'['}
-	out = appendTexts(out, p.system, `{"type":"text","text":`)
+	out = appendTexts(out, p.system, p.systemCache, `{"type":"text","text":`)
 	return append(out, ']')
 }
 
 // systemText adds a system text (a raw JSON string; other values are
 // ignored).
-func (p *parser) systemText(raw []byte) {
+func (p *parser) systemText(raw []byte) { p.systemBlock(raw, nil) }
+
+// systemBlock adds a system text and its block's cache_control (nil for
+// none).
+func (p *parser) systemBlock(raw, cache []byte) {
 	if isString(raw) {
 		p.system = append(p.system, raw)
+		p.systemCache = append(p.systemCache, cache)
 	}
 }
 

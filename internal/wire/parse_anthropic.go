@@ -8,7 +8,9 @@ import "github.com/hygiene-dev/hygiene/internal/transcript"
 // assistant message's text, thinking, redacted_thinking and tool_use blocks
 // become its blocks. cache_control (on text, image, tool_use and
 // tool_result) and citations (on text) are kept as members of the block for
-// an Anthropic target (renderAnthropic writes them back). Images by URL,
+// an Anthropic target (renderAnthropic writes them back), and so is the
+// cache_control of a system text block or a tool, in the job's system and
+// tools. Images by URL,
 // documents and server tool blocks have no place in the model.
 func (p *parser) anthropic(o *transcript.Object) error {
 	if sys := field(o, "system"); sys != nil {
@@ -17,10 +19,11 @@ func (p *parser) anthropic(o *transcript.Object) error {
 		} else {
 			for _, raw := range p.array(sys) {
 				b, _ := p.object(raw)
-				if b.Has("cache_control") {
-					p.drop(LossToolCacheControl)
+				cc := field(&b, "cache_control")
+				if cc != nil && !p.keep(LossToolCacheControl) {
+					cc = nil
 				}
-				p.systemText(str(&b, "text"))
+				p.systemBlock(str(&b, "text"), cc)
 			}
 		}
 	}
@@ -50,14 +53,15 @@ func (p *parser) anthropic(o *transcript.Object) error {
 	}
 	for _, raw := range p.array(field(o, "tools")) {
 		t, _ := p.object(raw)
-		if t.Has("cache_control") {
-			p.drop(LossToolCacheControl)
-		}
 		if typ, _ := t.String("type"); typ != "" && typ != "custom" || !t.Has("input_schema") {
 			p.drop(LossToolKind)
 			continue
 		}
+		n := len(p.Tools)
 		p.tool(str(&t, "name"), str(&t, "description"), field(&t, "input_schema"))
+		if cc := field(&t, "cache_control"); cc != nil && len(p.Tools) > n && p.keep(LossToolCacheControl) {
+			p.Tools[n].CacheControl = cc
+		}
 	}
 	return nil
 }

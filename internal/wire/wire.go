@@ -91,10 +91,10 @@ func Render(dst []byte, f Format, p policy.Policy, msgs []*transcript.Message, r
 		trimFinal(turns)
 	}
 	dst = slices.Grow(dst, size+len(req.System)+256*len(req.Tools))
-	sys, _ := systemTexts(req.System)
+	sys, sysCache, _ := systemTexts(req.System)
 	switch f {
 	case AnthropicMessages:
-		return renderAnthropic(dst, turns, sys, req.Tools)
+		return renderAnthropic(dst, turns, sys, sysCache, req.Tools)
 	case BedrockConverse:
 		return renderBedrock(dst, turns, sys, req.Tools)
 	case OpenAIResponses:
