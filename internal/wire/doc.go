@@ -62,7 +62,7 @@
 // A part the target format has no place for is not sent: thinking without a
 // signature the target can verify (Anthropic, Bedrock), thinking that is not
 // the target's own (Responses takes its reasoning items only, Gemini its own
-// signed thoughts, Chat Completions none but the reasoning_content below),
+// thoughts, signed or not, Chat Completions none but the reasoning_content below),
 // videos and unknown block types, and messages of roles no provider has
 // (bashExecution and other unknown roles). compactionSummary and
 // branchSummary turns are sent as user text (their summary), custom

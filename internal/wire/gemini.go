@@ -20,7 +20,7 @@ var signatureSentinel = transcript.JSONString(base64.StdEncoding.EncodeToString(
 //
 // A user turn is a user content of text and inlineData parts; an assistant
 // turn is a model content: texts (with their thoughtSignature), thinking as
-// thought parts when it came from a Gemini API and is signed, and
+// thought parts when it came from a Gemini API (signed or not), and
 // functionCall parts (id, name, args, thoughtSignature). Each run of tool
 // results is one user content with a functionResponse per result (Gemini
 // wants the responses to one step together), {"output": text} or
@@ -128,7 +128,11 @@ func renderGemini(dst []byte, turns []turn, sys [][]byte, tools []transcript.Too
 }
 
 // geminiPart writes one Part, or nothing for a part Gemini has no place for.
-// fromGoogle admits thinking (as a thought part) when it is signed.
+// fromGoogle admits thinking, as a thought part with its signature when it
+// has one: Gemini gives a thought part its own signature or none (the
+// turn's signature may sit on a later part), and takes its own thought
+// parts back either way, as the Gen AI SDKs' chat sessions send the model's
+// content back as it came.
 func geminiPart(dst []byte, p part, fromGoogle bool, first *bool) []byte {
 	switch p.kind {
 	case partText:
@@ -147,14 +151,17 @@ func geminiPart(dst []byte, p part, fromGoogle bool, first *bool) []byte {
 		if sig == nil {
 			sig = p.sig
 		}
-		if !fromGoogle || sig == nil {
+		if !fromGoogle {
 			return dst
 		}
 		dst = comma(dst, first)
 		dst = append(dst, `{"text":`...)
 		dst = append(dst, p.text...)
-		dst = append(dst, `,"thought":true,"thoughtSignature":`...)
-		dst = append(dst, sig...)
+		dst = append(dst, `,"thought":true`...)
+		if sig != nil {
+			dst = append(dst, `,"thoughtSignature":`...)
+			dst = append(dst, sig...)
+		}
 		return append(dst, '}')
 	case partCall:
 		dst = comma(dst, first)
