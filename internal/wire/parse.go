@@ -46,6 +46,8 @@ const (
 	LossServerTool       = "server_tool"            // server-side tool blocks and items (web search, code execution, ...)
 	LossCachePoint       = "cache_point"            // Bedrock cachePoint blocks
 	LossToolKind         = "non_function_tool"      // a declared tool that is not a function (server tools, retrieval)
+	LossToolReference    = "tool_reference"         // Anthropic tool_reference blocks (a tool search's result: the tool is declared whole)
+	LossToolChange       = "tool_change"            // Anthropic tool_addition / tool_removal blocks (beta mid-conversation tool changes)
 	LossUnknown          = "unknown_part"           // a part or item of a type the parser does not know
 )
 

@@ -6,7 +6,10 @@ import "github.com/hygiene-dev/hygiene/internal/transcript"
 // blocks), messages and tools. A user message's tool_result blocks become
 // toolResult messages in their place, the rest of it user messages; an
 // assistant message's text, thinking, redacted_thinking and tool_use blocks
-// become its blocks. cache_control (on text, image, tool_use and
+// become its blocks; a system message among them (a beta) is read by
+// anthropicSystemMessage, and tool_reference blocks (the result of a
+// tool search, naming a tool the body declares whole) are dropped and
+// counted. cache_control (on text, image, tool_use and
 // tool_result) and citations (on text) are kept as members of the block for
 // an Anthropic target (renderAnthropic writes them back), and so is the
 // cache_control of a system text block or a tool, in the job's system and
@@ -31,6 +34,8 @@ func (p *parser) anthropic(o *transcript.Object) error {
 		role, _ := m.String("role")
 		content := field(m, "content")
 		switch {
+		case role == "system": // beta mid-conversation system message
+			p.anthropicSystemMessage(content)
 		case role == "assistant":
 			p.openAssistant()
 			if isString(content) {
@@ -66,6 +71,27 @@ func (p *parser) anthropic(o *transcript.Object) error {
 	return nil
 }
 
+// anthropicSystemMessage reads a system message among the messages (the
+// beta of mid-conversation system messages and tool changes): its texts
+// join the system prompt, as the Chat parser takes a system message
+// wherever it stands (no other format has a system turn, and the model
+// has none); its tool_addition and tool_removal blocks are dropped and
+// counted (tool_change: the body's tools are the job's `tools`, the
+// runner's current set), and so is any other block.
+func (p *parser) anthropicSystemMessage(content []byte) {
+	p.systemContent(content)
+	for _, raw := range p.array(content) {
+		b, _ := p.object(raw)
+		switch t, _ := b.String("type"); t {
+		case "text":
+		case "tool_addition", "tool_removal":
+			p.drop(LossToolChange)
+		default:
+			p.drop(LossUnknown)
+		}
+	}
+}
+
 // anthropicExtra returns the members of an Anthropic block the model keeps
 // for an Anthropic target (cache_control, citations), as ,"key":value.
 func (p *parser) anthropicExtra(b *transcript.Object) []byte {
@@ -97,6 +123,10 @@ func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte 
 		p.drop(LossImageURL)
 	case "document", "search_result":
 		p.drop(LossDocument)
+	case "tool_reference":
+		p.drop(LossToolReference)
+	case "tool_addition", "tool_removal":
+		p.drop(LossToolChange)
 	default:
 		p.drop(LossUnknown)
 	}

@@ -14,7 +14,9 @@ import (
 // string or text and image_url parts (data URLs only: the model holds
 // base64) its blocks; an assistant message's content, reasoning_content
 // (DeepSeek, Kimi: unsigned thinking) and tool_calls (arguments decoded
-// from their JSON string) its blocks; a tool message a toolResult. The
+// from their JSON string) its blocks, and so are Mistral's thinking chunks
+// (Magistral: unsigned thinking, as reasoning_content); a tool message a
+// toolResult. The
 // legacy function role and function_call member are read as a tool result
 // and a call.
 func (p *parser) chat(o *transcript.Object) error {
@@ -38,6 +40,8 @@ func (p *parser) chat(o *transcript.Object) error {
 						p.out = textBlock(p.out, str(&b, "text"), nil)
 					} else if t == "refusal" && str(&b, "refusal") != nil {
 						p.out = textBlock(p.out, str(&b, "refusal"), nil)
+					} else if t == "thinking" {
+						p.out = thinkingBlock(p.out, p.chunkTexts(field(&b, "thinking")), "", nil)
 					} else {
 						p.drop(LossUnknown)
 					}
@@ -74,6 +78,22 @@ func (p *parser) chat(o *transcript.Object) error {
 	}
 	p.functionTools(field(o, "tools"), true)
 	return nil
+}
+
+// chunkTexts is a Mistral thinking chunk's text: its "thinking" member, a
+// string or text chunks, their texts joined.
+func (p *parser) chunkTexts(raw []byte) []byte {
+	if isString(raw) {
+		return raw
+	}
+	var texts [][]byte
+	for _, c := range p.array(raw) {
+		o, _ := p.object(c)
+		if t := str(&o, "text"); t != nil {
+			texts = append(texts, t)
+		}
+	}
+	return appendJoined(nil, texts)
 }
 
 // chatCall adds a tool call; a call without an id (the legacy
