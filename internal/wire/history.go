@@ -26,6 +26,10 @@ const (
 	partRedacted // redacted_thinking data, or a thinking block marked redacted
 	partCall
 	partServer // an Anthropic server-tool block (server_tool_use, *_tool_result), kept whole
+	// partCompaction is a Responses compaction item (OpenAI's own encrypted
+	// summary of the earlier turns), kept whole in a compactionSummary
+	// message's "compaction" member; only the Responses renderer writes it.
+	partCompaction
 )
 
 // part is one piece of a turn. Every []byte is a raw JSON value copied from
@@ -87,10 +91,11 @@ func (t *turn) hasKind(k partKind) bool {
 
 // readHistory turns the sanitized messages into the provider-neutral
 // history. Roles other than user, assistant and toolResult become user
-// turns (compactionSummary and branchSummary carry their summary; a custom
-// message its content, text and images, as pi's convertToLlm sends it) or
-// are left out (unknown roles, which OpenClaw does not send either); blocks
-// a provider has no place for (video, unknown types) are left out.
+// turns (compactionSummary and branchSummary carry their summary, or a
+// Responses compaction item, partCompaction; a custom message its content,
+// text and images, as pi's convertToLlm sends it) or are left out (unknown
+// roles, which OpenClaw does not send either); blocks a provider has no
+// place for (video, unknown types) are left out.
 func readHistory(msgs []*transcript.Message) ([]turn, int) {
 	turns := make([]turn, 0, len(msgs))
 	for _, m := range msgs {
@@ -104,7 +109,9 @@ func readHistory(msgs []*transcript.Message) ([]turn, int) {
 		case transcript.RoleToolResult, transcript.RoleTool:
 			turns = append(turns, resultTurn(m))
 		case transcript.RoleCompactionSummary, transcript.RoleBranchSummary:
-			if s, ok := m.Get("summary"); ok && isString(s) {
+			if item, ok := m.Get("compaction"); ok && len(item) > 0 && item[0] == '{' {
+				turns = append(turns, turn{role: roleUser, parts: []part{{kind: partCompaction, raw: item}}})
+			} else if s, ok := m.Get("summary"); ok && isString(s) {
 				turns = append(turns, turn{role: roleUser, parts: []part{{kind: partText, text: s}}})
 			} else if ps := contentParts(m, false); len(ps) > 0 {
 				turns = append(turns, turn{role: roleUser, parts: ps})

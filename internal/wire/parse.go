@@ -41,6 +41,7 @@ const (
 	LossItemID           = "item_id"                // Responses message and function_call item ids
 	LossSignedThinking   = "signed_thinking"        // Anthropic thinking / redacted_thinking, Bedrock reasoningContent
 	LossToolCacheControl = "system_cache_control"   // Anthropic cache_control on a system block or a tool
+	LossCompaction       = "compaction"             // a Responses compaction item (OpenAI's encrypted summary of earlier turns)
 	LossImageURL         = "image_url"              // an image by URL or file id (the model holds base64 only)
 	LossDocument         = "document"               // documents, files, audio
 	LossServerTool       = "server_tool"            // server-side tool blocks and items (web search, code execution, ...)
@@ -62,6 +63,7 @@ var keptFor = map[string][]Format{
 	LossItemID:           {OpenAIResponses},
 	LossSignedThinking:   {AnthropicMessages, BedrockConverse},
 	LossToolCacheControl: {AnthropicMessages},
+	LossCompaction:       {OpenAIResponses},
 }
 
 // Carries reports whether a body of format target carries what a parse

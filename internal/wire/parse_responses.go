@@ -15,7 +15,12 @@ import (
 // thinking block whose thinkingSignature is the item (id, summary,
 // encrypted_content) and whose text is the summary, and a function_call's
 // item id as the second half of the call id "call_…|fc_…" (spec §3.8.3).
-// For another target the reasoning and the ids are dropped and counted.
+// For another target the reasoning and the ids are dropped and counted. A
+// compaction item (OpenAI's encrypted summary of the turns before it, from
+// responses/compact) is kept whole for a Responses target, as a
+// compactionSummary message whose "compaction" member is the item; no
+// other target can read it, so for them it is dropped and counted
+// (compaction).
 // system and developer messages become the system prompt after
 // instructions.
 func (p *parser) responses(o *transcript.Object) error {
@@ -45,7 +50,8 @@ func (p *parser) responses(o *transcript.Object) error {
 }
 
 // responsesCarried reports whether the model has a place for the input
-// item raw: a message, a reasoning item, a function call or its output.
+// item raw: a message, a reasoning item, a function call or its output, a
+// compaction item.
 // Every other item (hosted-tool calls such as web_search_call,
 // file_search_call, mcp_call, code_interpreter_call; item references) is
 // dropped and counted, and so is the reasoning item right before it, for
@@ -62,7 +68,7 @@ func (p *parser) responsesCarried(raw []byte) bool {
 	typ, _ := it.String("type")
 	role, _ := it.String("role")
 	switch typ {
-	case "message", "reasoning", "function_call", "function_call_output":
+	case "message", "reasoning", "function_call", "function_call_output", "compaction":
 		return true
 	}
 	return typ == "" && role != ""
@@ -138,6 +144,14 @@ func (p *parser) responsesItem(it *transcript.Object) {
 		p.openResult(id, nil)
 		p.out = p.responsesParts(p.out, field(it, "output"))
 		p.closeResult(false, nil)
+	case typ == "compaction":
+		if p.keep(LossCompaction) {
+			p.flushAssistant()
+			p.message(transcript.RoleCompactionSummary)
+			p.out = append(p.out, `,"compaction":`...)
+			p.out = it.AppendJSON(p.out)
+			p.out = append(p.out, '}')
+		}
 	case typ == "item_reference":
 		p.drop(LossUnknown)
 	default: // web_search_call, file_search_call, computer_call, code_interpreter_call, mcp_*, ...

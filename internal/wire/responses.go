@@ -21,7 +21,9 @@ import (
 // function_call item whose call_id and id are the two halves of an
 // OpenClaw "call_…|fc_…" id; a result is a function_call_output with its
 // text as the output, or input_text / input_image parts when it has images.
-// Other thinking is not sent: Responses accepts only its own reasoning
+// A compaction item (a compactionSummary message's "compaction") is
+// written as it came, where it stands. Other thinking is not sent:
+// Responses accepts only its own reasoning
 // items. For a GitHub Copilot target (copilot) those are Copilot's, whose
 // ids are base64 (contract.CopilotItemID), as well.
 func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool, copilot bool) []byte {
@@ -37,6 +39,12 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 		t := &turns[i]
 		switch t.role {
 		case roleUser:
+			for _, p := range t.parts {
+				if p.kind == partCompaction {
+					dst = comma(dst, &first)
+					dst = append(dst, p.raw...)
+				}
+			}
 			if !t.hasKind(partText) && !t.hasKind(partImage) {
 				continue
 			}
