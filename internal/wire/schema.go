@@ -52,17 +52,32 @@ var (
 
 // dialect is what a schema's keywords say of it: gemini when any level
 // uses a Type enum name, a keyword JSON Schema does not have (nullable,
-// propertyOrdering) or a snake_case keyword; beyond when one uses a
-// keyword Gemini's Schema does not have (additionalProperties, $ref, ...).
+// propertyOrdering) or one of Gemini's keywords in its snake_case proto
+// name; beyond when one uses a keyword Gemini's Schema does not have
+// (additionalProperties, $ref, ...).
 type dialect struct{ gemini, beyond bool }
+
+// geminiMarks are the strings one of which a schema in Gemini's dialect
+// holds (a Type name, nullable, propertyOrdering, a snake_case keyword):
+// a schema without any is JSON Schema, read no further (most are).
+var geminiMarks = []string{`"OBJECT"`, `"STRING"`, `"ARRAY"`, `"INTEGER"`, `"NUMBER"`, `"BOOLEAN"`, `"NULL"`,
+	`"TYPE_UNSPECIFIED"`, `"nullable"`, `"propertyOrdering"`, `"property_ordering"`, `"any_of"`, `"max_items"`,
+	`"min_items"`, `"max_length"`, `"min_length"`, `"max_properties"`, `"min_properties"`}
 
 // dialectOf reads the keywords of every level of a schema.
 func dialectOf(schema []byte) dialect {
 	var d dialect
+	marked := false
+	for _, m := range geminiMarks {
+		marked = marked || bytes.Contains(schema, []byte(m))
+	}
+	if !marked {
+		return d
+	}
 	eachSchema(schema, func(key string, value []byte) {
 		name := jsonName(key)
 		marks, known := geminiKeywords[name]
-		d.gemini = d.gemini || marks || name != key
+		d.gemini = d.gemini || marks || name != key && known
 		d.beyond = d.beyond || !known
 		if name == "type" {
 			if s, ok := transcript.UnquoteBytes(value); ok {
