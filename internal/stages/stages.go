@@ -84,6 +84,7 @@ func Default(imgs *images.Processor) []stage.Stage {
 		// the turn shape)
 		toolcalls.ToolsAsText(),
 		toolcalls.ToolNames(), // beyond OpenClaw: tool names the target refuses renamed, history and tools alike
+		media.Documents(),     // beyond OpenClaw: documents and images by URL or file id the target cannot carry become named placeholders
 		// §3.3's image part, moved from step 3 to after the per-request
 		// transforms: no rule in between reads image bytes (pruning counts
 		// every image as 8,000 characters whatever its size), so the output

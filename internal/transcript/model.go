@@ -159,6 +159,17 @@ func (b *Block) MediaPlaceholder(reason string) string {
 	return "[" + what + " not sent: " + reason + "]"
 }
 
+// DocumentText is the text that carries a plain-text document (source
+// text) where a wire has no document place: its name, when it has one, on
+// a line of its own, then its text.
+func (b *Block) DocumentText() string {
+	text, _ := b.String(SourceText)
+	if name, ok := b.String("name"); ok && !IsBlank(name) {
+		return "[document " + strconv.Quote(name) + "]\n" + text
+	}
+	return text
+}
+
 // IsThinking reports whether the block is a thinking or redacted_thinking block.
 func (b *Block) IsThinking() bool {
 	t := b.Type()

@@ -26,6 +26,7 @@ const (
 	partRedacted // redacted_thinking data, or a thinking block marked redacted
 	partCall
 	partServer // an Anthropic server-tool block (server_tool_use, *_tool_result), kept whole
+	partMedia  // a document, or an image by URL, file id or S3 location (transcript.Block.MediaKind)
 )
 
 // part is one piece of a turn. Every []byte is a raw JSON value copied from
@@ -41,6 +42,11 @@ type part struct {
 	name []byte // call name (JSON string)
 	args []byte // call arguments (compact JSON object)
 	raw  []byte // a server-tool block's whole JSON object
+	// media is a partMedia's block: its source (MediaSource) and the value
+	// in data, its mimeType in mime (nil when absent), and the block itself
+	// for its name and its placeholder.
+	media *transcript.Block
+	src   string
 	// thought is a Gemini thoughtSignature / thought_signature (JSON string).
 	thought []byte
 	// anthropic is the block's cache_control and citations members, as
@@ -142,8 +148,10 @@ func resultTurn(m *transcript.Message) turn {
 }
 
 // contentParts reads a message's content: a string is one text part; an
-// array gives its text and image blocks, and for an assistant also its
-// thinking, redacted thinking and tool calls.
+// array gives its text, image and document blocks (a document or an image
+// by reference in an assistant turn is its placeholder text: no wire takes
+// one there), and for an assistant also its thinking, redacted thinking and
+// tool calls.
 func contentParts(m *transcript.Message, assistant bool) []part {
 	if raw, ok := m.Get("content"); ok && isString(raw) {
 		return []part{{kind: partText, text: raw}}
@@ -156,6 +164,12 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 			if text, ok := b.Get("text"); ok && isString(text) {
 				parts = append(parts, part{kind: partText, text: text, sig: stringMember(b, "textSignature"), thought: thoughtSignature(b), anthropic: anthropicMembers(b.Get)})
 			}
+		case b.MediaKind() != "" && assistant:
+			parts = append(parts, part{kind: partText, text: transcript.JSONString(b.MediaPlaceholder("an assistant turn carries no file"))})
+		case b.MediaKind() != "":
+			src := b.MediaSource()
+			data, _ := b.Get(src)
+			parts = append(parts, part{kind: partMedia, src: src, data: data, mime: stringMember(b, "mimeType"), media: b, anthropic: anthropicMembers(b.Get)})
 		case t == transcript.BlockImage:
 			data, okData := b.Get("data")
 			mime, okMime := b.Get("mimeType")
@@ -259,3 +273,33 @@ func isGoogle(provider, api string) bool {
 	return provider == "google" || provider == "google-gemini-cli" || provider == "google-vertex" ||
 		len(api) > 7 && api[:7] == "google-"
 }
+
+// mediaPlaceholder is the text part that stands in for a partMedia a body
+// of format f has no place for.
+func mediaPlaceholder(p part, f Format) part {
+	return part{kind: partText, text: transcript.JSONString(p.media.MediaPlaceholder(string(f) + " has no place for it"))}
+}
+
+// carried returns p as the renderer of format f writes it: a partMedia f
+// has no place for (contract.BodyFormat.Media) becomes its placeholder
+// text, a plain-text document with no document place its text
+// (Block.DocumentText); any other part is itself. nativeText says whether
+// f has a document block for plain text.
+func carried(p part, f Format, nativeText bool) part {
+	if p.kind != partMedia {
+		return p
+	}
+	if p.src == transcript.SourceText && !nativeText {
+		return part{kind: partText, text: transcript.JSONString(p.media.DocumentText())}
+	}
+	if !f.Media().Carries(p.media) {
+		return mediaPlaceholder(p, f)
+	}
+	return p
+}
+
+// mediaName returns a partMedia's name (a JSON string) or nil.
+func mediaName(p part) []byte { return stringMember(p.media, "name") }
+
+// isImage reports whether a partMedia is an image by reference.
+func (p part) isImage() bool { return p.media.Type() == transcript.BlockImage }

@@ -8,8 +8,11 @@ import "github.com/hygiene-dev/hygiene/internal/transcript"
 // assistant message's text, thinking, redacted_thinking and tool_use blocks
 // become its blocks. cache_control (on text, image, tool_use and
 // tool_result) and citations (on text) are kept as members of the block for
-// an Anthropic target (renderAnthropic writes them back). Images by URL,
-// documents and server tool blocks have no place in the model.
+// an Anthropic target (renderAnthropic writes them back). Images by URL
+// or file id and documents (base64, text, URL and file sources; the title
+// is the document's name) are document and image blocks of the model;
+// search results, a document of custom content and server tool blocks
+// have no place in it.
 func (p *parser) anthropic(o *transcript.Object) error {
 	if sys := field(o, "system"); sys != nil {
 		if isString(sys) {
@@ -75,28 +78,53 @@ func (p *parser) anthropicExtra(b *transcript.Object) []byte {
 	return extra
 }
 
-// anthropicContentBlock appends the model block of a text or image block
-// (user content, tool_result content) to dst.
+// anthropicContentBlock appends the model block of a text, image or
+// document block (user content, tool_result content) to dst.
 func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte {
 	switch t, _ := b.String("type"); t {
 	case "text":
 		if text := str(b, "text"); text != nil {
 			return textBlock(dst, text, p.anthropicExtra(b))
 		}
-	case "image":
-		src, _ := p.object(field(b, "source"))
-		if st, _ := src.String("type"); st == "base64" {
-			if data, mime := str(&src, "data"), str(&src, "media_type"); data != nil && mime != nil {
-				return imageBlock(dst, data, mime, p.anthropicExtra(b))
-			}
-		}
-		p.drop(LossImageURL)
-	case "document", "search_result":
-		p.drop(LossDocument)
+	case "image", "document":
+		return p.anthropicMedia(dst, b, t)
+	case "search_result":
+		p.drop(LossSearchResult)
 	default:
 		p.drop(LossUnknown)
 	}
 	return dst
+}
+
+// anthropicMedia appends the model block of an image or document block by
+// its source: base64 (an image's or a PDF's bytes), text (a plain-text
+// document), url or file (a Files API id).
+func (p *parser) anthropicMedia(dst []byte, b *transcript.Object, typ string) []byte {
+	src, _ := p.object(field(b, "source"))
+	m := media{typ: typ, mime: str(&src, "media_type"), name: str(b, "title")}
+	switch st, _ := src.String("type"); st {
+	case "base64":
+		m.src, m.value = transcript.SourceData, str(&src, "data")
+		if typ == "image" {
+			m.name = nil
+		}
+	case "text":
+		m.src, m.value = transcript.SourceText, str(&src, "data")
+	case "url":
+		m.src, m.value = transcript.SourceURL, str(&src, "url")
+	case "file":
+		m.src, m.value = transcript.SourceFileID, str(&src, "file_id")
+	}
+	if m.src == "" || m.value == nil || m.src == transcript.SourceText && typ != transcript.BlockDocument ||
+		m.src == transcript.SourceData && m.mime == nil {
+		if typ == transcript.BlockImage {
+			p.drop(LossImageSource)
+		} else {
+			p.drop(LossDocument)
+		}
+		return dst
+	}
+	return mediaBlock(dst, m, p.anthropicExtra(b))
 }
 
 // anthropicAssistantBlock adds one assistant block to the open turn.
@@ -138,7 +166,7 @@ func (p *parser) anthropicAssistantBlock(raw []byte) {
 		"bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
 		"container_upload", "tool_search_tool_result":
 		p.drop(LossServerTool)
-	case "image":
+	case "image", "document":
 		p.out = p.anthropicContentBlock(p.turn(), &b)
 	default:
 		p.drop(LossUnknown)

@@ -11,8 +11,9 @@ import (
 // same shape; Mistral's tool messages also name the tool, and its
 // arguments may be an object): messages and tools. system and developer
 // messages become the system prompt wherever they stand; a user message's
-// string or text and image_url parts (data URLs only: the model holds
-// base64) its blocks; an assistant message's content, reasoning_content
+// string or text, image_url (a data URL is the image's bytes, any other
+// URL an image by URL), file (file_data or file_id: a document) and
+// Mistral document_url parts its blocks; an assistant message's content, reasoning_content
 // (DeepSeek, Kimi: unsigned thinking) and tool_calls (arguments decoded
 // from their JSON string) its blocks; a tool message a toolResult. The
 // legacy function role and function_call member are read as a tool result
@@ -109,11 +110,18 @@ func (p *parser) chatParts(dst, content []byte) []byte {
 				url = str(&b, "image_url")
 			}
 			var ok bool
-			if dst, ok = dataURLImage(dst, url); !ok {
-				p.drop(LossImageURL)
+			if dst, ok = urlOrData(dst, url, nil, true); !ok {
+				p.drop(LossImageSource)
 			}
-		case "input_audio", "file":
-			p.drop(LossDocument)
+		case "file":
+			dst = p.chatFile(dst, &b)
+		case "document_url":
+			var ok bool
+			if dst, ok = urlOrData(dst, str(&b, "document_url"), str(&b, "document_name"), false); !ok {
+				p.drop(LossDocument)
+			}
+		case "input_audio":
+			p.drop(LossAudio)
 		default:
 			p.drop(LossUnknown)
 		}
@@ -121,22 +129,21 @@ func (p *parser) chatParts(dst, content []byte) []byte {
 	return dst
 }
 
-// dataURLImage appends an image block for a "data:<mime>;base64,<data>"
-// URL (a raw JSON string), the base64 copied as it is; false for any other
-// URL.
-func dataURLImage(dst, url []byte) ([]byte, bool) {
-	if url == nil || !bytes.HasPrefix(url, []byte(`"data:`)) {
-		return dst, false
+// chatFile appends a Chat Completions file part: file.file_data (a data
+// URL, or bare base64, which Chat takes for PDFs only) or file.file_id,
+// with file.filename as the document's name.
+func (p *parser) chatFile(dst []byte, b *transcript.Object) []byte {
+	f, _ := p.object(field(b, "file"))
+	name := str(&f, "filename")
+	if data := str(&f, "file_data"); data != nil {
+		if mime, raw, ok := splitDataURL(data); ok {
+			return fileBlock(dst, raw, mime, name, nil)
+		}
+		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
 	}
-	body := url[len(`"data:`) : len(url)-1]
-	semi := bytes.Index(body, []byte(";base64,"))
-	if semi <= 0 {
-		return dst, false
+	if id := str(&f, "file_id"); id != nil {
+		return refBlock(dst, transcript.SourceFileID, id, nil, name, false)
 	}
-	dst = commaIfAny(dst)
-	dst = append(dst, `{"type":"image","data":"`...)
-	dst = append(dst, body[semi+len(";base64,"):]...)
-	dst = append(dst, `","mimeType":"`...)
-	dst = append(dst, body[:semi]...)
-	return append(dst, `"}`...), true
+	p.drop(LossDocument)
+	return dst
 }
