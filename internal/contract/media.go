@@ -51,19 +51,22 @@ type DocumentLimits struct {
 
 // Carries reports whether the wire has a place for a document or image
 // block b as it is given (its source, and for a document given by its
-// bytes its MIME type). A block that is neither a document nor an image by
+// bytes its MIME type, which it must have, as an image by S3 location). A block that is neither a document nor an image by
 // reference is not this type's to judge: true.
 func (d DocumentLimits) Carries(b *transcript.Block) bool {
 	src := b.MediaSource()
+	mime, hasMime := b.String("mimeType")
 	switch {
 	case src == "":
 		return b.Type() != transcript.BlockDocument
 	case b.Type() == transcript.BlockImage:
-		return src == transcript.SourceData || d.Images.Has(src)
+		// an image by S3 location names its format (Bedrock's ImageBlock.format)
+		return src == transcript.SourceData || d.Images.Has(src) && (src != transcript.SourceS3 || hasMime && !transcript.IsBlank(mime))
 	case !d.Documents.Has(src):
 		return false
+	case src == transcript.SourceData && (!hasMime || transcript.IsBlank(mime)):
+		return false // bytes of no known type
 	case src == transcript.SourceData && d.MIMETypes != nil:
-		mime, _ := b.String("mimeType")
 		return slices.Contains(d.MIMETypes, mime)
 	}
 	return true
