@@ -2,6 +2,7 @@ package contract
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -39,6 +40,11 @@ type DocumentLimits struct {
 	// MIMETypes are the types a document given by its bytes may have (nil:
 	// any).
 	MIMETypes []string
+	// FileIDPrefix is how the ids of the provider's own Files API begin
+	// (Anthropic file_…, OpenAI file-…): a file id is the provider's own,
+	// so an id of another provider's has no place (the API would not find
+	// the file).
+	FileIDPrefix string
 	// PerRequest documents at most.
 	PerRequest int
 	// MaxDecodedBytes bounds one document's decoded bytes; TotalDecodedBytes
@@ -61,7 +67,10 @@ func (d DocumentLimits) Carries(b *transcript.Block) bool {
 		return b.Type() != transcript.BlockDocument
 	case b.Type() == transcript.BlockImage:
 		// an image by S3 location names its format (Bedrock's ImageBlock.format)
-		return src == transcript.SourceData || d.Images.Has(src) && (src != transcript.SourceS3 || hasMime && !transcript.IsBlank(mime))
+		return src == transcript.SourceData || d.Images.Has(src) && (src != transcript.SourceS3 || hasMime && !transcript.IsBlank(mime)) &&
+			(src != transcript.SourceFileID || d.ownFile(b))
+	case src == transcript.SourceFileID && !d.ownFile(b):
+		return false
 	case !d.Documents.Has(src):
 		return false
 	case src == transcript.SourceData && (!hasMime || transcript.IsBlank(mime)):
@@ -70,6 +79,12 @@ func (d DocumentLimits) Carries(b *transcript.Block) bool {
 		return slices.Contains(d.MIMETypes, mime)
 	}
 	return true
+}
+
+// ownFile reports whether b's file id is one of the provider's own.
+func (d DocumentLimits) ownFile(b *transcript.Block) bool {
+	id, _ := b.String(transcript.SourceFileID)
+	return strings.HasPrefix(id, d.FileIDPrefix)
 }
 
 // Media is what a body of format f carries of documents and images by
@@ -89,7 +104,7 @@ var (
 	// docs.aws.amazon.com/bedrock/latest/userguide/inference-api-restrictions.html).
 	anthropicDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL | ByFileID,
-		MIMETypes: []string{"application/pdf"}, MaxPages: 100,
+		MIMETypes: []string{"application/pdf"}, MaxPages: 100, FileIDPrefix: "file_",
 	}
 	// openAIDocuments: OpenAI file inputs guide
 	// (developers.openai.com/api/docs/guides/file-inputs): Chat
@@ -98,14 +113,14 @@ var (
 	// at 100 pages and 32 MB of file content in all.
 	openAIDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByFileID, Images: ByURL,
-		MIMETypes: []string{"application/pdf"}, MaxPages: 100, TotalDecodedBytes: 32 << 20,
+		MIMETypes: []string{"application/pdf"}, MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDPrefix: "file-",
 	}
 	// responsesDocuments: the same guide: Responses input_file takes
 	// file_data, file_id or file_url of any supported type; input_image
 	// an image_url or a file_id.
 	responsesDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL | ByFileID,
-		MaxPages: 100, TotalDecodedBytes: 32 << 20,
+		MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDPrefix: "file-",
 	}
 	// bedrockDocuments: Bedrock API reference, DocumentBlock (format pdf,
 	// csv, doc, docx, xls, xlsx, html, txt, md; DocumentSource bytes,

@@ -11,7 +11,8 @@
 //     bootstrap, Gemini and Anthropic turn validation, provider turn shape;
 //   - toolcalls: tool-call input validation, id sanitisation, details strip;
 //   - pairing: tool-result pairing and the OpenAI Responses family rules;
-//   - media: images (libvips), context pruning, stale media cleanup, the
+//   - media: images (libvips), context pruning, stale media cleanup,
+//     documents and images by reference the target cannot carry, the
 //     request-size cap;
 //   - sendable: nothing left to send, and the contract check.
 //
@@ -94,7 +95,7 @@ func Default(imgs *images.Processor) []stage.Stage {
 		media.Images(imgs),
 		turns.ProviderTurns(), // beyond OpenClaw: the target accepts the shape
 		// beyond OpenClaw: sendable at all. The request-size cap (oldest
-		// images become placeholders first), then nothing left to send,
+		// images and documents become placeholders first), then nothing left to send,
 		// then the check of the target's contract, last.
 		media.RequestSize(),
 		sendable.EmptyHistory(),
