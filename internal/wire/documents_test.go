@@ -107,8 +107,8 @@ func TestDocumentRoundTrip(t *testing.T) {
 	}
 }
 
-// golden compares raw JSON, indented, with the file at path (-update
-// rewrites it).
+// golden compares raw JSON, indented, with the golden file at path (go
+// test -update ./internal/wire rewrites it; review the diff).
 func golden(t *testing.T, path string, raw []byte) {
 	t.Helper()
 	var buf bytes.Buffer
