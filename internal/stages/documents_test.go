@@ -1,9 +1,13 @@
 package stages
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
@@ -106,5 +110,69 @@ func TestDocumentsReachTheTarget(t *testing.T) {
 				t.Errorf("report documents = %v, want nothing replaced", got)
 			}
 		})
+	}
+}
+
+// TestDocumentsAcrossFormatsCounted: for all 36 format pairs, through the
+// whole chain, every document and image by reference of the input body
+// (internal/wire/testdata/documents) is in the target's body, or a
+// placeholder that names it; and the placeholders in the body are as many
+// as the report counts (replaced_<kind>, stages documents and
+// request_size).
+func TestDocumentsAcrossFormatsCounted(t *testing.T) {
+	for _, from := range wire.Formats {
+		input, err := os.ReadFile(filepath.Join("..", "wire", "testdata", "documents", string(from)+".input.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := wire.DefaultSource(from)
+		for _, to := range wire.Formats {
+			tg := formatTargets[to]
+			p := policy.Resolve(tg)
+			parsed, err := wire.Parse(from, input, src, wire.FormatFor(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := transcript.FromMessages(parsed.Messages, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, rep, rej := sanitizeBody(t, from, input, src, tg)
+			if rej != nil {
+				t.Fatalf("%s→%s: rejected: %v", from, to, rej)
+			}
+			placeholders := strings.Count(string(body), " not sent: ")
+			counted := 0
+			for _, stage := range []string{"documents", "request_size"} {
+				for k, n := range rep.Stages[stage] {
+					if strings.HasPrefix(k, "replaced_") {
+						counted += n
+					}
+				}
+			}
+			if placeholders != counted {
+				t.Errorf("%s→%s: %d placeholders in the body, %d counted (%v)", from, to, placeholders, counted, rep.Stages["documents"])
+			}
+			for _, m := range in.Messages {
+				blocks, _ := m.Blocks()
+				for _, b := range blocks {
+					if b.MediaKind() == "" {
+						continue
+					}
+					named := b.MediaPlaceholder("")
+					named = named[:strings.Index(named, " not sent: ")]
+					ref := transcript.JSONString(named)
+					placeholder := bytes.Contains(body, ref[1:len(ref)-1])
+					v, _ := b.Get(b.MediaSource())
+					rest := body
+					if placeholder {
+						rest = bytes.ReplaceAll(body, ref[1:len(ref)-1], nil)
+					}
+					if inBody := bytes.Contains(rest, v[1:len(v)-1]); inBody == placeholder {
+						t.Errorf("%s→%s: %s in the body %v, named by a placeholder %v:\n%s", from, to, b.AppendJSON(nil), inBody, placeholder, body)
+					}
+				}
+			}
+		}
 	}
 }

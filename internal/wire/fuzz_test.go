@@ -79,8 +79,8 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(raw)
 	}
-	for _, c := range documentBodies {
-		f.Add([]byte(c.body))
+	for format := range documentKeeps {
+		f.Add(documentBody(f, format))
 	}
 	f.Add([]byte(`{"input":"hi","contents":[{"role":"model","parts":[{"functionCall":{"name":"n"}}]},{"parts":[{"functionResponse":{"name":"n","response":{"x":[1]}}},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`))
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"s"},{"type":"image_url","image_url":{"url":"data:image\/png;base64,AA=="}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"n","arguments":"{\"a\":"}}]}]}`))
