@@ -2,7 +2,6 @@ package contract
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -40,11 +39,11 @@ type DocumentLimits struct {
 	// MIMETypes are the types a document given by its bytes may have (nil:
 	// any).
 	MIMETypes []string
-	// FileIDPrefix is how the ids of the provider's own Files API begin
-	// (Anthropic file_…, OpenAI file-…): a file id is the provider's own,
-	// so an id of another provider's has no place (the API would not find
-	// the file).
-	FileIDPrefix string
+	// FileIDs are the ids of the provider's own Files API (Anthropic
+	// file_…, OpenAI file-…, Mistral a UUID): a file id is the provider's
+	// own, so an id of another provider's has no place (the API would not
+	// find the file).
+	FileIDs IDLimits
 	// PerRequest documents at most.
 	PerRequest int
 	// MaxDecodedBytes bounds one document's decoded bytes; TotalDecodedBytes
@@ -84,7 +83,7 @@ func (d DocumentLimits) Carries(b *transcript.Block) bool {
 // ownFile reports whether b's file id is one of the provider's own.
 func (d DocumentLimits) ownFile(b *transcript.Block) bool {
 	id, _ := b.String(transcript.SourceFileID)
-	return strings.HasPrefix(id, d.FileIDPrefix)
+	return d.FileIDs.Valid(id)
 }
 
 // Media is what a body of format f carries of documents and images by
@@ -104,7 +103,7 @@ var (
 	// docs.aws.amazon.com/bedrock/latest/userguide/inference-api-restrictions.html).
 	anthropicDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL | ByFileID,
-		MIMETypes: []string{"application/pdf"}, MaxPages: 100, FileIDPrefix: "file_",
+		MIMETypes: []string{"application/pdf"}, MaxPages: 100, FileIDs: anthropicFileIDs,
 	}
 	// openAIDocuments: OpenAI file inputs guide
 	// (developers.openai.com/api/docs/guides/file-inputs): Chat
@@ -113,14 +112,14 @@ var (
 	// at 100 pages and 32 MB of file content in all.
 	openAIDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByFileID, Images: ByURL,
-		MIMETypes: []string{"application/pdf"}, MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDPrefix: "file-",
+		MIMETypes: []string{"application/pdf"}, MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDs: openAIFileIDs,
 	}
 	// responsesDocuments: the same guide: Responses input_file takes
 	// file_data, file_id or file_url of any supported type; input_image
 	// an image_url or a file_id.
 	responsesDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL | ByFileID,
-		MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDPrefix: "file-",
+		MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDs: openAIFileIDs,
 	}
 	// bedrockDocuments: Bedrock API reference, DocumentBlock (format pdf,
 	// csv, doc, docx, xls, xlsx, html, txt, md; DocumentSource bytes,
@@ -148,10 +147,19 @@ var (
 	}
 	// mistralDocuments: Mistral document QnA (docs.mistral.ai, document
 	// understanding): a document_url chunk takes a PDF by URL or as a
-	// base64 data URL; image_url an image URL. Mistral's OCR bounds a
-	// document at 50 MB and 1,000 pages.
+	// base64 data URL, a file chunk an uploaded file's id (mistralai's
+	// FileChunk: {type: "file", file_id}, ids are UUIDs); image_url an
+	// image URL. Mistral's OCR bounds a document at 50 MB and 1,000 pages.
 	mistralDocuments = DocumentLimits{
-		Documents: ByData | ByText | ByURL, Images: ByURL,
+		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL,
 		MIMETypes: []string{"application/pdf"}, MaxDecodedBytes: 50 << 20, MaxPages: 1000,
+		FileIDs: mistralFileIDs,
 	}
+	// The Files API ids: Anthropic's are file_011 and 21 base62 characters
+	// (file_011CNha8iCJcU1wXNR6q4V8w in its Files API guide), OpenAI's
+	// file- and base62 (file-6F2ksmvXxt4VdoqmHRw6kL in its file inputs
+	// guide), Mistral's UUIDs (its files API reference).
+	anthropicFileIDs = IDLimits{Pattern: `^file_[A-Za-z0-9]+$`}
+	openAIFileIDs    = IDLimits{Pattern: `^file-[A-Za-z0-9]+$`}
+	mistralFileIDs   = IDLimits{Pattern: `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`}
 )

@@ -175,7 +175,15 @@ func bedrockMedia(dst []byte, p part) []byte {
 		dst = member(dst, "bucketOwner", stringMember(p.media, "s3BucketOwner"))
 		dst = append(dst, '}')
 	}
-	return append(dst, `}}}`...)
+	dst = append(dst, '}')
+	if !p.isImage() { // a document's citations and context (Anthropic's too: the same members)
+		for _, key := range [...]string{"citations", "context"} {
+			if raw, ok := p.media.Get(key); ok {
+				dst = member(dst, key, raw)
+			}
+		}
+	}
+	return append(dst, `}}`...)
 }
 
 // bedrockDocumentFormat is the Converse document format of a MIME type

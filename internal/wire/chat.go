@@ -205,6 +205,10 @@ func chatMedia(dst []byte, p part, mistral bool) []byte {
 		dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
 		dst = append(dst, p.data...)
 		return append(dst, `}}`...)
+	case mistral && p.src == transcript.SourceFileID:
+		dst = append(dst, `{"type":"file","file_id":`...)
+		dst = append(dst, p.data...)
+		return append(dst, '}')
 	case mistral:
 		dst = append(dst, `{"type":"document_url","document_url":`...)
 		if p.src == transcript.SourceData {

@@ -21,13 +21,13 @@ const pdf = "JVBERi0xLjQKMSAwIG9iajw8L1R5cGUvQ2F0YWxvZy9QYWdlcyAyIDAgUj4+ZW5kb2J
 // writes them), that a round trip must keep.
 var documentKeeps = map[Format][]string{
 	AnthropicMessages: {pdf, "The grass is green. The sky is blue.", "https://assets.anthropic.com/m/1cd9d098ac3e6467/original/Claude-3-Model-Card-October-Addendum.pdf",
-		"file_011CNvxoj286tYUAZFiZMf1U", "https://upload.wikimedia.org/wikipedia/commons/a/a7/Camponotus_flavomarginatus_ant.jpg", "file_011CNha8iCJcU1wXNR6q4V8w"},
-	BedrockConverse: {pdf, "s3://amzn-s3-demo-bucket/reports/annual.pdf", "111122223333", "Meeting notes: ship on Friday.", "s3://amzn-s3-demo-bucket/images/chart.png"},
+		"file_011CNvxoj286tYUAZFiZMf1U", "https://upload.wikimedia.org/wikipedia/commons/a/a7/Camponotus_flavomarginatus_ant.jpg", "file_011CNha8iCJcU1wXNR6q4V8w", "Notes taken at the Q3 planning meeting"},
+	BedrockConverse: {pdf, "The quarterly report of the finance team", "s3://amzn-s3-demo-bucket/reports/annual.pdf", "111122223333", "Meeting notes: ship on Friday.", "s3://amzn-s3-demo-bucket/images/chart.png"},
 	OpenAIChat:      {pdf, "file-6F2ksmvXxt4VdoqmHRw6kL", "https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp-wisconsin-madison-the-nature-boardwalk.jpg/2560px-Gfp-wisconsin-madison-the-nature-boardwalk.jpg"},
 	OpenAIResponses: {pdf, "https://www.berkshirehathaway.com/letters/2024ltr.pdf", "file-6F2ksmvXxt4VdoqmHRw6kL",
 		"https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp-wisconsin-madison-the-nature-boardwalk.jpg/2560px-Gfp-wisconsin-madison-the-nature-boardwalk.jpg", "file-WwqGDjdNbjHNn1k8Dy6Qxb"},
 	GeminiContents: {pdf, "VGhlIGdyYXNzIGlzIGdyZWVuLg==", "https://generativelanguage.googleapis.com/v1beta/files/8t8ly1ufkdcr", "gs://cloud-samples-data/generative-ai/image/scones.jpg"},
-	MistralChat:    {pdf, "https://arxiv.org/pdf/1805.04770", "https://tripfixers.com/wp-content/uploads/2019/11/eiffel-tower-with-snow.jpeg"},
+	MistralChat:    {pdf, "6b4f29c5-0e3a-4d1b-9f2e-7c8a1d3e5b70", "https://arxiv.org/pdf/1805.04770", "https://tripfixers.com/wp-content/uploads/2019/11/eiffel-tower-with-snow.jpeg"},
 }
 
 // documentBody reads the document body of format f.

@@ -204,11 +204,12 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 	return parts
 }
 
-// anthropicMembers returns the cache_control and citations members get
-// finds, as ,"key":value; nil when there are none.
+// anthropicMembers returns the cache_control, citations and (a
+// document's) context members get finds, as ,"key":value; nil when there
+// are none.
 func anthropicMembers(get func(string) ([]byte, bool)) []byte {
 	var out []byte
-	for _, key := range [...]string{"cache_control", "citations"} {
+	for _, key := range [...]string{"cache_control", "citations", "context"} {
 		if raw, ok := get(key); ok {
 			out = member(out, key, raw)
 		}

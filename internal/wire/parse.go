@@ -38,6 +38,8 @@ type Parsed struct {
 const (
 	LossCacheControl     = "cache_control"          // Anthropic cache_control on a content block or tool result
 	LossCitations        = "citations"              // Anthropic citations on a text block
+	LossDocCitations     = "document_citations"     // citations: {enabled} on an Anthropic or Bedrock document
+	LossDocumentContext  = "document_context"       // context on an Anthropic or Bedrock document
 	LossTextSignature    = "text_thought_signature" // Gemini thoughtSignature on a text part
 	LossGeminiThought    = "gemini_thought"         // Gemini thought parts (signed summaries)
 	LossReasoning        = "reasoning"              // Responses reasoning items
@@ -59,13 +61,15 @@ const (
 // keptFor lists, for each loss kind of the first group, the formats that
 // carry it. A kind not listed is carried by none.
 var keptFor = map[string][]Format{
-	LossCacheControl:   {AnthropicMessages},
-	LossCitations:      {AnthropicMessages},
-	LossTextSignature:  {GeminiContents},
-	LossGeminiThought:  {GeminiContents},
-	LossReasoning:      {OpenAIResponses},
-	LossItemID:         {OpenAIResponses},
-	LossSignedThinking: {AnthropicMessages, BedrockConverse},
+	LossCacheControl:    {AnthropicMessages},
+	LossCitations:       {AnthropicMessages},
+	LossDocCitations:    {AnthropicMessages, BedrockConverse},
+	LossDocumentContext: {AnthropicMessages, BedrockConverse},
+	LossTextSignature:   {GeminiContents},
+	LossGeminiThought:   {GeminiContents},
+	LossReasoning:       {OpenAIResponses},
+	LossItemID:          {OpenAIResponses},
+	LossSignedThinking:  {AnthropicMessages, BedrockConverse},
 }
 
 // Carries reports whether a body of format target carries what a parse

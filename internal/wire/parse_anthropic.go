@@ -124,7 +124,28 @@ func (p *parser) anthropicMedia(dst []byte, b *transcript.Object, typ string) []
 		}
 		return dst
 	}
-	return mediaBlock(dst, m, p.anthropicExtra(b))
+	if typ == transcript.BlockImage {
+		return mediaBlock(dst, m, p.anthropicExtra(b))
+	}
+	var extra []byte
+	if cc := field(b, "cache_control"); cc != nil && p.keep(LossCacheControl) {
+		extra = member(extra, "cache_control", cc)
+	}
+	return mediaBlock(dst, m, append(extra, p.documentExtra(b)...))
+}
+
+// documentExtra returns a document's citations ({"enabled": true}) and
+// context, which Anthropic and Bedrock documents share, as ,"key":value
+// for a target that carries them.
+func (p *parser) documentExtra(b *transcript.Object) []byte {
+	var extra []byte
+	if c := field(b, "citations"); c != nil && p.keep(LossDocCitations) {
+		extra = member(extra, "citations", c)
+	}
+	if c := str(b, "context"); c != nil && p.keep(LossDocumentContext) {
+		extra = member(extra, "context", c)
+	}
+	return extra
 }
 
 // anthropicAssistantBlock adds one assistant block to the open turn.

@@ -115,7 +115,7 @@ func (p *parser) bedrockDocument(dst []byte, doc *transcript.Object) []byte {
 		p.drop(LossDocument)
 		return dst
 	}
-	return mediaBlock(dst, m, nil)
+	return mediaBlock(dst, m, p.documentExtra(doc))
 }
 
 // bedrockDocumentMIME maps Converse's document formats (DocumentBlock

@@ -131,7 +131,8 @@ func (p *parser) chatParts(dst, content []byte) []byte {
 
 // chatFile appends a Chat Completions file part: file.file_data (a data
 // URL, or bare base64, which Chat takes for PDFs only) or file.file_id,
-// with file.filename as the document's name.
+// with file.filename as the document's name; or Mistral's file chunk, its
+// file_id on the part itself.
 func (p *parser) chatFile(dst []byte, b *transcript.Object) []byte {
 	f, _ := p.object(field(b, "file"))
 	name := str(&f, "filename")
@@ -141,7 +142,11 @@ func (p *parser) chatFile(dst []byte, b *transcript.Object) []byte {
 		}
 		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
 	}
-	if id := str(&f, "file_id"); id != nil {
+	id := str(&f, "file_id")
+	if id == nil {
+		id = str(b, "file_id") // Mistral's file chunk: {"type":"file","file_id":...}
+	}
+	if id != nil {
 		return refBlock(dst, transcript.SourceFileID, id, nil, name, false)
 	}
 	p.drop(LossDocument)

@@ -214,7 +214,8 @@ func (p *parser) geminiUserContent(parts [][]byte) {
 }
 
 // geminiResponse reads a functionResponse: its id (or the earliest
-// unanswered call of its name), its name, and its response as text.
+// unanswered call of its name), its name, its response as text, and the
+// files of its parts (inlineData, fileData).
 func (p *parser) geminiResponse(fr *transcript.Object) geminiResult {
 	r := geminiResult{name: str(fr, "name")}
 	r.id = str(fr, "id")
@@ -233,6 +234,13 @@ func (p *parser) geminiResponse(fr *transcript.Object) geminiResult {
 				p.unanswered = append(p.unanswered[:i:i], p.unanswered[i+1:]...)
 				break
 			}
+		}
+	}
+	for _, raw := range p.array(field(fr, "parts")) { // the files of the result (vercel/ai)
+		part, _ := p.object(raw)
+		var ok bool
+		if r.images, ok = geminiMedia(r.images, p, &part); !ok {
+			p.geminiOtherPart(&part)
 		}
 	}
 	resp, _ := p.object(field(fr, "response"))

@@ -184,8 +184,8 @@ func (p *parser) responsesParts(dst, content []byte) []byte {
 }
 
 // responsesFile appends an input_file part as a document: file_data (a data
-// URL, or bare base64, taken as a PDF),
-// file_url or file_id, with filename as its name.
+// URL, or bare base64, taken as a PDF), file_url (a URL, or a data URL) or
+// file_id, with filename as its name.
 func (p *parser) responsesFile(dst []byte, b *transcript.Object) []byte {
 	name := str(b, "filename")
 	if data := str(b, "file_data"); data != nil {
@@ -194,8 +194,8 @@ func (p *parser) responsesFile(dst []byte, b *transcript.Object) []byte {
 		}
 		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
 	}
-	if url := str(b, "file_url"); url != nil {
-		return refBlock(dst, transcript.SourceURL, url, nil, name, false)
+	if dst, ok := urlOrData(dst, str(b, "file_url"), name, false); ok {
+		return dst // a data URL in file_url (strands) is the file's bytes
 	}
 	if id := str(b, "file_id"); id != nil {
 		return refBlock(dst, transcript.SourceFileID, id, nil, name, false)
