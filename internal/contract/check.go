@@ -258,13 +258,10 @@ func checkDocument(r *Result, l DocumentLimits, b *transcript.Block, i, bi int, 
 		return t
 	}
 	t.count++
-	if b.MediaSource() == transcript.SourceData {
-		raw, _ := b.Get(transcript.SourceData)
-		n := decodedLen(raw[1 : len(raw)-1])
-		t.bytes += n
-		if l.MaxDecodedBytes > 0 && n > l.MaxDecodedBytes {
-			r.add(RuleDocumentBytes, blockPath(i, bi), "document %d decoded bytes > %d", n, l.MaxDecodedBytes)
-		}
+	n := DocumentBytes(b)
+	t.bytes += n
+	if l.MaxDecodedBytes > 0 && n > l.MaxDecodedBytes {
+		r.add(RuleDocumentBytes, blockPath(i, bi), "document %d decoded bytes > %d", n, l.MaxDecodedBytes)
 	}
 	return t
 }

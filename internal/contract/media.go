@@ -86,6 +86,16 @@ func (d DocumentLimits) ownFile(b *transcript.Block) bool {
 	return d.FileIDs.Valid(id)
 }
 
+// DocumentBytes is the decoded size of a document given by its bytes,
+// from its base64's length (nothing is decoded); 0 for any other block.
+func DocumentBytes(b *transcript.Block) int {
+	if b.Type() != transcript.BlockDocument || b.MediaSource() != transcript.SourceData {
+		return 0
+	}
+	raw, _ := b.Get(transcript.SourceData)
+	return decodedLen(raw[1 : len(raw)-1])
+}
+
 // Media is what a body of format f carries of documents and images by
 // reference: the DocumentLimits of the family the format is named after.
 // A family rendered in f carries the same or less (its own Documents).

@@ -275,12 +275,6 @@ func isGoogle(provider, api string) bool {
 		len(api) > 7 && api[:7] == "google-"
 }
 
-// mediaPlaceholder is the text part that stands in for a partMedia a body
-// of format f has no place for.
-func mediaPlaceholder(p part, f Format) part {
-	return part{kind: partText, text: transcript.JSONString(p.media.MediaPlaceholder(string(f) + " has no place for it"))}
-}
-
 // carried returns p as the renderer of format f writes it: a partMedia f
 // has no place for (contract.BodyFormat.Media) becomes its placeholder
 // text, a plain-text document with no document place its text
@@ -294,7 +288,7 @@ func carried(p part, f Format, nativeText bool) part {
 		return part{kind: partText, text: transcript.JSONString(p.media.DocumentText())}
 	}
 	if !f.Media().Carries(p.media) {
-		return mediaPlaceholder(p, f)
+		return part{kind: partText, text: transcript.JSONString(p.media.MediaPlaceholder(string(f) + " has no place for it"))}
 	}
 	return p
 }

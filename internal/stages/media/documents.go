@@ -27,7 +27,8 @@ const documentsStage = "documents"
 // The limits: beyond the contract's documents per request, the oldest are
 // replaced; a document over its per-document size is replaced; while the
 // documents of a request are over the per-request total, the oldest are
-// replaced. No document is ever decoded: the size is the base64 length's.
+// replaced. No document is ever decoded: the size is the base64 length's
+// (contract.DocumentBytes, as the contract check measures it).
 // Images given by their bytes are the stage "images"'s; nothing here reads
 // or changes them, and a PDF is never an image (package wire reads a
 // non-image MIME type as a document).
@@ -69,7 +70,7 @@ func applyDocuments(msgs []*transcript.Message, c contract.Contract, r *stage.Re
 			case !l.Carries(b):
 				repl = transcript.TextBlock(b.MediaPlaceholder(noPlace))
 			case b.Type() == transcript.BlockDocument:
-				kept = append(kept, docRef{msg: mi, block: bi, bytes: documentBytes(b)})
+				kept = append(kept, docRef{msg: mi, block: bi, bytes: contract.DocumentBytes(b)})
 			}
 			if repl == nil {
 				continue
@@ -123,14 +124,4 @@ func replaceOverLimits(msgs []*transcript.Message, kept []docRef, l contract.Doc
 		m.SetBlocks(out)
 		r.Add(documentsStage, "replaced_"+transcript.MediaDocument, 1)
 	}
-}
-
-// documentBytes is the decoded size of a document given by its bytes (0
-// for any other source), from its base64 length.
-func documentBytes(b *transcript.Block) int {
-	if b.MediaSource() != transcript.SourceData {
-		return 0
-	}
-	raw, _ := b.Get(transcript.SourceData)
-	return len(raw) / 4 * 3
 }
