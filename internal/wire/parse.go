@@ -445,32 +445,45 @@ func refBlock(dst []byte, src string, value, mime, name []byte, image bool) []by
 	return mediaBlock(dst, media{typ: typ, src: src, value: value, mime: mime, name: name}, nil)
 }
 
-// splitDataURL reads a "data:<mime>;base64,<data>" URL (a raw JSON
-// string) into its MIME type and base64 as raw JSON strings, the base64
-// as it is; false for any other value.
-func splitDataURL(url []byte) (mime, data []byte, ok bool) {
+// dataURLBlock appends the block of a "data:<mime>;base64,<data>" URL (a
+// raw JSON string): an image block when the type is image/*, else a
+// document block named name. The base64 is copied once, into dst, as it
+// is. false for any other value.
+func dataURLBlock(dst, url, name []byte) ([]byte, bool) {
 	if url == nil || !bytes.HasPrefix(url, []byte(`"data:`)) {
-		return nil, nil, false
+		return dst, false
 	}
 	body := url[len(`"data:`) : len(url)-1]
 	semi := bytes.Index(body, []byte(";base64,"))
 	if semi <= 0 {
-		return nil, nil, false
+		return dst, false
 	}
-	mime = append(append(append(make([]byte, 0, semi+2), '"'), body[:semi]...), '"')
-	data = append(append(append(make([]byte, 0, len(body)-semi), '"'), body[semi+len(";base64,"):]...), '"')
-	return mime, data, true
+	mime, data := body[:semi], body[semi+len(";base64,"):]
+	dst = commaIfAny(dst)
+	if bytes.HasPrefix(mime, []byte("image/")) {
+		dst = append(dst, `{"type":"image","data":"`...)
+	} else {
+		dst = append(dst, `{"type":"document","data":"`...)
+	}
+	dst = append(dst, data...)
+	dst = append(dst, `","mimeType":"`...)
+	dst = append(dst, mime...)
+	dst = append(dst, '"')
+	if !bytes.HasPrefix(mime, []byte("image/")) {
+		dst = member(dst, "name", name)
+	}
+	return append(dst, '}'), true
 }
 
 // urlOrData appends the block of a part that gives a file as a URL: a
-// data URL is its inline bytes (fileBlock), any other string a reference
-// by URL (refBlock). false when url is not a string.
+// data URL is its inline bytes (dataURLBlock), any other string a
+// reference by URL (refBlock). false when url is not a string.
 func urlOrData(dst, url, name []byte, image bool) ([]byte, bool) {
 	if url == nil {
 		return dst, false
 	}
-	if mime, data, ok := splitDataURL(url); ok {
-		return fileBlock(dst, data, mime, name, nil), true
+	if dst, ok := dataURLBlock(dst, url, name); ok {
+		return dst, true
 	}
 	return refBlock(dst, transcript.SourceURL, url, nil, name, image), true
 }

@@ -137,8 +137,8 @@ func (p *parser) chatFile(dst []byte, b *transcript.Object) []byte {
 	f, _ := p.object(field(b, "file"))
 	name := str(&f, "filename")
 	if data := str(&f, "file_data"); data != nil {
-		if mime, raw, ok := splitDataURL(data); ok {
-			return fileBlock(dst, raw, mime, name, nil)
+		if dst, ok := dataURLBlock(dst, data, name); ok {
+			return dst
 		}
 		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
 	}

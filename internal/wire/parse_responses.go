@@ -189,8 +189,8 @@ func (p *parser) responsesParts(dst, content []byte) []byte {
 func (p *parser) responsesFile(dst []byte, b *transcript.Object) []byte {
 	name := str(b, "filename")
 	if data := str(b, "file_data"); data != nil {
-		if mime, raw, ok := splitDataURL(data); ok {
-			return fileBlock(dst, raw, mime, name, nil)
+		if dst, ok := dataURLBlock(dst, data, name); ok {
+			return dst
 		}
 		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
 	}
