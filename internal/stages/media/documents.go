@@ -3,6 +3,7 @@ package media
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -22,7 +23,9 @@ const documentsStage = "documents"
 // text that the wire has no document place for becomes a text block of
 // its text instead (Block.DocumentText, counted as_text): its content is
 // kept. An assistant turn
-// carries no file on any wire, so one there is always replaced.
+// carries no file on any wire, so one there is always replaced. An image
+// block whose bytes are declared a PDF or text is a document
+// (image_as_document): no PDF goes to the image processor.
 //
 // The limits: beyond the contract's documents per request, the oldest are
 // replaced; a document over its per-document size is replaced; while the
@@ -37,6 +40,23 @@ func Documents() stage.Stage {
 		applyDocuments(t.Messages, env.Policy.Contract, env.Report)
 		return nil
 	}}
+}
+
+// imageAsDocument returns the document block of an image block whose
+// bytes are declared a PDF or text (mimeType application/pdf or text/*: a
+// client that put a file in pi's image block), nil for any other block:
+// the image processor would only omit it as an unsupported image.
+func imageAsDocument(b *transcript.Block) *transcript.Block {
+	if b.Type() != transcript.BlockImage || b.MediaSource() != transcript.SourceData {
+		return nil
+	}
+	mime, _ := b.String("mimeType")
+	if mime != "application/pdf" && !strings.HasPrefix(mime, "text/") {
+		return nil
+	}
+	data, _ := b.Get(transcript.SourceData)
+	return transcript.NewBlock(transcript.Field{Key: "type", Value: transcript.JSONString(transcript.BlockDocument)},
+		transcript.Field{Key: transcript.SourceData, Value: data}, transcript.Field{Key: "mimeType", Value: transcript.JSONString(mime)})
 }
 
 // docRef is one document or image by reference of the transcript.
@@ -56,6 +76,13 @@ func applyDocuments(msgs []*transcript.Message, c contract.Contract, r *stage.Re
 		}
 		var out []*transcript.Block
 		for bi, b := range blocks {
+			if doc := imageAsDocument(b); doc != nil {
+				if out == nil {
+					out = append([]*transcript.Block(nil), blocks...)
+				}
+				out[bi], b = doc, doc
+				r.Add(documentsStage, "image_as_document", 1)
+			}
 			kind := b.MediaKind()
 			if kind == "" {
 				continue
