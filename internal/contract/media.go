@@ -2,6 +2,7 @@ package contract
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -36,9 +37,10 @@ type DocumentLimits struct {
 	// Documents are the sources a document may be given by; Images those
 	// an image may be given by besides its base64 bytes.
 	Documents, Images MediaSources
-	// MIMETypes are the types a document given by its bytes may have (nil:
-	// any).
-	MIMETypes []string
+	// MIMETypes are the types a document given by its bytes may have,
+	// separated by spaces ("": any). A string, so that a Contract stays
+	// comparable.
+	MIMETypes string
 	// FileIDs are the ids of the provider's own Files API (Anthropic
 	// file_…, OpenAI file-…, Mistral a UUID): a file id is the provider's
 	// own, so an id of another provider's has no place (the API would not
@@ -74,8 +76,8 @@ func (d DocumentLimits) Carries(b *transcript.Block) bool {
 		return false
 	case src == transcript.SourceData && (!hasMime || transcript.IsBlank(mime)):
 		return false // bytes of no known type
-	case src == transcript.SourceData && d.MIMETypes != nil:
-		return slices.Contains(d.MIMETypes, mime)
+	case src == transcript.SourceData && d.MIMETypes != "":
+		return slices.Contains(strings.Fields(d.MIMETypes), mime)
 	}
 	return true
 }
@@ -113,7 +115,7 @@ var (
 	// docs.aws.amazon.com/bedrock/latest/userguide/inference-api-restrictions.html).
 	anthropicDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL | ByFileID,
-		MIMETypes: []string{"application/pdf"}, MaxPages: 100, FileIDs: anthropicFileIDs,
+		MIMETypes: "application/pdf", MaxPages: 100, FileIDs: anthropicFileIDs,
 	}
 	// openAIDocuments: OpenAI file inputs guide
 	// (developers.openai.com/api/docs/guides/file-inputs): Chat
@@ -122,7 +124,7 @@ var (
 	// at 100 pages and 32 MB of file content in all.
 	openAIDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByFileID, Images: ByURL,
-		MIMETypes: []string{"application/pdf"}, MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDs: openAIFileIDs,
+		MIMETypes: "application/pdf", MaxPages: 100, TotalDecodedBytes: 32 << 20, FileIDs: openAIFileIDs,
 	}
 	// responsesDocuments: the same guide: Responses input_file takes
 	// file_data, file_id or file_url of any supported type; input_image
@@ -138,10 +140,9 @@ var (
 	// (docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-call.html).
 	bedrockDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByS3, Images: ByS3,
-		MIMETypes: []string{"application/pdf", "text/csv", "application/msword",
-			"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-			"application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-			"text/html", "text/plain", "text/markdown"},
+		MIMETypes: "application/pdf text/csv application/msword " +
+			"application/vnd.openxmlformats-officedocument.wordprocessingml.document application/vnd.ms-excel " +
+			"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet text/html text/plain text/markdown",
 		PerRequest: 5, MaxDecodedBytes: 4608 << 10,
 	}
 	// geminiDocuments: Gemini document processing guide
@@ -150,9 +151,8 @@ var (
 	// 1000 pages per file; images by URI too (fileData).
 	geminiDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL, Images: ByURL,
-		MIMETypes: []string{"application/pdf", "text/plain", "text/html", "text/css", "text/csv", "text/md",
-			"text/markdown", "text/xml", "text/rtf", "text/javascript", "application/x-javascript",
-			"text/x-python", "application/x-python"},
+		MIMETypes: "application/pdf text/plain text/html text/css text/csv text/md text/markdown text/xml text/rtf " +
+			"text/javascript application/x-javascript text/x-python application/x-python",
 		MaxDecodedBytes: 50 << 20, MaxPages: 1000,
 	}
 	// mistralDocuments: Mistral document QnA (docs.mistral.ai, document
@@ -162,7 +162,7 @@ var (
 	// image URL. Mistral's OCR bounds a document at 50 MB and 1,000 pages.
 	mistralDocuments = DocumentLimits{
 		Documents: ByData | ByText | ByURL | ByFileID, Images: ByURL,
-		MIMETypes: []string{"application/pdf"}, MaxDecodedBytes: 50 << 20, MaxPages: 1000,
+		MIMETypes: "application/pdf", MaxDecodedBytes: 50 << 20, MaxPages: 1000,
 		FileIDs: mistralFileIDs,
 	}
 	// The Files API ids: Anthropic's are file_011 and 21 base62 characters
