@@ -31,8 +31,10 @@ job), run through the worker's pipeline with render: request for each
 chooses it, a job's target), and reported: ready or the dead-letter code;
 tool calls and results in and out; every dropped call or result with its
 reason class (errored_turn, invalid_name, incomplete_arguments,
-no_call_on_branch, duplicate_result, ... valid_call_dropped); and whether
-the rendered request body passes the target's contract. Nothing is written
+no_call_on_branch, duplicate_result, ... valid_call_dropped); every part
+dropped or replaced by a placeholder, by kind (document, image_url,
+file_id, image, cache_control, thought parts, ...); and whether the
+rendered request body passes the target's contract. Nothing is written
 but the report (a table, or JSON with --json; see package internal/audit
 for both). A live progress bar goes to stderr on a terminal.
 

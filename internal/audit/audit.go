@@ -76,8 +76,11 @@ type Session struct {
 	Results Count  `json:"results"`
 	Drops   []Drop `json:"drops"`
 	// ValidDrops counts the drops of class valid_call_dropped.
-	ValidDrops int           `json:"valid_drops"`
-	Request    *RequestCheck `json:"request"`
+	ValidDrops int `json:"valid_drops"`
+	// Parts counts, by kind, the parts that did not reach the target as
+	// they were: dropped, or replaced by a text that names them (partsOf).
+	Parts   map[string]PartCount `json:"parts,omitempty"`
+	Request *RequestCheck        `json:"request"`
 }
 
 // Report is the audit of every input for every target, in input order
@@ -89,14 +92,16 @@ type Report struct {
 
 // Totals sums a Report.
 type Totals struct {
-	Sessions        int            `json:"sessions"`
-	Ready           int            `json:"ready"`
-	Outcomes        map[string]int `json:"outcomes"`
-	Calls           Count          `json:"calls"`
-	Results         Count          `json:"results"`
-	DropsByClass    map[string]int `json:"drops_by_class"`
-	ValidDrops      int            `json:"valid_drops"`
-	RequestFailures int            `json:"request_failures"`
+	Sessions     int            `json:"sessions"`
+	Ready        int            `json:"ready"`
+	Outcomes     map[string]int `json:"outcomes"`
+	Calls        Count          `json:"calls"`
+	Results      Count          `json:"results"`
+	DropsByClass map[string]int `json:"drops_by_class"`
+	ValidDrops   int            `json:"valid_drops"`
+	// PartsByKind sums the sessions' Parts.
+	PartsByKind     map[string]PartCount `json:"parts_by_kind"`
+	RequestFailures int                  `json:"request_failures"`
 }
 
 // Run audits every input for every target. Its error is a discovery
@@ -236,6 +241,9 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 		s.Outcome, s.Reason = OutcomeInterrupted, err.Error()
 		return
 	}
+	if outcome.Report != nil {
+		s.Parts = partsOf(outcome.Report.Stages)
+	}
 	if !outcome.Ready {
 		s.Outcome, s.Stage = string(outcome.Code), outcome.Stage
 		s.Reason = deadletter.Sentence(outcome.Error)
@@ -327,7 +335,7 @@ func decodeCode(err error) string {
 
 // totalsOf sums the sessions.
 func totalsOf(ss []Session) Totals {
-	tot := Totals{Sessions: len(ss), Outcomes: map[string]int{}, DropsByClass: map[string]int{}}
+	tot := Totals{Sessions: len(ss), Outcomes: map[string]int{}, DropsByClass: map[string]int{}, PartsByKind: map[string]PartCount{}}
 	for _, s := range ss {
 		tot.Outcomes[s.Outcome]++
 		if s.Outcome == OutcomeReady {
@@ -343,6 +351,12 @@ func totalsOf(ss []Session) Totals {
 			tot.DropsByClass[d.Class]++
 		}
 		tot.ValidDrops += s.ValidDrops
+		for kind, c := range s.Parts {
+			t := tot.PartsByKind[kind]
+			t.Dropped += c.Dropped
+			t.Replaced += c.Replaced
+			tot.PartsByKind[kind] = t
+		}
 		if s.Request != nil && !s.Request.OK {
 			tot.RequestFailures++
 		}

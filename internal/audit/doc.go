@@ -63,6 +63,18 @@
 // arguments) exist and one is dropped, the drop is put on the one with a
 // reason class when there is one.
 //
+// # Parts by kind
+//
+// Besides calls and results, a Session counts the parts of the input that
+// did not reach the target as they were, by kind, from the chain's report
+// (partsOf): dropped, when the message model has no place for them (a
+// request job's parse: cache_control, citations, thought parts, reasoning
+// items, server tools, audio, ... as the parse_request report names them),
+// or replaced, by a text that names them (a document, an image by URL or a
+// file id the target has no place for or that is over its limits; an image
+// the image rules omitted or made stale). The table lists them under the
+// session, and the totals sum them.
+//
 // # The request check
 //
 // The body the Processor rendered is read back: its tool calls and results
@@ -92,12 +104,15 @@
 //	    "drops": [{"kind": "call", "class": "errored_turn", "message": 7, "block": 2,
 //	               "id": "toolu_01...", "name": "read", "reason": "..."}],  // block -1 for a result
 //	    "valid_drops": 0,
+//	    "parts": {"image_url": {"dropped": 0, "replaced": 1},         // omitted when none
+//	              "cache_control": {"dropped": 1, "replaced": 0}},
 //	    "request": {"format": "anthropic-messages", "bytes": 48213, "calls": 11,
 //	                "results": 11, "ok": true, "violations": []}           // null when not ready
 //	  }],
 //	  "totals": {"sessions": 1, "ready": 1, "outcomes": {"ready": 1},
 //	             "calls": {...}, "results": {...}, "drops_by_class": {"errored_turn": 1},
-//	             "valid_drops": 0, "request_failures": 0}
+//	             "valid_drops": 0, "request_failures": 0,
+//	             "parts_by_kind": {"image_url": {"dropped": 0, "replaced": 1}}}
 //	}
 //
 // May import: internal/contract, internal/deadletter, internal/pipeline,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -25,12 +26,15 @@ func WriteTable(w io.Writer, rep Report) error {
 		return err
 	}
 	for _, s := range rep.Sessions {
-		if len(s.Drops) == 0 && s.Outcome == OutcomeReady && (s.Request == nil || s.Request.OK) {
+		if len(s.Drops) == 0 && len(s.Parts) == 0 && s.Outcome == OutcomeReady && (s.Request == nil || s.Request.OK) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s for %s: %s\n", s.Path, orDash(s.Target), s.Outcome)
 		if s.Outcome != OutcomeReady && s.Reason != "" {
 			fmt.Fprintf(w, "  %s\n", s.Reason)
+		}
+		if len(s.Parts) > 0 {
+			fmt.Fprintf(w, "  parts not sent as they were: %s\n", partsLine(s.Parts))
 		}
 		for i, d := range s.Drops {
 			if i == MaxDropsShown {
@@ -50,9 +54,25 @@ func WriteTable(w io.Writer, rep Report) error {
 		}
 	}
 	t := rep.Totals
-	_, err := fmt.Fprintf(w, "\naudit: %d sessions x targets, %d ready %v; calls %d>%d, results %d>%d (%d synthesised); drops %v; %d valid calls or results dropped; %d request bodies fail the contract\n",
-		t.Sessions, t.Ready, sorted(t.Outcomes), t.Calls.In, t.Calls.Out, t.Results.In, t.Results.Out, t.Results.Added, sorted(t.DropsByClass), t.ValidDrops, t.RequestFailures)
+	_, err := fmt.Fprintf(w, "\naudit: %d sessions x targets, %d ready %v; calls %d>%d, results %d>%d (%d synthesised); drops %v; %d valid calls or results dropped; %d request bodies fail the contract; parts [%s]\n",
+		t.Sessions, t.Ready, sorted(t.Outcomes), t.Calls.In, t.Calls.Out, t.Results.In, t.Results.Out, t.Results.Added, sorted(t.DropsByClass), t.ValidDrops, t.RequestFailures, partsLine(t.PartsByKind))
 	return err
+}
+
+// partsLine prints parts by kind in key order: "document replaced 1,
+// cache_control dropped 2".
+func partsLine(parts map[string]PartCount) string {
+	var out []string
+	for _, kind := range slices.Sorted(maps.Keys(parts)) {
+		c := parts[kind]
+		if c.Dropped > 0 {
+			out = append(out, fmt.Sprintf("%s dropped %d", kind, c.Dropped))
+		}
+		if c.Replaced > 0 {
+			out = append(out, fmt.Sprintf("%s replaced %d", kind, c.Replaced))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func orDash(s string) string {

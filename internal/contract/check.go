@@ -28,6 +28,9 @@ const (
 	RuleThinkingSignature = "thinking_signature"
 	RuleToolPairing       = "tool_pairing"
 	RuleImageRole         = "image_role"
+	RuleDocumentPlace     = "document_place"        // a document or image by reference the wire has no place for
+	RuleDocumentsPerReq   = "documents_per_request" // more documents than the request may carry
+	RuleDocumentBytes     = "document_bytes"        // a document, or a request's documents, over the size limit
 )
 
 // MaxListed bounds the violations a Result lists; Counts counts them all.
@@ -113,6 +116,7 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		seenTurn   bool // a message the runner sends has been seen
 		prevAssist = -1 // the last sent message, when it is an assistant turn
 		perMessage = c.Images.PerMessage
+		docs       documentTally
 	)
 	lastAssistant := lastArrayAssistant(msgs)
 	var pending []pendingCall // calls of the last assistant turn not answered yet
@@ -185,6 +189,8 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 				if c.NonEmptyContent && b.BlankText() {
 					r.add(RuleRequiredContent, blockPath(i, bi), "blank text block")
 				}
+			case b.MediaKind() != "":
+				docs = checkDocument(&r, c.Documents, b, i, bi, role, docs)
 			case t == transcript.BlockImage:
 				rawData, _ := b.Get("data")
 				data, ok := transcript.UnquoteBytes(rawData)
@@ -215,6 +221,12 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 	}
 	unanswered()
 	checkImages(&r, c.Images, imgs, contextWindowTokens)
+	if d := c.Documents; d.PerRequest > 0 && docs.count > d.PerRequest {
+		r.add(RuleDocumentsPerReq, "messages", "%d documents > %d per request", docs.count, d.PerRequest)
+	}
+	if d := c.Documents; d.TotalDecodedBytes > 0 && docs.bytes > d.TotalDecodedBytes {
+		r.add(RuleDocumentBytes, "messages", "documents of %d decoded bytes > %d per request", docs.bytes, d.TotalDecodedBytes)
+	}
 	switch {
 	case len(msgs) == 0:
 		r.add(RuleRequiredContent, "messages", "the request has no message")
@@ -225,6 +237,33 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		r.add(RuleRequestSize, "messages", "%d bytes > %d per request", size, c.MaxRequestBytes)
 	}
 	return r
+}
+
+// documentTally is what Check counted of a request's documents.
+type documentTally struct{ count, bytes int }
+
+// checkDocument checks a document or an image by reference at
+// messages[i].content[bi]: the wire has a place for it (l.Carries; none in
+// an assistant turn), and a document given by its bytes is within the size
+// limit. It returns the tally with the document counted.
+func checkDocument(r *Result, l DocumentLimits, b *transcript.Block, i, bi int, role string, t documentTally) documentTally {
+	what := b.MediaKind()
+	if role == transcript.RoleAssistant {
+		r.add(RuleDocumentPlace, blockPath(i, bi), "%s in an assistant turn", what)
+	} else if !l.Carries(b) {
+		mime, _ := b.String("mimeType")
+		r.add(RuleDocumentPlace, blockPath(i, bi), "%s by %s (%s) has no place on this wire", what, b.MediaSource(), mime)
+	}
+	if b.Type() != transcript.BlockDocument {
+		return t
+	}
+	t.count++
+	n := DocumentBytes(b)
+	t.bytes += n
+	if l.MaxDecodedBytes > 0 && n > l.MaxDecodedBytes {
+		r.add(RuleDocumentBytes, blockPath(i, bi), "document %d decoded bytes > %d", n, l.MaxDecodedBytes)
+	}
+	return t
 }
 
 // checkID checks one stored tool-call id of a call or a result as the

@@ -76,6 +76,9 @@ type Contract struct {
 
 	// Images bound the image blocks of a request.
 	Images ImageLimits
+	// Documents say which documents and images by reference the wire
+	// carries, and bound the documents of a request.
+	Documents DocumentLimits
 
 	// MaxRequestBytes bounds the request body (0: none documented). The
 	// check measures the sanitized messages, a lower bound of the body.
@@ -193,6 +196,7 @@ var table = map[Family]Contract{
 		// claude-code #2108, #3277, #6273, #6508, #8108).
 		ValidText:      true,
 		SignedThinking: true, NonEmptyContent: true,
+		Documents: anthropicDocuments,
 	},
 	AnthropicCloud: {
 		ToolPairing:   true,
@@ -209,6 +213,9 @@ var table = map[Family]Contract{
 		MaxRequestBytes: 20 << 20,
 		ValidText:       true,
 		SignedThinking:  true, NonEmptyContent: true,
+		// Claude on Bedrock and Vertex AI: no url or Files API sources
+		// (the Files API is Anthropic's own, in beta there).
+		Documents: DocumentLimits{Documents: ByData | ByText, MIMETypes: anthropicDocuments.MIMETypes, MaxPages: anthropicDocuments.MaxPages},
 	},
 	AnthropicCompatible: {
 		ToolPairing: true,
@@ -242,12 +249,14 @@ var table = map[Family]Contract{
 		ImagesInUserTurnsOnly: true,
 		ValidText:             true,
 		SignedThinking:        true, NonEmptyContent: true,
+		Documents: bedrockDocuments,
 	},
 	OpenAIChat: {
 		ToolPairing: true,
 		Family:      OpenAIChat,
 		ToolCallIDs: chatCompletionsLimits, ToolNames: openAINames,
 		ValidText: true,
+		Documents: openAIDocuments,
 	},
 	OpenAIResponses: {
 		ToolPairing: true,
@@ -255,6 +264,7 @@ var table = map[Family]Contract{
 		ToolCallIDs: responsesLimits, ToolNames: openAINames,
 		SplitIDs: true, ItemIDs: responsesItemLimits,
 		ValidText: true,
+		Documents: responsesDocuments,
 	},
 	Gemini: {
 		ToolPairing:   true,
@@ -270,6 +280,7 @@ var table = map[Family]Contract{
 		// request.
 		Images:    ImageLimits{PerRequest: 3600},
 		ValidText: true,
+		Documents: geminiDocuments,
 	},
 	Mistral: {
 		ToolPairing: true,
@@ -279,6 +290,7 @@ var table = map[Family]Contract{
 		// (docs.mistral.ai, function calling), so OpenAI's name rule.
 		ToolNames: openAINames,
 		ValidText: true,
+		Documents: mistralDocuments,
 	},
 	OpenAICompatible: {
 		ToolPairing: true,
@@ -287,10 +299,14 @@ var table = map[Family]Contract{
 		// and OpenAI's name rule, which OpenAI-compatible servers copy.
 		ToolCallIDs: chatCompletionsLimits, ToolNames: openAINames,
 		ValidText: true,
+		// Image URLs are the one reference OpenAI-compatible servers
+		// share; a document goes as its text only.
+		Documents: DocumentLimits{Documents: ByText, Images: ByURL},
 	},
 	Passthrough: {
 		Family:    Passthrough,
 		ValidText: true,
+		Documents: DocumentLimits{Documents: ByText},
 	},
 }
 

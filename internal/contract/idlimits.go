@@ -137,10 +137,13 @@ type matcher interface{ MatchString(string) bool }
 // compiles on the hot path. Other patterns are compiled per call and not cached,
 // which keeps memory bounded whatever callers pass.
 var knownPatterns = map[string]matcher{
-	anthropicLimits.Pattern: mustCompile(anthropicLimits.Pattern),
-	mistralLimits.Pattern:   mustCompile(mistralLimits.Pattern),
-	googleLimits.Pattern:    mustCompile(googleLimits.Pattern),
-	geminiNamePattern:       mustCompile(geminiNamePattern),
+	anthropicLimits.Pattern:  mustCompile(anthropicLimits.Pattern),
+	mistralLimits.Pattern:    mustCompile(mistralLimits.Pattern),
+	googleLimits.Pattern:     mustCompile(googleLimits.Pattern),
+	geminiNamePattern:        mustCompile(geminiNamePattern),
+	anthropicFileIDs.Pattern: mustCompile(anthropicFileIDs.Pattern),
+	openAIFileIDs.Pattern:    mustCompile(openAIFileIDs.Pattern),
+	mistralFileIDs.Pattern:   mustCompile(mistralFileIDs.Pattern),
 }
 
 func mustCompile(expr string) matcher {

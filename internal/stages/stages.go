@@ -11,7 +11,8 @@
 //     bootstrap, Gemini and Anthropic turn validation, provider turn shape;
 //   - toolcalls: tool-call input validation, id sanitisation, details strip;
 //   - pairing: tool-result pairing and the OpenAI Responses family rules;
-//   - media: images (libvips), context pruning, stale media cleanup, the
+//   - media: images (libvips), context pruning, stale media cleanup,
+//     documents and images by reference the target cannot carry, the
 //     request-size cap;
 //   - sendable: nothing left to send, and the contract check.
 //
@@ -84,6 +85,7 @@ func Default(imgs *images.Processor) []stage.Stage {
 		// the turn shape)
 		toolcalls.ToolsAsText(),
 		toolcalls.ToolNames(), // beyond OpenClaw: tool names the target refuses renamed, history and tools alike
+		media.Documents(),     // beyond OpenClaw: documents and images by URL or file id the target cannot carry become named placeholders
 		// §3.3's image part, moved from step 3 to after the per-request
 		// transforms: no rule in between reads image bytes (pruning counts
 		// every image as 8,000 characters whatever its size), so the output
@@ -93,7 +95,7 @@ func Default(imgs *images.Processor) []stage.Stage {
 		media.Images(imgs),
 		turns.ProviderTurns(), // beyond OpenClaw: the target accepts the shape
 		// beyond OpenClaw: sendable at all. The request-size cap (oldest
-		// images become placeholders first), then nothing left to send,
+		// images and documents become placeholders first), then nothing left to send,
 		// then the check of the target's contract, last.
 		media.RequestSize(),
 		sendable.EmptyHistory(),

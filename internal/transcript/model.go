@@ -1,6 +1,9 @@
 package transcript
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Roles of spec §1.2.
 const (
@@ -26,7 +29,32 @@ const (
 	BlockToolUseSnake     = "tool_use"     // snake-case legacy alias (input validation only)
 	BlockFunctionSnake    = "function_call"
 	BlockVideo            = "video" // legacy inline video
+	// BlockDocument is a file the user (or a tool) attached that is not an
+	// image: a PDF, a plain-text or office document. It extends spec §1.3,
+	// whose model (pi-ai's) holds images as base64 only and no documents,
+	// so that a request body's documents survive the parse (package wire).
+	// See Block.MediaSource for its members.
+	BlockDocument = "document"
 )
+
+// The members that give a document's or image's content: exactly one is
+// set. An image block of spec §1.3 has SourceData; this package extends
+// §1.3 with images given by SourceURL or SourceFileID (an image block
+// without data), and with document blocks (BlockDocument) given by any of
+// them. Beside the source a document has "mimeType" (application/pdf,
+// text/plain, ...; for SourceText, text/plain when absent) and an optional
+// "name" (its file name or title); an image by URL or file id may have a
+// "mimeType".
+const (
+	SourceData   = "data"   // base64 bytes, no data-URL prefix (a JSON string)
+	SourceText   = "text"   // the document's plain text (a JSON string)
+	SourceURL    = "url"    // an http(s) or gs:// URL the provider fetches
+	SourceFileID = "fileId" // a provider's file id (Anthropic file_…, OpenAI file-…, Gemini files/…)
+	SourceS3     = "s3Uri"  // an Amazon S3 URI (Bedrock s3Location.uri; "s3BucketOwner" beside it)
+)
+
+// mediaSources lists the sources in the order MediaSource looks for them.
+var mediaSources = [...]string{SourceData, SourceText, SourceURL, SourceFileID, SourceS3}
 
 // Stop reasons of spec §1.2.
 const (
@@ -60,6 +88,86 @@ func (b *Block) IsAnyToolCall() bool {
 		return true
 	}
 	return false
+}
+
+// MediaSource returns the member that gives a document's or image's
+// content (one of the Source constants), or "" when the block is neither
+// or has no string source. An image's "text" is not a source.
+func (b *Block) MediaSource() string {
+	t := b.Type()
+	if t != BlockDocument && t != BlockImage {
+		return ""
+	}
+	for _, k := range mediaSources {
+		if k == SourceText && t == BlockImage {
+			continue
+		}
+		if raw, ok := b.Get(k); ok && len(raw) >= 2 && raw[0] == '"' {
+			return k
+		}
+	}
+	return ""
+}
+
+// Media kinds: what the report and `worker audit` name a document or an
+// image that is not base64 (MediaKind).
+const (
+	MediaDocument = "document"  // a document given by its bytes, text, URL or S3 location
+	MediaImageURL = "image_url" // an image given by URL
+	MediaFileID   = "file_id"   // a document or image given by a provider's file id
+)
+
+// MediaKind is the kind a document or an image by reference counts as
+// (MediaDocument, MediaImageURL, MediaFileID); "" for a base64 image and
+// any other block.
+func (b *Block) MediaKind() string {
+	src := b.MediaSource()
+	switch {
+	case src == "" || src == SourceData && b.Type() == BlockImage:
+		return ""
+	case src == SourceFileID:
+		return MediaFileID
+	case b.Type() == BlockImage:
+		return MediaImageURL
+	}
+	return MediaDocument
+}
+
+// MediaPlaceholder is the text that stands in for a document or an image
+// by reference that a target cannot carry: it names the file (its name,
+// URL, file id or S3 URI, and its MIME type) and why it is not sent, so
+// the model knows something was there.
+func (b *Block) MediaPlaceholder(reason string) string {
+	what := "document"
+	if b.Type() == BlockImage {
+		what = "image"
+	}
+	var ref []string
+	if name, ok := b.String("name"); ok && !IsBlank(name) {
+		ref = append(ref, strconv.Quote(name))
+	}
+	if src := b.MediaSource(); src == SourceURL || src == SourceFileID || src == SourceS3 {
+		v, _ := b.String(src)
+		ref = append(ref, v)
+	}
+	if mime, ok := b.String("mimeType"); ok && mime != "" {
+		ref = append(ref, "("+mime+")")
+	}
+	if len(ref) > 0 {
+		what += " " + strings.Join(ref, " ")
+	}
+	return "[" + what + " not sent: " + reason + "]"
+}
+
+// DocumentText is the text that carries a plain-text document (source
+// text) where a wire has no document place: its name, when it has one, on
+// a line of its own, then its text.
+func (b *Block) DocumentText() string {
+	text, _ := b.String(SourceText)
+	if name, ok := b.String("name"); ok && !IsBlank(name) {
+		return "[document " + strconv.Quote(name) + "]\n" + text
+	}
+	return text
 }
 
 // IsThinking reports whether the block is a thinking or redacted_thinking block.

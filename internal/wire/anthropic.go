@@ -54,9 +54,14 @@ func renderAnthropic(dst []byte, turns []turn, sys, sysCache [][]byte, tools []t
 }
 
 // anthropicBlock writes one content block, or nothing for a part Anthropic
-// has no place for.
+// has no place for (a document or image by reference it cannot take is
+// its placeholder text: carried).
 func anthropicBlock(dst []byte, p part, first *bool) []byte {
+	p = carried(p, AnthropicMessages, true)
 	switch p.kind {
+	case partMedia:
+		dst = comma(dst, first)
+		dst = anthropicMedia(dst, p)
 	case partText:
 		dst = comma(dst, first)
 		dst = append(dst, `{"type":"text","text":`...)
@@ -100,14 +105,44 @@ func anthropicBlock(dst []byte, p part, first *bool) []byte {
 	return append(dst, '}')
 }
 
-// anthropicResult writes a tool_result block with its text and image blocks.
+// anthropicMedia writes a document or an image by reference, without its
+// closing brace: {"type":"document","source":{"type":"base64","media_type":...,"data":...},"title":...
+// for a document's bytes (a PDF), a text source for plain text, a url or
+// file (Files API id) source for either.
+func anthropicMedia(dst []byte, p part) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, p.media.Type()...)
+	dst = append(dst, `","source":{"type":"`...)
+	switch p.src {
+	case transcript.SourceData:
+		dst = append(dst, `base64","media_type":`...)
+		dst = append(dst, p.mime...)
+		dst = append(dst, `,"data":`...)
+	case transcript.SourceText:
+		dst = append(dst, `text","media_type":"text/plain","data":`...)
+	case transcript.SourceURL:
+		dst = append(dst, `url","url":`...)
+	case transcript.SourceFileID:
+		dst = append(dst, `file","file_id":`...)
+	}
+	dst = append(dst, p.data...)
+	dst = append(dst, '}')
+	if name := mediaName(p); name != nil && !p.isImage() {
+		dst = append(dst, `,"title":`...)
+		dst = append(dst, name...)
+	}
+	return dst
+}
+
+// anthropicResult writes a tool_result block with its text, image and
+// document blocks.
 func anthropicResult(dst []byte, t *turn, first *bool) []byte {
 	dst = comma(dst, first)
 	dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
 	dst = append(dst, t.callID...)
 	inner := true
 	for _, p := range t.parts {
-		if p.kind != partText && p.kind != partImage {
+		if p.kind != partText && p.kind != partImage && p.kind != partMedia {
 			continue
 		}
 		if inner {

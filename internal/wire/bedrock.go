@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"strings"
+	"unicode"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -82,7 +84,11 @@ func renderBedrock(dst []byte, turns []turn, sys [][]byte, tools []transcript.To
 // bedrockBlock writes one ContentBlock, or nothing for a part Converse has
 // no place for.
 func bedrockBlock(dst []byte, p part, first *bool) []byte {
+	p = carried(p, BedrockConverse, true)
 	switch p.kind {
+	case partMedia:
+		dst = comma(dst, first)
+		return bedrockMedia(dst, p)
 	case partText:
 		dst = comma(dst, first)
 		dst = append(dst, `{"text":`...)
@@ -128,14 +134,109 @@ func bedrockBlock(dst []byte, p part, first *bool) []byte {
 // (format is the MIME subtype; image/jpg is spelled jpeg).
 func bedrockImage(dst []byte, p part) []byte {
 	dst = append(dst, `{"image":{"format":"`...)
-	sub := mimeSubtype(p.mime)
-	if bytes.Equal(sub, []byte("jpg")) {
-		sub = []byte("jpeg")
-	}
-	dst = append(dst, sub...)
+	dst = append(dst, bedrockImageFormat(p.mime)...)
 	dst = append(dst, `","source":{"bytes":`...)
 	dst = append(dst, p.data...)
 	return append(dst, `}}}`...)
+}
+
+// bedrockMedia writes a document (its bytes, text or S3 location, its
+// format from its MIME type, its name made one Converse takes) or an image
+// by S3 location: {"document":{"format":"pdf","name":...,"source":{"bytes":...}}}.
+func bedrockMedia(dst []byte, p part) []byte {
+	if p.isImage() {
+		dst = append(dst, `{"image":{"format":"`...)
+		dst = append(dst, bedrockImageFormat(p.mime)...)
+		dst = append(dst, `","source":`...)
+	} else {
+		dst = append(dst, `{"document":{`...)
+		format := "txt"
+		if p.src != transcript.SourceText {
+			mime, _ := transcript.UnquoteBytes(p.mime)
+			format = bedrockDocumentFormat(string(mime))
+		}
+		if format != "" { // format is optional; one Converse does not know is left out
+			dst = append(dst, `"format":"`+format+`",`...)
+		}
+		dst = append(dst, `"name":`...)
+		dst = transcript.AppendString(dst, bedrockDocumentName(p.media))
+		dst = append(dst, `,"source":`...)
+	}
+	switch p.src {
+	case transcript.SourceData:
+		dst = append(dst, `{"bytes":`...)
+		dst = append(dst, p.data...)
+	case transcript.SourceText:
+		dst = append(dst, `{"text":`...)
+		dst = append(dst, p.data...)
+	case transcript.SourceS3:
+		dst = append(dst, `{"s3Location":{"uri":`...)
+		dst = append(dst, p.data...)
+		dst = member(dst, "bucketOwner", stringMember(p.media, "s3BucketOwner"))
+		dst = append(dst, '}')
+	}
+	dst = append(dst, '}')
+	if !p.isImage() { // a document's citations and context (Anthropic's too: the same members)
+		for _, key := range [...]string{"citations", "context"} {
+			if raw, ok := p.media.Get(key); ok {
+				dst = member(dst, key, raw)
+			}
+		}
+	}
+	return append(dst, `}}`...)
+}
+
+// bedrockDocumentFormat is the Converse document format of a MIME type
+// (bedrockDocumentMIME's way back); "" for one Converse does not take.
+func bedrockDocumentFormat(mime string) string {
+	for format, m := range bedrockDocumentMIME {
+		if m == mime {
+			return format
+		}
+	}
+	return ""
+}
+
+// bedrockImageFormat is the Converse image format of an image MIME type:
+// its subtype, jpg spelled jpeg.
+func bedrockImageFormat(mime []byte) []byte {
+	sub := mimeSubtype(mime)
+	if bytes.Equal(sub, []byte("jpg")) {
+		return []byte("jpeg")
+	}
+	return sub
+}
+
+// bedrockDocumentName is a document's name as Converse takes it
+// (DocumentBlock.name: letters, digits, single spaces, hyphens,
+// parentheses and square brackets; 1 to 200 characters): every other
+// character becomes a hyphen ("report.pdf" is "report-pdf"); a document
+// without a name is "document".
+func bedrockDocumentName(b *transcript.Block) string {
+	name, _ := b.String("name")
+	out := make([]rune, 0, len(name))
+	space := false
+	for _, r := range name {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-()[]", r):
+			out, space = append(out, r), false
+		case unicode.IsSpace(r):
+			if !space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = true
+		default:
+			out, space = append(out, '-'), false
+		}
+	}
+	name = strings.TrimSpace(string(out))
+	if name == "" {
+		return "document"
+	}
+	if r := []rune(name); len(r) > 200 {
+		name = strings.TrimSpace(string(r[:200]))
+	}
+	return name
 }
 
 // bedrockResult writes a toolResult block with its text and image content.
@@ -146,7 +247,7 @@ func bedrockResult(dst []byte, t *turn, first *bool) []byte {
 	dst = append(dst, `,"content":[`...)
 	inner := true
 	for _, p := range t.parts {
-		if p.kind == partText || p.kind == partImage {
+		if p.kind == partText || p.kind == partImage || p.kind == partMedia {
 			dst = bedrockBlock(dst, p, &inner)
 		}
 	}

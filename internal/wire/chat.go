@@ -78,7 +78,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 			dst = append(dst, '}')
 		}
 		before := len(dst)
-		dst = chatUser(dst, parts, &first)
+		dst = chatUser(dst, parts, d, &first)
 		afterTool = afterTool && len(dst) == before
 	}
 	for i := range turns {
@@ -103,7 +103,7 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 			txt := texts(t.parts)
 			hasImage := false
 			for _, p := range t.parts {
-				if p.kind == partImage {
+				if p.kind == partImage || p.kind == partMedia {
 					moved = append(moved, p)
 					hasImage = true
 				}
@@ -142,14 +142,33 @@ func renderChat(dst []byte, turns []turn, sys [][]byte, tools []transcript.Tool,
 	return append(dst, '}')
 }
 
-// chatUser writes a user message; nothing when it has no text or image.
-func chatUser(dst []byte, parts []part, first *bool) []byte {
+// format is the format the dialect writes.
+func (d chatDialect) format() Format {
+	if d.mistral {
+		return MistralChat
+	}
+	return OpenAIChat
+}
+
+// chatUser writes a user message; nothing when it has no text, image or
+// document. Documents and images by reference are parts of their own:
+// Chat's file (file_data as a data URL, or file_id) and image_url by URL,
+// Mistral's document_url (a URL, or a data URL) and image_url.
+func chatUser(dst []byte, parts []part, d chatDialect, first *bool) []byte {
 	n, images := 0, 0
-	for _, p := range parts {
+	copied := false
+	for i, p := range parts {
+		if p.kind == partMedia {
+			if !copied { // the caller's slice is not written
+				parts, copied = append([]part(nil), parts...), true
+			}
+			parts[i] = carried(p, d.format(), false)
+			p = parts[i]
+		}
 		switch p.kind {
 		case partText:
 			n++
-		case partImage:
+		case partImage, partMedia:
 			n++
 			images++
 		}
@@ -177,9 +196,53 @@ func chatUser(dst []byte, parts []part, first *bool) []byte {
 			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
 			dst = appendDataURL(dst, p.mime, p.data)
 			dst = append(dst, `}}`...)
+		case partMedia:
+			dst = comma(dst, &inner)
+			dst = chatMedia(dst, p, d.mistral)
 		}
 	}
 	return append(dst, `]}`...)
+}
+
+// chatMedia writes the part of a document or an image by reference (one
+// the format carries).
+func chatMedia(dst []byte, p part, mistral bool) []byte {
+	switch {
+	case p.isImage():
+		dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
+		dst = append(dst, p.data...)
+		return append(dst, `}}`...)
+	case mistral && p.src == transcript.SourceFileID:
+		dst = append(dst, `{"type":"file","file_id":`...)
+		dst = append(dst, p.data...)
+		return append(dst, '}')
+	case mistral:
+		dst = append(dst, `{"type":"document_url","document_url":`...)
+		if p.src == transcript.SourceData {
+			dst = appendDataURL(dst, p.mime, p.data)
+		} else {
+			dst = append(dst, p.data...)
+		}
+		dst = member(dst, "document_name", mediaName(p))
+		return append(dst, '}')
+	}
+	dst = append(dst, `{"type":"file","file":{`...)
+	if name := mediaName(p); name != nil || p.src == transcript.SourceData {
+		if name == nil {
+			name = []byte(`"document.pdf"`) // file_data needs a filename; Chat takes PDFs only
+		}
+		dst = append(dst, `"filename":`...)
+		dst = append(dst, name...)
+		dst = append(dst, ',')
+	}
+	if p.src == transcript.SourceFileID {
+		dst = append(dst, `"file_id":`...)
+		dst = append(dst, p.data...)
+	} else {
+		dst = append(dst, `"file_data":`...)
+		dst = appendDataURL(dst, p.mime, p.data)
+	}
+	return append(dst, `}}`...)
 }
 
 // chatAssistant writes an assistant message; nothing when it has neither

@@ -28,9 +28,22 @@
 //
 // # One source of truth
 //
-// The body holds every text, call, result, image and (Anthropic) server-tool
-// block of the sanitized messages; texts that must share one string are
-// joined with TextSeparator, a blank line.
+// The body holds every text, call, result, image, document and (Anthropic)
+// server-tool block of the sanitized messages; texts that must share one
+// string are joined with TextSeparator, a blank line.
+//
+// # Documents and images by reference
+//
+// Documents (transcript.BlockDocument) and images by URL, file id or S3
+// location are read from every format (a file whose MIME type is not
+// image/* is a document, so a PDF never takes the image path) and written
+// in the target's own shape where its format has a place for them
+// (contract.BodyFormat.Media); a plain-text document with no document
+// place is its text. Where there is none, the renderer writes the text
+// that names the file (Block.MediaPlaceholder): the chain's stage
+// "documents" has already replaced, and counted, whatever the target's
+// contract has no place for, so this is only for a caller that renders
+// without the chain. docs/formats.md tables them per target.
 //
 // # Reading a body (parse_*.go)
 //
@@ -63,11 +76,12 @@
 // signature the target can verify (Anthropic, Bedrock), thinking that is not
 // the target's own (Responses takes its reasoning items only, Gemini its own
 // thoughts, signed or not, Chat Completions none but the reasoning_content below),
-// videos and unknown block types, and messages of roles no provider has
-// (bashExecution and other unknown roles). compactionSummary and
-// branchSummary turns are sent as user text (their summary), custom
-// messages as user turns with their content (pi's convertToLlm). A message
-// left with nothing to send is skipped.
+// videos and unknown block types (a document or an image by reference
+// becomes its placeholder text instead: see above), and messages of roles
+// no provider has (bashExecution and other unknown roles).
+// compactionSummary and branchSummary turns are sent as user text (their
+// summary), custom messages as user turns with their content (pi's
+// convertToLlm). A message left with nothing to send is skipped.
 //
 // # Wire-only repairs
 //

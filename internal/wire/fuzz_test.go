@@ -20,6 +20,8 @@ func FuzzRender(f *testing.F) {
 	f.Add([]byte(history(userText, thinkingCall, result1)))
 	f.Add([]byte(`[{"role":"assistant","content":[{"type":"thinking","thinking":"x","thinkingSignature":"{\"id\":\"rs_1\",\"type\":\"reasoning\",\"summary\":7}"},{"type":"toolCall","id":"a|fc_b","name":"n","arguments":[1]}]},{"role":"toolResult","content":"s"}]`))
 	f.Add([]byte(`[{"role":"user","content":[{"type":"image","data":"a\/b","mimeType":"image\/png"},{"type":"text","text":"\u00e9\n"}]},{"role":"compactionSummary","summary":"s"}]`))
+	// documents and images by reference, in every source (the model's extension of spec §1.3)
+	f.Add([]byte(`[{"role":"user","content":[{"type":"document","data":"JVBERi0=","mimeType":"application/pdf","name":"a b.pdf"},{"type":"document","text":"t\u00e9","name":""},{"type":"document","url":"https://x/a.pdf"},{"type":"document","fileId":"file-1","mimeType":7},{"type":"document","s3Uri":"s3://b/k","s3BucketOwner":"1"},{"type":"image","url":"https://x/a.png"},{"type":"image","fileId":"file_1"},{"type":"image","s3Uri":"s3://b/i"}]},{"role":"toolResult","toolCallId":"c","content":[{"type":"document","data":"AA==","mimeType":"text/csv"}]},{"role":"assistant","content":[{"type":"document","url":"u"}]}]`))
 	if paths, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*.json")); len(paths) > 0 {
 		for _, p := range paths {
 			raw, err := os.ReadFile(p)
@@ -76,6 +78,9 @@ func FuzzParse(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(raw)
+	}
+	for format := range documentKeeps {
+		f.Add(documentBody(f, format))
 	}
 	f.Add([]byte(`{"input":"hi","contents":[{"role":"model","parts":[{"functionCall":{"name":"n"}}]},{"parts":[{"functionResponse":{"name":"n","response":{"x":[1]}}},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`))
 	f.Add([]byte(geminiSnake))

@@ -18,13 +18,14 @@ var signatureSentinel = transcript.JSONString(base64.StdEncoding.EncodeToString(
 // renderGemini writes a Gemini generateContent body:
 // {"systemInstruction":{"parts":[...]},"contents":[...],"tools":[{"functionDeclarations":[...]}]}.
 //
-// A user turn is a user content of text and inlineData parts; an assistant
+// A user turn is a user content of text, inlineData (images, and documents
+// given by their bytes) and fileData (by URL) parts; an assistant
 // turn is a model content: texts (with their thoughtSignature), thinking as
 // thought parts when it came from a Gemini API (signed or not), and
 // functionCall parts (id, name, args, thoughtSignature). Each run of tool
 // results is one user content with a functionResponse per result (Gemini
 // wants the responses to one step together), {"output": text} or
-// {"error": text}, and the results' images after them as inlineData. A
+// {"error": text}, and the results' images and documents after them. A
 // result names its call's tool (toolName, or the call's name found by id).
 // Tools are declared with parametersJsonSchema, which takes the job's JSON
 // Schema as it is, or with parameters for a schema in Gemini's own dialect
@@ -89,7 +90,7 @@ func renderGemini(dst []byte, turns []turn, sys [][]byte, tools []transcript.Too
 			}
 			for k := i; k < j; k++ {
 				for _, p := range turns[k].parts {
-					if p.kind == partImage {
+					if p.kind == partImage || p.kind == partMedia {
 						content = geminiPart(content, p, false, &inner)
 					}
 				}
@@ -134,7 +135,25 @@ func renderGemini(dst []byte, turns []turn, sys [][]byte, tools []transcript.Too
 // parts back either way, as the Gen AI SDKs' chat sessions send the model's
 // content back as it came.
 func geminiPart(dst []byte, p part, fromGoogle bool, first *bool) []byte {
+	p = carried(p, GeminiContents, false)
 	switch p.kind {
+	case partMedia:
+		dst = comma(dst, first)
+		if p.src == transcript.SourceData {
+			dst = append(dst, `{"inlineData":{"mimeType":`...)
+			dst = append(dst, p.mime...)
+			dst = append(dst, `,"data":`...)
+		} else {
+			dst = append(dst, `{"fileData":{`...)
+			if p.mime != nil {
+				dst = append(dst, `"mimeType":`...)
+				dst = append(dst, p.mime...)
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"fileUri":`...)
+		}
+		dst = append(dst, p.data...)
+		dst = append(dst, '}')
 	case partText:
 		dst = comma(dst, first)
 		dst = append(dst, `{"text":`...)

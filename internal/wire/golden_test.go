@@ -94,25 +94,7 @@ func TestGoldenBodies(t *testing.T) {
 			if again := Render(nil, f, p, tr.Messages, testRequest); !bytes.Equal(body, again) {
 				t.Fatal("two renders of the same transcript differ")
 			}
-			var buf bytes.Buffer
-			if err := json.Indent(&buf, []byte(`{"request_format":"`+string(f)+`","request":`+string(body)+`}`), "", " "); err != nil {
-				t.Fatal(err)
-			}
-			buf.WriteByte('\n')
-			path := filepath.Join("testdata", name+".json")
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update ./internal/wire to create it)", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Fatalf("body differs from %s (inspect, then go test -update ./internal/wire)\ngot:\n%s", path, firstLines(buf.String(), 40))
-			}
+			golden(t, filepath.Join("testdata", name+".json"), []byte(`{"request_format":"`+string(f)+`","request":`+string(body)+`}`))
 		})
 	}
 	for _, f := range Formats {

@@ -30,6 +30,7 @@ const (
 	// summary of the earlier turns), kept whole in a compactionSummary
 	// message's "compaction" member; only the Responses renderer writes it.
 	partCompaction
+	partMedia // a document, or an image by URL, file id or S3 location (transcript.Block.MediaKind)
 )
 
 // part is one piece of a turn. Every []byte is a raw JSON value copied from
@@ -45,6 +46,11 @@ type part struct {
 	name []byte // call name (JSON string)
 	args []byte // call arguments (compact JSON object)
 	raw  []byte // a server-tool block's whole JSON object
+	// media is a partMedia's block: its source (MediaSource) and the value
+	// in data, its mimeType in mime (nil when absent), and the block itself
+	// for its name and its placeholder.
+	media *transcript.Block
+	src   string
 	// thought is a Gemini thoughtSignature / thought_signature (JSON string).
 	thought []byte
 	// anthropic is the block's cache_control and citations members, as
@@ -149,8 +155,10 @@ func resultTurn(m *transcript.Message) turn {
 }
 
 // contentParts reads a message's content: a string is one text part; an
-// array gives its text and image blocks, and for an assistant also its
-// thinking, redacted thinking and tool calls.
+// array gives its text, image and document blocks (a document or an image
+// by reference in an assistant turn is its placeholder text: no wire takes
+// one there), and for an assistant also its thinking, redacted thinking and
+// tool calls.
 func contentParts(m *transcript.Message, assistant bool) []part {
 	if raw, ok := m.Get("content"); ok && isString(raw) {
 		return []part{{kind: partText, text: raw}}
@@ -163,6 +171,12 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 			if text, ok := b.Get("text"); ok && isString(text) {
 				parts = append(parts, part{kind: partText, text: text, sig: stringMember(b, "textSignature"), thought: thoughtSignature(b), anthropic: anthropicMembers(b.Get)})
 			}
+		case b.MediaKind() != "" && assistant:
+			parts = append(parts, part{kind: partText, text: transcript.JSONString(b.MediaPlaceholder("an assistant turn carries no file"))})
+		case b.MediaKind() != "":
+			src := b.MediaSource()
+			data, _ := b.Get(src)
+			parts = append(parts, part{kind: partMedia, src: src, data: data, mime: stringMember(b, "mimeType"), media: b, anthropic: anthropicMembers(b.Get)})
 		case t == transcript.BlockImage:
 			data, okData := b.Get("data")
 			mime, okMime := b.Get("mimeType")
@@ -197,11 +211,12 @@ func contentParts(m *transcript.Message, assistant bool) []part {
 	return parts
 }
 
-// anthropicMembers returns the cache_control and citations members get
-// finds, as ,"key":value; nil when there are none.
+// anthropicMembers returns the cache_control, citations and (a
+// document's) context members get finds, as ,"key":value; nil when there
+// are none.
 func anthropicMembers(get func(string) ([]byte, bool)) []byte {
 	var out []byte
-	for _, key := range [...]string{"cache_control", "citations"} {
+	for _, key := range [...]string{"cache_control", "citations", "context"} {
 		if raw, ok := get(key); ok {
 			out = member(out, key, raw)
 		}
@@ -266,3 +281,27 @@ func isGoogle(provider, api string) bool {
 	return provider == "google" || provider == "google-gemini-cli" || provider == "google-vertex" ||
 		len(api) > 7 && api[:7] == "google-"
 }
+
+// carried returns p as the renderer of format f writes it: a partMedia f
+// has no place for (contract.BodyFormat.Media) becomes its placeholder
+// text, a plain-text document with no document place its text
+// (Block.DocumentText); any other part is itself. nativeText says whether
+// f has a document block for plain text.
+func carried(p part, f Format, nativeText bool) part {
+	if p.kind != partMedia {
+		return p
+	}
+	if p.src == transcript.SourceText && !nativeText {
+		return part{kind: partText, text: transcript.JSONString(p.media.DocumentText())}
+	}
+	if !f.Media().Carries(p.media) {
+		return part{kind: partText, text: transcript.JSONString(p.media.MediaPlaceholder(string(f) + " has no place for it"))}
+	}
+	return p
+}
+
+// mediaName returns a partMedia's name (a JSON string) or nil.
+func mediaName(p part) []byte { return stringMember(p.media, "name") }
+
+// isImage reports whether a partMedia is an image by reference.
+func (p part) isImage() bool { return p.media.Type() == transcript.BlockImage }

@@ -28,13 +28,18 @@ type Parsed struct {
 }
 
 // The kinds of what a parse drops, as the report counts them (stage
-// "parse_request"). docs/formats.md tables them per format pair. The first
-// group is kept when the target's format is the input's own (the renderer
-// of that format writes it back) and dropped otherwise; the second has no
-// place in the model and is dropped whatever the target.
+// "parse_request", as dropped_<kind>). docs/formats.md tables them per
+// format pair. The first group is kept when the target's format is the
+// input's own (the renderer of that format writes it back) and dropped
+// otherwise; the second has no place in the model and is dropped whatever
+// the target. Documents and images by URL or file id are in the model
+// (transcript.BlockDocument): what a target cannot carry of them is
+// replaced by the stage "documents" (package media), not here.
 const (
 	LossCacheControl     = "cache_control"          // Anthropic cache_control on a content block or tool result
 	LossCitations        = "citations"              // Anthropic citations on a text block
+	LossDocCitations     = "document_citations"     // citations: {enabled} on an Anthropic or Bedrock document
+	LossDocumentContext  = "document_context"       // context on an Anthropic or Bedrock document
 	LossTextSignature    = "text_thought_signature" // Gemini thoughtSignature on a text part
 	LossGeminiThought    = "gemini_thought"         // Gemini thought parts (signed summaries)
 	LossReasoning        = "reasoning"              // Responses reasoning items
@@ -42,8 +47,12 @@ const (
 	LossSignedThinking   = "signed_thinking"        // Anthropic thinking / redacted_thinking, Bedrock reasoningContent
 	LossToolCacheControl = "system_cache_control"   // Anthropic cache_control on a system block or a tool
 	LossCompaction       = "compaction"             // a Responses compaction item (OpenAI's encrypted summary of earlier turns)
-	LossImageURL         = "image_url"              // an image by URL or file id (the model holds base64 only)
-	LossDocument         = "document"               // documents, files, audio
+	LossImageSource      = "image_source"           // an image whose source is none of base64, URL, file id or S3
+	LossDocument         = "document"               // a document whose source the model has no place for (Anthropic content source)
+	LossSearchResult     = "search_result"          // Anthropic search_result blocks
+	LossAudio            = "audio"                  // audio input parts (Chat and Responses input_audio)
+	LossVideo            = "video"                  // Bedrock video blocks
+	LossGuardContent     = "guard_content"          // Bedrock guardContent blocks
 	LossServerTool       = "server_tool"            // server-side tool blocks and items (web search, code execution, ...)
 	LossCachePoint       = "cache_point"            // Bedrock cachePoint blocks
 	LossToolKind         = "non_function_tool"      // a declared tool that is not a function (server tools, retrieval)
@@ -57,6 +66,8 @@ const (
 var keptFor = map[string][]Format{
 	LossCacheControl:     {AnthropicMessages},
 	LossCitations:        {AnthropicMessages},
+	LossDocCitations:     {AnthropicMessages, BedrockConverse},
+	LossDocumentContext:  {AnthropicMessages, BedrockConverse},
 	LossTextSignature:    {GeminiContents},
 	LossGeminiThought:    {GeminiContents},
 	LossReasoning:        {OpenAIResponses},
@@ -388,6 +399,100 @@ func imageBlock(dst, data, mime, extra []byte) []byte {
 	dst = append(dst, mime...)
 	dst = append(dst, extra...)
 	return append(dst, '}')
+}
+
+// media is a document or an image by reference as a body gives it: the
+// model block's type, its source member (a transcript.Source constant)
+// and the source's value, with the optional MIME type, name and S3 bucket
+// owner (raw JSON strings, nil when absent).
+type media struct {
+	typ, src          string
+	value, mime, name []byte
+	owner             []byte
+}
+
+// mediaBlock appends the model block of m:
+// {"type":<typ>,"<src>":<value>,"mimeType":...,"name":...,"s3BucketOwner":...<extra>}.
+func mediaBlock(dst []byte, m media, extra []byte) []byte {
+	dst = commaIfAny(dst)
+	dst = append(dst, `{"type":"`+m.typ+`","`+m.src+`":`...)
+	dst = append(dst, m.value...)
+	dst = member(dst, "mimeType", m.mime)
+	dst = member(dst, "name", m.name)
+	dst = member(dst, "s3BucketOwner", m.owner)
+	dst = append(dst, extra...)
+	return append(dst, '}')
+}
+
+// isImageMIME reports whether a raw JSON string is an image/* MIME type:
+// any other inline or referenced file is a document, never an image (the
+// image stage decodes what is an image).
+func isImageMIME(mime []byte) bool {
+	return bytes.HasPrefix(mime, []byte(`"image/`))
+}
+
+// fileBlock appends inline bytes (base64) of a MIME type as an image
+// block when the type is an image's, else as a document block.
+func fileBlock(dst, data, mime, name, extra []byte) []byte {
+	if isImageMIME(mime) {
+		return imageBlock(dst, data, mime, extra)
+	}
+	return mediaBlock(dst, media{typ: transcript.BlockDocument, src: transcript.SourceData, value: data, mime: mime, name: name}, extra)
+}
+
+// refBlock appends a file given by reference (src: URL, file id or S3
+// URI) as an image block when its MIME type is an image's, else a
+// document block; image says what the body's part is when it gives no MIME
+// type.
+func refBlock(dst []byte, src string, value, mime, name []byte, image bool) []byte {
+	typ := transcript.BlockDocument
+	if mime != nil && isImageMIME(mime) || mime == nil && image {
+		typ = transcript.BlockImage
+	}
+	return mediaBlock(dst, media{typ: typ, src: src, value: value, mime: mime, name: name}, nil)
+}
+
+// dataURLBlock appends the block of a "data:<mime>;base64,<data>" URL (a
+// raw JSON string): an image block when the type is image/*, else a
+// document block named name. The base64 is copied once, into dst, as it
+// is. false for any other value.
+func dataURLBlock(dst, url, name []byte) ([]byte, bool) {
+	if url == nil || !bytes.HasPrefix(url, []byte(`"data:`)) {
+		return dst, false
+	}
+	body := url[len(`"data:`) : len(url)-1]
+	semi := bytes.Index(body, []byte(";base64,"))
+	if semi <= 0 {
+		return dst, false
+	}
+	mime, data := body[:semi], body[semi+len(";base64,"):]
+	dst = commaIfAny(dst)
+	if bytes.HasPrefix(mime, []byte("image/")) {
+		dst = append(dst, `{"type":"image","data":"`...)
+	} else {
+		dst = append(dst, `{"type":"document","data":"`...)
+	}
+	dst = append(dst, data...)
+	dst = append(dst, `","mimeType":"`...)
+	dst = append(dst, mime...)
+	dst = append(dst, '"')
+	if !bytes.HasPrefix(mime, []byte("image/")) {
+		dst = member(dst, "name", name)
+	}
+	return append(dst, '}'), true
+}
+
+// urlOrData appends the block of a part that gives a file as a URL: a
+// data URL is its inline bytes (dataURLBlock), any other string a
+// reference by URL (refBlock). false when url is not a string.
+func urlOrData(dst, url, name []byte, image bool) ([]byte, bool) {
+	if url == nil {
+		return dst, false
+	}
+	if dst, ok := dataURLBlock(dst, url, name); ok {
+		return dst, true
+	}
+	return refBlock(dst, transcript.SourceURL, url, nil, name, image), true
 }
 
 // thinkingBlock appends a thinking block; sigKey names the signature member

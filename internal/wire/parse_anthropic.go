@@ -13,8 +13,10 @@ import "github.com/hygiene-dev/hygiene/internal/transcript"
 // tool_result) and citations (on text) are kept as members of the block for
 // an Anthropic target (renderAnthropic writes them back), and so is the
 // cache_control of a system text block or a tool, in the job's system and
-// tools. Images by URL,
-// documents and server tool blocks have no place in the model.
+// tools. Images by URL or file id and documents (base64, text, URL and
+// file sources; the title is the document's name) are document and image
+// blocks of the model; search results, a document of custom content and
+// server tool blocks have no place in it.
 func (p *parser) anthropic(o *transcript.Object) error {
 	if sys := field(o, "system"); sys != nil {
 		if isString(sys) {
@@ -105,24 +107,18 @@ func (p *parser) anthropicExtra(b *transcript.Object) []byte {
 	return extra
 }
 
-// anthropicContentBlock appends the model block of a text or image block
-// (user content, tool_result content) to dst.
+// anthropicContentBlock appends the model block of a text, image or
+// document block (user content, tool_result content) to dst.
 func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte {
 	switch t, _ := b.String("type"); t {
 	case "text":
 		if text := str(b, "text"); text != nil {
 			return textBlock(dst, text, p.anthropicExtra(b))
 		}
-	case "image":
-		src, _ := p.object(field(b, "source"))
-		if st, _ := src.String("type"); st == "base64" {
-			if data, mime := str(&src, "data"), str(&src, "media_type"); data != nil && mime != nil {
-				return imageBlock(dst, data, mime, p.anthropicExtra(b))
-			}
-		}
-		p.drop(LossImageURL)
-	case "document", "search_result":
-		p.drop(LossDocument)
+	case "image", "document":
+		return p.anthropicMedia(dst, b, t)
+	case "search_result":
+		p.drop(LossSearchResult)
 	case "tool_reference":
 		p.drop(LossToolReference)
 	case "tool_addition", "tool_removal":
@@ -131,6 +127,58 @@ func (p *parser) anthropicContentBlock(dst []byte, b *transcript.Object) []byte 
 		p.drop(LossUnknown)
 	}
 	return dst
+}
+
+// anthropicMedia appends the model block of an image or document block by
+// its source: base64 (an image's or a PDF's bytes), text (a plain-text
+// document), url or file (a Files API id).
+func (p *parser) anthropicMedia(dst []byte, b *transcript.Object, typ string) []byte {
+	src, _ := p.object(field(b, "source"))
+	m := media{typ: typ, mime: str(&src, "media_type"), name: str(b, "title")}
+	switch st, _ := src.String("type"); st {
+	case "base64":
+		m.src, m.value = transcript.SourceData, str(&src, "data")
+		if typ == "image" {
+			m.name = nil
+		}
+	case "text":
+		m.src, m.value = transcript.SourceText, str(&src, "data")
+	case "url":
+		m.src, m.value = transcript.SourceURL, str(&src, "url")
+	case "file":
+		m.src, m.value = transcript.SourceFileID, str(&src, "file_id")
+	}
+	if m.src == "" || m.value == nil || m.src == transcript.SourceText && typ != transcript.BlockDocument ||
+		m.src == transcript.SourceData && m.mime == nil {
+		if typ == transcript.BlockImage {
+			p.drop(LossImageSource)
+		} else {
+			p.drop(LossDocument)
+		}
+		return dst
+	}
+	if typ == transcript.BlockImage {
+		return mediaBlock(dst, m, p.anthropicExtra(b))
+	}
+	var extra []byte
+	if cc := field(b, "cache_control"); cc != nil && p.keep(LossCacheControl) {
+		extra = member(extra, "cache_control", cc)
+	}
+	return mediaBlock(dst, m, append(extra, p.documentExtra(b)...))
+}
+
+// documentExtra returns a document's citations ({"enabled": true}) and
+// context, which Anthropic and Bedrock documents share, as ,"key":value
+// for a target that carries them.
+func (p *parser) documentExtra(b *transcript.Object) []byte {
+	var extra []byte
+	if c := field(b, "citations"); c != nil && p.keep(LossDocCitations) {
+		extra = member(extra, "citations", c)
+	}
+	if c := str(b, "context"); c != nil && p.keep(LossDocumentContext) {
+		extra = member(extra, "context", c)
+	}
+	return extra
 }
 
 // anthropicAssistantBlock adds one assistant block to the open turn.
@@ -172,7 +220,7 @@ func (p *parser) anthropicAssistantBlock(raw []byte) {
 		"bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
 		"container_upload", "tool_search_tool_result":
 		p.drop(LossServerTool)
-	case "image":
+	case "image", "document":
 		p.out = p.anthropicContentBlock(p.turn(), &b)
 	default:
 		p.drop(LossUnknown)

@@ -13,8 +13,10 @@ import (
 // "error" is isError), the rest of it user messages; an assistant message's
 // text, reasoningContent (reasoningText with its signature, or
 // redactedContent) and toolUse blocks become its blocks. Images carry their
-// base64 bytes as they are (format png becomes image/png). cachePoint,
-// document, video and guardContent blocks have no place in the model.
+// base64 bytes as they are (format png becomes image/png), or their S3
+// location; a document block is a document (its bytes, text or S3
+// location; format pdf becomes application/pdf, and its name is kept).
+// cachePoint, video and guardContent blocks have no place in the model.
 func (p *parser) bedrock(o *transcript.Object) error {
 	for _, raw := range p.array(field(o, "system")) {
 		b, _ := p.object(raw)
@@ -66,11 +68,21 @@ func (p *parser) bedrockContentBlock(dst []byte, b *transcript.Object) []byte {
 	if img, ok := p.object(field(b, "image")); ok {
 		src, _ := p.object(field(&img, "source"))
 		format, okFormat := img.String("format")
+		mime := transcript.JSONString("image/" + format)
 		if data := str(&src, "bytes"); data != nil && okFormat && format != "" {
-			return imageBlock(dst, data, transcript.JSONString("image/"+format), nil)
+			return imageBlock(dst, data, mime, nil)
 		}
-		p.drop(LossImageURL)
+		if s3, ok := p.object(field(&src, "s3Location")); ok && str(&s3, "uri") != nil {
+			if !okFormat || format == "" {
+				mime = nil
+			}
+			return mediaBlock(dst, media{typ: transcript.BlockImage, src: transcript.SourceS3, value: str(&s3, "uri"), mime: mime, owner: str(&s3, "bucketOwner")}, nil)
+		}
+		p.drop(LossImageSource)
 		return dst
+	}
+	if doc, ok := p.object(field(b, "document")); ok {
+		return p.bedrockDocument(dst, &doc)
 	}
 	if js := field(b, "json"); js != nil {
 		var buf bytes.Buffer
@@ -82,13 +94,51 @@ func (p *parser) bedrockContentBlock(dst []byte, b *transcript.Object) []byte {
 	return dst
 }
 
+// bedrockDocument appends a document block: its source's bytes, text or
+// s3Location, its format as a MIME type (bedrockDocumentMIME) and its name.
+func (p *parser) bedrockDocument(dst []byte, doc *transcript.Object) []byte {
+	src, _ := p.object(field(doc, "source"))
+	m := media{typ: transcript.BlockDocument, name: str(doc, "name")}
+	if format, ok := doc.String("format"); ok {
+		if mime := bedrockDocumentMIME[format]; mime != "" {
+			m.mime = transcript.JSONString(mime)
+		}
+	}
+	if data := str(&src, "bytes"); data != nil {
+		m.src, m.value = transcript.SourceData, data
+	} else if text := str(&src, "text"); text != nil {
+		m.src, m.value = transcript.SourceText, text
+	} else if s3, ok := p.object(field(&src, "s3Location")); ok && str(&s3, "uri") != nil {
+		m.src, m.value, m.owner = transcript.SourceS3, str(&s3, "uri"), str(&s3, "bucketOwner")
+	}
+	if m.src == "" || m.src == transcript.SourceData && m.mime == nil {
+		p.drop(LossDocument)
+		return dst
+	}
+	return mediaBlock(dst, m, p.documentExtra(doc))
+}
+
+// bedrockDocumentMIME maps Converse's document formats (DocumentBlock
+// format: pdf | csv | doc | docx | xls | xlsx | html | txt | md,
+// docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_DocumentBlock.html)
+// to MIME types; bedrockDocumentFormat is the way back.
+var bedrockDocumentMIME = map[string]string{
+	"pdf": "application/pdf", "csv": "text/csv", "doc": "application/msword",
+	"docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"xls":  "application/vnd.ms-excel",
+	"xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	"html": "text/html", "txt": "text/plain", "md": "text/markdown",
+}
+
 // bedrockOther counts a block the model has no place for.
 func (p *parser) bedrockOther(b *transcript.Object) {
 	switch {
 	case b.Has("cachePoint"):
 		p.drop(LossCachePoint)
-	case b.Has("document"), b.Has("video"), b.Has("guardContent"):
-		p.drop(LossDocument)
+	case b.Has("video"):
+		p.drop(LossVideo)
+	case b.Has("guardContent"):
+		p.drop(LossGuardContent)
 	default:
 		p.drop(LossUnknown)
 	}
@@ -129,7 +179,7 @@ func (p *parser) bedrockAssistantBlock(raw []byte) {
 		p.call(id, name, args, nil)
 		return
 	}
-	if _, ok := b.Get("image"); ok {
+	if b.Has("image") || b.Has("document") {
 		p.out = p.bedrockContentBlock(p.turn(), &b)
 		return
 	}

@@ -11,8 +11,9 @@ import (
 // same shape; Mistral's tool messages also name the tool, and its
 // arguments may be an object): messages and tools. system and developer
 // messages become the system prompt wherever they stand; a user message's
-// string or text and image_url parts (data URLs only: the model holds
-// base64) its blocks; an assistant message's content, reasoning_content
+// string or text, image_url (a data URL is the image's bytes, any other
+// URL an image by URL), file (file_data or file_id: a document) and
+// Mistral document_url parts its blocks; an assistant message's content, reasoning_content
 // (DeepSeek, Kimi: unsigned thinking) and tool_calls (arguments decoded
 // from their JSON string) its blocks, and so are Mistral's thinking chunks
 // (Magistral: unsigned thinking, as reasoning_content); a tool message a
@@ -129,11 +130,18 @@ func (p *parser) chatParts(dst, content []byte) []byte {
 				url = str(&b, "image_url")
 			}
 			var ok bool
-			if dst, ok = dataURLImage(dst, url); !ok {
-				p.drop(LossImageURL)
+			if dst, ok = urlOrData(dst, url, nil, true); !ok {
+				p.drop(LossImageSource)
 			}
-		case "input_audio", "file":
-			p.drop(LossDocument)
+		case "file":
+			dst = p.chatFile(dst, &b)
+		case "document_url":
+			var ok bool
+			if dst, ok = urlOrData(dst, str(&b, "document_url"), str(&b, "document_name"), false); !ok {
+				p.drop(LossDocument)
+			}
+		case "input_audio":
+			p.drop(LossAudio)
 		default:
 			p.drop(LossUnknown)
 		}
@@ -141,22 +149,26 @@ func (p *parser) chatParts(dst, content []byte) []byte {
 	return dst
 }
 
-// dataURLImage appends an image block for a "data:<mime>;base64,<data>"
-// URL (a raw JSON string), the base64 copied as it is; false for any other
-// URL.
-func dataURLImage(dst, url []byte) ([]byte, bool) {
-	if url == nil || !bytes.HasPrefix(url, []byte(`"data:`)) {
-		return dst, false
+// chatFile appends a Chat Completions file part: file.file_data (a data
+// URL, or bare base64, which Chat takes for PDFs only) or file.file_id,
+// with file.filename as the document's name; or Mistral's file chunk, its
+// file_id on the part itself.
+func (p *parser) chatFile(dst []byte, b *transcript.Object) []byte {
+	f, _ := p.object(field(b, "file"))
+	name := str(&f, "filename")
+	if data := str(&f, "file_data"); data != nil {
+		if dst, ok := dataURLBlock(dst, data, name); ok {
+			return dst
+		}
+		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
 	}
-	body := url[len(`"data:`) : len(url)-1]
-	semi := bytes.Index(body, []byte(";base64,"))
-	if semi <= 0 {
-		return dst, false
+	id := str(&f, "file_id")
+	if id == nil {
+		id = str(b, "file_id") // Mistral's file chunk: {"type":"file","file_id":...}
 	}
-	dst = commaIfAny(dst)
-	dst = append(dst, `{"type":"image","data":"`...)
-	dst = append(dst, body[semi+len(";base64,"):]...)
-	dst = append(dst, `","mimeType":"`...)
-	dst = append(dst, body[:semi]...)
-	return append(dst, `"}`...), true
+	if id != nil {
+		return refBlock(dst, transcript.SourceFileID, id, nil, name, false)
+	}
+	p.drop(LossDocument)
+	return dst
 }

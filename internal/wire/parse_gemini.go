@@ -15,9 +15,12 @@ import (
 // and functionCall parts (toolCall blocks, the call's thoughtSignature
 // kept). A user content's functionResponse parts become toolResult
 // messages: {"output": text} or {"error": text} give the text (and isError),
-// any other response its compact JSON; its inlineData parts go to the last
-// result before them (renderGemini writes the results' images after the
-// responses), or to a user message with its text parts after the results.
+// any other response its compact JSON; its inlineData and fileData parts go
+// to the last result before them (renderGemini writes the results' images
+// after the responses), or to a user message with its text parts after the
+// results. An inlineData part is an image when its MIME type is image/*,
+// else a document (a PDF is never read as an image); a fileData part is an
+// image or a document by URL (its fileUri), by the same rule.
 //
 // The body is protobuf JSON: every member is read by its lowerCamelCase
 // name or its proto name alike (functionCall or function_call, inlineData
@@ -111,20 +114,35 @@ func (p *parser) geminiModelPart(raw []byte) {
 		p.unanswered = append(p.unanswered, id)
 		return
 	}
-	if inline, ok := p.object(field(&part, "inlineData")); ok {
-		if data, mime := str(&inline, "data"), str(&inline, "mimeType"); data != nil && mime != nil {
-			p.out = imageBlock(p.turn(), data, mime, nil)
-			return
-		}
+	if block, ok := geminiMedia(nil, p, &part); ok {
+		p.out = append(commaIfAny(p.turn()), block...)
+		return
 	}
 	p.geminiOtherPart(&part)
+}
+
+// geminiMedia appends the block of an inlineData part (fileBlock) or a
+// fileData part (refBlock by URL); false for any other part, or one that
+// lacks its data, MIME type or URI.
+func geminiMedia(dst []byte, p *parser, part *transcript.Object) ([]byte, bool) {
+	if inline, ok := p.object(field(part, "inlineData")); ok {
+		if data, mime := str(&inline, "data"), str(&inline, "mimeType"); data != nil && mime != nil {
+			return fileBlock(dst, data, mime, str(&inline, "displayName"), nil), true
+		}
+	}
+	if fd, ok := p.object(field(part, "fileData")); ok {
+		if uri := str(&fd, "fileUri"); uri != nil {
+			return refBlock(dst, transcript.SourceURL, uri, str(&fd, "mimeType"), str(&fd, "displayName"), false), true
+		}
+	}
+	return dst, false
 }
 
 // geminiOtherPart counts a part the model has no place for.
 func (p *parser) geminiOtherPart(part *transcript.Object) {
 	switch {
 	case part.Has("fileData"), part.Has("inlineData"):
-		p.drop(LossImageURL)
+		p.drop(LossImageSource)
 	case part.Has("executableCode"), part.Has("codeExecutionResult"), part.Has("toolCall"), part.Has("toolResponse"):
 		p.drop(LossServerTool)
 	default:
@@ -133,17 +151,17 @@ func (p *parser) geminiOtherPart(part *transcript.Object) {
 }
 
 // geminiResult is a functionResponse read from a user content: its text
-// (a raw JSON string), and the image blocks of the inlineData parts after
-// it (comma-separated).
+// (a raw JSON string), and the image and document blocks of the
+// inlineData and fileData parts after it (comma-separated).
 type geminiResult struct {
 	id, name, text, images []byte
 	isError                bool
 }
 
 // geminiUserPart is a part of a user content that goes to its user message: a
-// text, or an image that follows no response.
+// text, or the block of an image or document that follows no response.
 type geminiUserPart struct {
-	text, data, mime []byte
+	text, block []byte
 }
 
 // geminiUserContent reads a user content: its function responses, then a
@@ -161,16 +179,14 @@ func (p *parser) geminiUserContent(parts [][]byte) {
 			results = append(results, p.geminiResponse(&fr))
 			continue
 		}
-		if inline, ok := p.object(field(&part, "inlineData")); ok {
-			data, mime := str(&inline, "data"), str(&inline, "mimeType")
-			if data != nil && mime != nil {
-				if n := len(results); n > 0 {
-					results[n-1].images = imageBlock(results[n-1].images, data, mime, nil)
-				} else {
-					user = append(user, geminiUserPart{data: data, mime: mime})
-				}
+		if n := len(results); n > 0 {
+			if block, ok := geminiMedia(results[n-1].images, p, &part); ok {
+				results[n-1].images = block
 				continue
 			}
+		} else if block, ok := geminiMedia(nil, p, &part); ok {
+			user = append(user, geminiUserPart{block: block})
+			continue
 		}
 		p.geminiOtherPart(&part)
 	}
@@ -189,14 +205,15 @@ func (p *parser) geminiUserContent(parts [][]byte) {
 		if u.text != nil {
 			p.out = textBlock(p.out, u.text, nil)
 		} else {
-			p.out = imageBlock(p.out, u.data, u.mime, nil)
+			p.out = append(commaIfAny(p.out), u.block...)
 		}
 	}
 	p.closeUser(at)
 }
 
 // geminiResponse reads a functionResponse: its id (or the earliest
-// unanswered call of its name), its name, and its response as text.
+// unanswered call of its name), its name, its response as text, and the
+// files of its parts (inlineData, fileData).
 func (p *parser) geminiResponse(fr *transcript.Object) geminiResult {
 	r := geminiResult{name: str(fr, "name")}
 	r.id = str(fr, "id")
@@ -215,6 +232,13 @@ func (p *parser) geminiResponse(fr *transcript.Object) geminiResult {
 				p.unanswered = append(p.unanswered[:i:i], p.unanswered[i+1:]...)
 				break
 			}
+		}
+	}
+	for _, raw := range p.array(field(fr, "parts")) { // the files of the result (vercel/ai)
+		part, _ := p.object(raw)
+		var ok bool
+		if r.images, ok = geminiMedia(r.images, p, &part); !ok {
+			p.geminiOtherPart(&part)
 		}
 	}
 	resp, _ := p.object(field(fr, "response"))

@@ -194,7 +194,8 @@ func (p *parser) reasoningBlock(dst []byte, it *transcript.Object) []byte {
 }
 
 // responsesParts appends the blocks of a user content or a function output:
-// a string, or input_text and input_image parts (data URLs only).
+// a string, or input_text, input_image (a data URL, a URL or a file_id) and
+// input_file parts.
 func (p *parser) responsesParts(dst, content []byte) []byte {
 	if isString(content) {
 		return textBlock(dst, content, nil)
@@ -208,14 +209,42 @@ func (p *parser) responsesParts(dst, content []byte) []byte {
 			}
 		case "input_image":
 			var ok bool
-			if dst, ok = dataURLImage(dst, str(&b, "image_url")); !ok {
-				p.drop(LossImageURL)
+			if dst, ok = urlOrData(dst, str(&b, "image_url"), nil, true); !ok {
+				if id := str(&b, "file_id"); id != nil {
+					dst, ok = refBlock(dst, transcript.SourceFileID, id, nil, nil, true), true
+				}
 			}
-		case "input_file", "input_audio":
-			p.drop(LossDocument)
+			if !ok {
+				p.drop(LossImageSource)
+			}
+		case "input_file":
+			dst = p.responsesFile(dst, &b)
+		case "input_audio":
+			p.drop(LossAudio)
 		default:
 			p.drop(LossUnknown)
 		}
 	}
+	return dst
+}
+
+// responsesFile appends an input_file part as a document: file_data (a data
+// URL, or bare base64, taken as a PDF), file_url (a URL, or a data URL) or
+// file_id, with filename as its name.
+func (p *parser) responsesFile(dst []byte, b *transcript.Object) []byte {
+	name := str(b, "filename")
+	if data := str(b, "file_data"); data != nil {
+		if dst, ok := dataURLBlock(dst, data, name); ok {
+			return dst
+		}
+		return fileBlock(dst, data, []byte(`"application/pdf"`), name, nil)
+	}
+	if dst, ok := urlOrData(dst, str(b, "file_url"), name, false); ok {
+		return dst // a data URL in file_url (strands) is the file's bytes
+	}
+	if id := str(b, "file_id"); id != nil {
+		return refBlock(dst, transcript.SourceFileID, id, nil, name, false)
+	}
+	p.drop(LossDocument)
 	return dst
 }

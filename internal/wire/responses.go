@@ -45,7 +45,7 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 					dst = append(dst, p.raw...)
 				}
 			}
-			if !t.hasKind(partText) && !t.hasKind(partImage) {
+			if !t.hasKind(partText) && !t.hasKind(partImage) && !t.hasKind(partMedia) {
 				continue
 			}
 			dst = comma(dst, &first)
@@ -62,7 +62,7 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 			dst = append(dst, `{"type":"function_call_output","call_id":`...)
 			dst = append(dst, callID...)
 			dst = append(dst, `,"output":`...)
-			if t.hasKind(partImage) {
+			if t.hasKind(partImage) || t.hasKind(partMedia) {
 				dst = responsesInputParts(dst, t.parts)
 			} else {
 				dst = appendJoined(dst, texts(t.parts))
@@ -94,12 +94,16 @@ func renderResponses(dst []byte, turns []turn, sys [][]byte, tools []transcript.
 	return append(dst, '}')
 }
 
-// responsesInputParts writes input_text and input_image parts.
+// responsesInputParts writes input_text, input_image and input_file parts.
 func responsesInputParts(dst []byte, parts []part) []byte {
 	dst = append(dst, '[')
 	first := true
 	for _, p := range parts {
+		p = carried(p, OpenAIResponses, false)
 		switch p.kind {
+		case partMedia:
+			dst = comma(dst, &first)
+			dst = responsesMedia(dst, p)
 		case partText:
 			dst = comma(dst, &first)
 			dst = append(dst, `{"type":"input_text","text":`...)
@@ -113,6 +117,41 @@ func responsesInputParts(dst []byte, parts []part) []byte {
 		}
 	}
 	return append(dst, ']')
+}
+
+// responsesMedia writes an input_image by image_url or file_id, or an
+// input_file by file_data (a data URL, with its filename), file_url or
+// file_id.
+func responsesMedia(dst []byte, p part) []byte {
+	key := "file_data"
+	switch p.src {
+	case transcript.SourceURL:
+		key = "file_url"
+	case transcript.SourceFileID:
+		key = "file_id"
+	}
+	if p.isImage() {
+		dst = append(dst, `{"type":"input_image","`...)
+		if p.src == transcript.SourceURL {
+			key = "image_url"
+		}
+		dst = append(dst, key+`":`...)
+		dst = append(dst, p.data...)
+		return append(dst, `,"detail":"auto"}`...)
+	}
+	dst = append(dst, `{"type":"input_file"`...)
+	name := mediaName(p)
+	if name == nil && p.src == transcript.SourceData {
+		name = []byte(`"document"`) // file_data needs a filename
+	}
+	dst = member(dst, "filename", name)
+	dst = append(dst, `,"`+key+`":`...)
+	if p.src == transcript.SourceData {
+		dst = appendDataURL(dst, p.mime, p.data)
+	} else {
+		dst = append(dst, p.data...)
+	}
+	return append(dst, '}')
 }
 
 // responsesAssistantItem writes the item of one assistant part; copilot

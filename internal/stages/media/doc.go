@@ -13,6 +13,12 @@
 //     TTL clock and reads Report.Pruning.Ran.
 //   - StaleMedia ("stale_media"), spec §3.19: images and media references
 //     older than the last three completed turns become exact markers.
+//   - Documents ("documents"), beyond OpenClaw: documents and images by URL,
+//     file id or S3 location that the target's contract has no place for,
+//     or that are over its document limits, become texts that name them;
+//     a document is never decoded, nor handed to the image processor.
+//   - RequestSize ("request_size"), beyond OpenClaw: over the target's
+//     request-size cap the oldest images and documents become placeholders.
 //
 // Choices the spec leaves open, made as a user of the target provider would
 // want:

@@ -29,29 +29,62 @@ func RequestSize() stage.Stage {
 		if size <= limit {
 			return nil
 		}
-		marker := len(transcript.TextBlock(StaleImageMarker).AppendJSON(nil))
 		var scratch []byte
-		replaced := 0
-		for _, ref := range collectImages(t.Messages) {
+		images, documents := 0, 0
+		for _, ref := range collectSized(t.Messages) {
 			if size <= limit {
 				break
 			}
 			m := t.Messages[ref.msg]
 			blocks, _ := m.Blocks()
-			scratch = blocks[ref.block].AppendJSON(scratch[:0])
+			b := blocks[ref.block]
+			repl := transcript.TextBlock(StaleImageMarker)
+			if b.Type() == transcript.BlockDocument {
+				repl = transcript.TextBlock(b.MediaPlaceholder("the request is over its size limit"))
+				documents++
+			} else {
+				images++
+			}
+			scratch = b.AppendJSON(scratch[:0])
+			size -= len(scratch)
+			scratch = repl.AppendJSON(scratch[:0])
+			size += len(scratch)
 			out := append([]*transcript.Block(nil), blocks...)
-			out[ref.block] = transcript.TextBlock(StaleImageMarker)
+			out[ref.block] = repl
 			m.SetBlocks(out)
-			size -= len(scratch) - marker
-			replaced++
 		}
-		env.Report.Images.Stale += replaced
-		env.Report.Add(name, "stale_images", replaced)
+		env.Report.Images.Stale += images
+		env.Report.Add(name, "stale_images", images)
+		env.Report.Add(name, "replaced_"+transcript.MediaDocument, documents)
+		what := fmt.Sprintf("%d images", images)
+		if documents > 0 {
+			what += fmt.Sprintf(" and %d documents", documents)
+		}
 		if size = t.MessagesSize(); size <= limit {
 			return nil
 		}
 		return &stage.Reject{Code: deadletter.CodePayloadTooLarge, Msg: fmt.Sprintf(
-			"messages: %d bytes after %d images became placeholders, over the %d-byte (%d MiB) request limit of %s",
-			size, replaced, limit, limit>>20, env.Policy.Contract.Family)}
+			"messages: %d bytes after %s became placeholders, over the %d-byte (%d MiB) request limit of %s",
+			size, what, limit, limit>>20, env.Policy.Contract.Family)}
 	}}
+}
+
+// collectSized lists the blocks the request-size cap may replace, in
+// message and block order: the image blocks collectImages finds, and the
+// documents given by their bytes or text (the ones that weigh).
+func collectSized(msgs []*transcript.Message) []imageRef {
+	var refs []imageRef
+	images := collectImages(msgs)
+	for mi, m := range msgs {
+		blocks, _ := m.Blocks()
+		for bi, b := range blocks {
+			for len(images) > 0 && (images[0].msg < mi || images[0].msg == mi && images[0].block < bi) {
+				refs, images = append(refs, images[0]), images[1:]
+			}
+			if src := b.MediaSource(); b.Type() == transcript.BlockDocument && (src == transcript.SourceData || src == transcript.SourceText) {
+				refs = append(refs, imageRef{msg: mi, block: bi})
+			}
+		}
+	}
+	return append(refs, images...)
 }

@@ -29,8 +29,9 @@ const toolsAsTextStage = "tools_as_text"
 //     user message: one text block "[tool result] NAME" (or "[tool result,
 //     error] NAME" when isError is true), a newline and the result's text
 //     (its string content, or its text blocks joined by newlines; "(no
-//     output)" when it has none), followed by the result's image blocks,
-//     which every target accepts in a user turn; its timestamp is kept and
+//     output)" when it has none), followed by the result's image and
+//     document blocks, which a user turn takes wherever a tool result does
+//     (the stage documents judges the documents after); its timestamp is kept and
 //     its tool members (toolCallId, toolName, isError, details) go;
 //   - a tool-result block inside a user message becomes the same text.
 //
@@ -169,7 +170,7 @@ func resultHeader(name string, isError bool) string {
 }
 
 // resultContent splits a result's content into its text (text blocks joined
-// by newlines) and its image blocks.
+// by newlines) and its image and document blocks.
 func resultContent(raw []byte) (string, []*transcript.Block) {
 	if len(raw) > 0 && raw[0] == '"' {
 		s, _ := transcript.UnquoteBytes(raw)
@@ -188,7 +189,7 @@ func resultContent(raw []byte) (string, []*transcript.Block) {
 			if s, ok := b.Text(); ok && s != "" {
 				texts = append(texts, s)
 			}
-		case transcript.BlockImage:
+		case transcript.BlockImage, transcript.BlockDocument:
 			images = append(images, b)
 		}
 	}

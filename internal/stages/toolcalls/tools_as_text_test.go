@@ -32,6 +32,13 @@ func TestToolsAsText(t *testing.T) {
 				{"role":"user","content":[{"type":"text","text":"[tool result] unknown\n(no output)"}]}]`,
 		},
 		{
+			name: "a result's document stays in the user turn too",
+			in: `[{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"fetch","arguments":{}}],"stopReason":"toolUse"},
+				{"role":"toolResult","toolCallId":"c1","toolName":"fetch","content":[{"type":"document","data":"JVBERi0xLjQK","mimeType":"application/pdf","name":"a.pdf"}]}]`,
+			want: `[{"role":"assistant","content":[{"type":"text","text":"[tool call] fetch({})"}],"stopReason":"toolUse"},
+				{"role":"user","content":[{"type":"text","text":"[tool result] fetch\n(no output)"},{"type":"document","data":"JVBERi0xLjQK","mimeType":"application/pdf","name":"a.pdf"}]}]`,
+		},
+		{
 			name: "a tool-result block in a user turn",
 			in:   `[{"role":"user","content":[{"type":"text","text":"a"},{"type":"tool_result","tool_use_id":"c1","is_error":true,"content":[{"type":"text","text":"bad"}]}]}]`,
 			want: `[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"[tool result, error] unknown\nbad"}]}]`,
