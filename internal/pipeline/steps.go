@@ -223,7 +223,8 @@ func (p *Processor) encode(_ context.Context, j *jobState) error {
 	msgs := t.EncodeMessages(par)
 	report.BytesIn = t.InputBytes
 	report.BytesOut = msgs.Size()
-	b, err := transcript.Marshal(report)
+	var buf [1024]byte // a small job's report, on the stack
+	b, err := report.AppendJSON(buf[:0])
 	if err != nil {
 		return fmt.Errorf("encoding the report: %w", err)
 	}

@@ -1,0 +1,69 @@
+package stage
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// TestReportAppendJSONIsMarshal: the report's own encoder writes the bytes
+// transcript.Marshal (encoding/json) writes, for empty, full and random
+// reports, plain strings and strings that need escaping (control
+// characters, quotes, \b, U+2028, invalid UTF-8, HTML characters).
+func TestReportAppendJSONIsMarshal(t *testing.T) {
+	odd := []string{"a\"b", `back\slash`, "tab\there", "bell\bform\f", "line\u2028sep", "bad\xffutf8", "<html>&", "é", "nul\x00", "del\x7f"}
+	plain := []string{"pairing", "tool_call_ids", "usage", "blank_blocks", "contract", "turns", "a", "z", "A_1"}
+	reports := []*Report{
+		NewReport(),
+		{},
+		{Stages: map[string]map[string]int{"x": nil}},
+		{Contract: &ContractReport{}},
+		{SessionRepair: &SessionRepairReport{}},
+		{SessionRepair: &SessionRepairReport{DroppedLines: 3, KeepPointsMissing: 2}},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func() string {
+		if rng.IntN(8) == 0 {
+			return odd[rng.IntN(len(odd))]
+		}
+		return plain[rng.IntN(len(plain))]
+	}
+	for range 2000 {
+		r := NewReport()
+		for range rng.IntN(12) {
+			r.Add(pick(), pick(), rng.IntN(5))
+		}
+		r.Changed = rng.IntN(2) == 0
+		r.Images = ImageReport{rng.IntN(9), rng.IntN(9), rng.IntN(9), rng.Int64N(1 << 40), -rng.Int64N(9)}
+		r.Pruning = PruningReport{rng.IntN(2) == 0, rng.IntN(9), rng.IntN(9)}
+		r.BytesIn, r.BytesOut = rng.IntN(1<<30), rng.IntN(1<<30)
+		if rng.IntN(3) == 0 {
+			r.SessionRepair = &SessionRepairReport{rng.IntN(3), rng.IntN(3)}
+		}
+		if rng.IntN(3) == 0 {
+			c := &ContractReport{Family: pick(), ByRule: map[string]int{}}
+			for range rng.IntN(4) {
+				c.Violations = append(c.Violations, fmt.Sprintf("messages[%d].content: %s", rng.IntN(99), pick()))
+				c.ByRule[pick()]++
+			}
+			r.Contract = c
+		}
+		reports = append(reports, r)
+	}
+	for i, r := range reports {
+		want, err := transcript.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.AppendJSON([]byte("prefix"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, append([]byte("prefix"), want...)) {
+			t.Fatalf("report %d:\n got %s\nwant prefix%s", i, got, want)
+		}
+	}
+}
