@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -75,7 +76,7 @@ func DecodeOptions(raw []byte) (Options, error) {
 			break
 		}
 	}
-	if known > 0 {
+	if known > 0 && !decodeScalars(rest[:known], &o.Request) {
 		obj := raw // every member is a request key: decoded as sent
 		if known < len(members) {
 			obj = objectOf(rest[:known])
@@ -91,6 +92,74 @@ func DecodeOptions(raw []byte) (Options, error) {
 		return o, &FieldError{Name: "options.context_window_tokens", Msg: fmt.Sprintf("must be at least 1, got %d", *n)}
 	}
 	return o, nil
+}
+
+// decodeScalars decodes request members that are each a plain integer
+// (no sign but '-', no fraction or exponent, at most 18 digits) or true or
+// false, under keys each met once, into r as encoding/json would, and
+// reports whether it did: a small job's options ({"now_ms":...}) then cost
+// no reflection. Any other member leaves r as it was and returns false, for
+// encoding/json to decode (and to word its error).
+func decodeScalars(members []member, r *Request) bool {
+	var d Request
+	for i, m := range members {
+		for _, before := range members[:i] {
+			if before.key == m.key {
+				return false
+			}
+		}
+		v := m.value
+		switch m.key {
+		case "now_ms", "context_window_tokens":
+			n, ok := plainInt(v)
+			if !ok {
+				return false
+			}
+			if m.key == "now_ms" {
+				d.NowMs = &n
+			} else {
+				d.ContextWindowTokens = new(int(n))
+			}
+		case "replay_invalid", "preserve_latest_assistant_thinking", "tools_offered":
+			if string(v) != "true" && string(v) != "false" {
+				return false
+			}
+			b := string(v) == "true"
+			switch m.key {
+			case "replay_invalid":
+				d.ReplayInvalid = b
+			case "preserve_latest_assistant_thinking":
+				d.PreserveLatestAssistantThinking = &b
+			default:
+				d.ToolsOffered = &b
+			}
+		default:
+			return false
+		}
+	}
+	*r = d
+	return true
+}
+
+// plainInt is v as an integer when v is a JSON integer of at most 18
+// digits without a leading zero: every such value fits an int64.
+func plainInt(v []byte) (int64, bool) {
+	digits := bytes.TrimPrefix(v, []byte("-"))
+	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(digits) > 1) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(v) {
+		n = -n
+	}
+	return n, true
 }
 
 // requestKeys are the JSON names of Request's fields, the keys of options

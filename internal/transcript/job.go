@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
@@ -216,7 +217,9 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 		case "target":
 			seenTarget = true
 			t.rawTarget = f.Value
-			err = strictUnmarshal(f.Value, &t.Target, "target", deadletter.CodeInvalidTarget)
+			if !decodeTarget(f.Value, &t.Target) {
+				err = strictUnmarshal(f.Value, &t.Target, "target", deadletter.CodeInvalidTarget)
+			}
 		case "options":
 			t.Options, err = decodeOptions(f.Value)
 		case "custom_entries":
@@ -341,6 +344,38 @@ func strictUnmarshal(raw []byte, v any, path string, code deadletter.Code) error
 		return errorf(code, path, "%s", cleanJSONError(err))
 	}
 	return nil
+}
+
+// decodeTarget decodes a target whose members are provider, api and model,
+// each at most once, each a string of valid UTF-8 without an escape, into
+// tg as strictUnmarshal would, and reports whether it did: a job's target
+// then costs no reflection. Any other target leaves tg as it was and
+// returns false, for strictUnmarshal to decode (and to word its error).
+func decodeTarget(raw []byte, tg *Target) bool {
+	var d Target
+	ok := true
+	err := EachMember(raw, func(key string, value []byte) {
+		var field *string
+		switch key {
+		case "provider":
+			field = &d.Provider
+		case "api":
+			field = &d.API
+		case "model":
+			field = &d.Model
+		}
+		if field == nil || *field != "" || len(value) < 2 || value[0] != '"' ||
+			bytes.IndexByte(value, '\\') >= 0 || !utf8.Valid(value) {
+			ok = false
+			return
+		}
+		*field = string(value[1 : len(value)-1])
+	})
+	if err != nil || !ok {
+		return false
+	}
+	*tg = d
+	return true
 }
 
 // decodeOptions reads a job's options: the members that are fields of
