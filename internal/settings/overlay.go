@@ -200,6 +200,9 @@ func (o *Overlay[T]) addJSON(path, name string, index []int, t reflect.Type, raw
 	return nil
 }
 
+// empty reports whether the overlay sets nothing, in YAML or in JSON.
+func (o Overlay[T]) empty() bool { return o.yaml == "" && len(o.keys) == 0 }
+
 // applyTo lays the overlay's keys onto v, which holds the values below it;
 // the keys it does not set keep them. A list it sets replaces that list
 // whole (a new slice: v's may be shared with the layer below).
@@ -223,6 +226,9 @@ func (o Overlay[T]) applyTo(v *T) {
 // a tenant's overlay, then a job's. Lists are never shared with a layer
 // that set its own.
 func Resolve[T any](defaults T, tenant, job Overlay[T]) T {
+	if tenant.empty() && job.empty() {
+		return defaults // most jobs: no copy for reflection to take
+	}
 	v := defaults
 	tenant.applyTo(&v)
 	job.applyTo(&v)
