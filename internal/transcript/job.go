@@ -191,7 +191,8 @@ func DecodeJobParallel(data []byte, lim Limits, par Parallel) (*Transcript, erro
 	if len(data) > lim.MaxBytes {
 		return nil, errorf(deadletter.CodePayloadTooLarge, "", "job is %d bytes, over the limit of %d", len(data), lim.MaxBytes)
 	}
-	var top Object
+	var fields [8]Field // a job's members: one allocation fewer per small job
+	top := Object{Fields: fields[:0]}
 	sp, err := jsontape.SplitObject(data, lim.MaxDepth, "messages", par, func(key string, value []byte) {
 		top.Fields = append(top.Fields, Field{Key: key, Value: value})
 	})
@@ -393,9 +394,9 @@ func decodeOptions(raw []byte) (Options, error) {
 	var own, other []byte // objects of members, without their closing brace
 	for _, f := range obj.Fields {
 		if optionKeys[f.Key] {
-			own = appendMember(own, f)
+			own = appendMember(own, f, len(raw))
 		} else {
-			other = appendMember(other, f)
+			other = appendMember(other, f, len(raw))
 		}
 	}
 	if own != nil {
@@ -410,10 +411,11 @@ func decodeOptions(raw []byte) (Options, error) {
 }
 
 // appendMember appends f to obj, an object's members so far without its
-// closing brace (nil for none).
-func appendMember(obj []byte, f Field) []byte {
+// closing brace (nil for none), a new obj sized for size bytes (the whole
+// options object, which mostly holds only one kind of member).
+func appendMember(obj []byte, f Field, size int) []byte {
 	if obj == nil {
-		obj = []byte{'{'}
+		obj = append(make([]byte, 0, size+1), '{')
 	} else {
 		obj = append(obj, ',')
 	}
