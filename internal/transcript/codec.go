@@ -30,6 +30,28 @@ func UnquoteBytes(raw []byte) ([]byte, bool) { return jsontape.UnquoteBytes(raw)
 // escape in JSON text.
 func Hex4(b []byte, at int) (rune, bool) { return jsontape.Hex4(b, at) }
 
+// AppendMarshalString appends s as Marshal writes it: quoted as it is when
+// s is plain (printable ASCII without a quote or a backslash), else by
+// Marshal itself, so no escaping rule of encoding/json is restated.
+func AppendMarshalString(dst []byte, s string) []byte {
+	if PlainString(s) {
+		return append(append(append(dst, '"'), s...), '"')
+	}
+	b, _ := Marshal(s) // a string always marshals
+	return append(dst, b...)
+}
+
+// PlainString reports whether s is printable ASCII without a quote or a
+// backslash: what encoding/json writes as it is between its quotes.
+func PlainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // Marshal encodes a Go value for use as a raw member value: encoding/json
 // without HTML escaping and without the trailing newline.
 func Marshal(v any) ([]byte, error) {

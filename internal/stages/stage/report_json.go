@@ -127,16 +127,16 @@ func sortedKeys[V any](keys []string, m map[string]V) []string {
 // without a quote or a backslash, which encoding/json writes as it is.
 func (r *Report) plain() bool {
 	for name, counts := range r.Stages {
-		if !plainString(name) || !plainKeys(counts) {
+		if !transcript.PlainString(name) || !plainKeys(counts) {
 			return false
 		}
 	}
 	if c := r.Contract; c != nil {
-		if !plainString(c.Family) || !plainKeys(c.ByRule) {
+		if !transcript.PlainString(c.Family) || !plainKeys(c.ByRule) {
 			return false
 		}
 		for _, v := range c.Violations {
-			if !plainString(v) {
+			if !transcript.PlainString(v) {
 				return false
 			}
 		}
@@ -146,16 +146,7 @@ func (r *Report) plain() bool {
 
 func plainKeys(m map[string]int) bool {
 	for k := range m {
-		if !plainString(k) {
-			return false
-		}
-	}
-	return true
-}
-
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+		if !transcript.PlainString(k) {
 			return false
 		}
 	}

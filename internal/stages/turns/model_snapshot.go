@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -43,24 +44,27 @@ func ModelSnapshot() stage.Stage {
 				return nil
 			}
 		}
-		type data struct {
-			Timestamp *int64 `json:"timestamp,omitempty"`
-			Provider  string `json:"provider"`
-			ModelAPI  string `json:"modelApi"`
-			ModelID   string `json:"modelId"`
-		}
-		d := data{Provider: cur.provider, ModelAPI: cur.api, ModelID: cur.model}
-		if ts, ok := snapshotTime(t, env); ok {
-			d.Timestamp = &ts
-		}
-		raw, err := transcript.Marshal(d)
-		if err != nil {
-			return err
-		}
+		ts, ok := snapshotTime(t, env)
+		raw := appendSnapshot(make([]byte, 0, 80+len(cur.provider)+len(cur.api)+len(cur.model)), cur, ts, ok)
 		t.AppendEntries = append(t.AppendEntries, transcript.CustomEntry{CustomType: customModelSnapshot, Data: raw})
 		env.Report.Add(name, "appended", 1)
 		return nil
 	}}
+}
+
+// appendSnapshot appends a model-snapshot entry's data as encoding/json
+// writes its struct {timestamp (omitted when !ok), provider, modelApi,
+// modelId}, without the reflection: one entry per job.
+func appendSnapshot(dst []byte, s snapshot, ts int64, ok bool) []byte {
+	dst = append(dst, '{')
+	if ok {
+		dst = strconv.AppendInt(append(dst, `"timestamp":`...), ts, 10)
+		dst = append(dst, ',')
+	}
+	dst = transcript.AppendMarshalString(append(dst, `"provider":`...), s.provider)
+	dst = transcript.AppendMarshalString(append(dst, `,"modelApi":`...), s.api)
+	dst = transcript.AppendMarshalString(append(dst, `,"modelId":`...), s.model)
+	return append(dst, '}')
 }
 
 // snapshot is the model identity a model-snapshot entry records.
