@@ -134,11 +134,36 @@ func scanUsage(raw []byte, has bool) (valid, normal bool) {
 // isNumber reports whether a raw JSON value is a number transcript.Object's
 // Number reads (a finite one).
 func isNumber(v []byte) bool {
+	_, ok := number(v)
+	return ok
+}
+
+// number is a raw JSON value's value when it is a number isNumber takes.
+// A count of at most 15 digits without sign, fraction or exponent (what
+// usage counts nearly always are) is read digit by digit, exactly as
+// strconv.ParseFloat reads it; any other through ParseFloat.
+func number(v []byte) (float64, bool) {
 	if len(v) == 0 || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
-		return false
+		return 0, false
 	}
-	_, err := strconv.ParseFloat(string(v), 64)
-	return err == nil
+	if len(v) <= 15 && (v[0] != '0' || len(v) == 1) {
+		n := 0
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			return float64(n), true
+		}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
 }
 
 // counts is what a scan of a usage or cost object found of its five counts
@@ -168,10 +193,7 @@ func scanCounts(raw []byte, keys *[5]string, nested string) (c counts, nestedCom
 		}
 		if k := countIndex(keys, key); k >= 0 && !seen[k] {
 			seen[k] = true
-			if isNumber(value) {
-				c.number[k] = true
-				c.value[k], _ = strconv.ParseFloat(string(value), 64)
-			}
+			c.value[k], c.number[k] = number(value)
 		}
 	})
 	return c, nestedComplete, err

@@ -2,6 +2,7 @@ package turns
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -35,6 +36,23 @@ func TestAppendSnapshotIsMarshal(t *testing.T) {
 					t.Fatalf("got %s\nwant %s", got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestNumberIsParseFloat: the usage counts' number reader gives what
+// strconv.ParseFloat gives (0 and false where it fails or the value is no
+// JSON number), on its fast path and off it.
+func TestNumberIsParseFloat(t *testing.T) {
+	for _, v := range []string{"0", "7", "12", "123456789012345", "1234567890123456", "999999999999999", "-0", "-12",
+		"1.5", "1e3", "1E400", "-1e400", "00", "01", "", "a", "12a", "true", `"1"`, "9007199254740993"} {
+		want, err := strconv.ParseFloat(v, 64)
+		wantOK := err == nil && v != "" && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
+		if !wantOK {
+			want = 0
+		}
+		if got, ok := number([]byte(v)); got != want || ok != wantOK {
+			t.Errorf("number(%q) = %v, %v; want %v, %v", v, got, ok, want, wantOK)
 		}
 	}
 }
