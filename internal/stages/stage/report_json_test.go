@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -65,5 +66,50 @@ func TestReportAppendJSONIsMarshal(t *testing.T) {
 		if !bytes.Equal(got, append([]byte("prefix"), want...)) {
 			t.Fatalf("report %d:\n got %s\nwant prefix%s", i, got, want)
 		}
+	}
+}
+
+// TestReportAppendJSONKnowsEveryField: a report with every field set (by
+// reflection, nested ones too) is written as encoding/json writes it, so
+// a field added to Report or its parts and not to AppendJSON fails here.
+func TestReportAppendJSONKnowsEveryField(t *testing.T) {
+	var r Report
+	fill(reflect.ValueOf(&r).Elem())
+	want, err := transcript.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.AppendJSON(nil); !bytes.Equal(got, want) {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+}
+
+// fill sets v and everything in it to a non-zero value.
+func fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(7)
+	case reflect.String:
+		v.SetString("s")
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fill(v.Field(i))
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fill(v.Index(0))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(k)
+		fill(e)
+		v.SetMapIndex(k, e)
+	default:
+		panic("fill: no value for " + v.Type().String())
 	}
 }
