@@ -131,14 +131,8 @@ func scanUsage(raw []byte, has bool) (valid, normal bool) {
 	return err == nil, err == nil && c.complete() && costComplete
 }
 
-// isNumber reports whether a raw JSON value is a number transcript.Object's
-// Number reads (a finite one).
-func isNumber(v []byte) bool {
-	_, ok := number(v)
-	return ok
-}
-
-// number is a raw JSON value's value when it is a number isNumber takes.
+// number is a raw JSON value's value when it is a number transcript.Object's
+// Number reads (a finite one), and false with 0 otherwise.
 // A count of at most 15 digits without sign, fraction or exponent (what
 // usage counts nearly always are) is read digit by digit, exactly as
 // strconv.ParseFloat reads it; any other through ParseFloat.
