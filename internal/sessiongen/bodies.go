@@ -567,7 +567,8 @@ func (g *bodyGen) bedrock() obj {
 		var content arr
 		switch {
 		case g.v == "llama-index":
-			content = append(content, obj{"reasoningContent": obj{"reasoningText": obj{"text": g.text(60)}}})
+			// unsigned: Claude refuses it back, so the chain drops it (not listed)
+			content = append(content, obj{"reasoningContent": obj{"reasoningText": obj{"text": g.unkept(func() string { return g.text(60) })}}})
 		case g.v == "vercel-ai" && i == 1:
 			content = append(content, obj{"reasoningContent": obj{"redactedReasoning": obj{"data": g.sig(g.bytes64(base64.StdEncoding, 200, 0x12, 0xa0))}}})
 		default:
