@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -244,4 +245,29 @@ func placeholderNames(all, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestGoldenRealBodies: one realistic body per format and SDK variant
+// (seed 1, two exchanges) and what the worker makes of it for the endpoint
+// it was written for: what the parse dropped, the chain's counts and the
+// rendered body, compared with testdata/bodies/<format>.<variant>.json
+// (go test -update rewrites; review the diff).
+func TestGoldenRealBodies(t *testing.T) {
+	for _, format := range sessiongen.BodyFormats {
+		for _, variant := range sessiongen.BodyVariants[format] {
+			t.Run(format+"."+variant, func(t *testing.T) {
+				b := sessiongen.Bodies(sessiongen.BodyConfig{Seed: 1, Format: format, Variant: variant, Turns: 2})
+				f, _ := ParseFormat(format)
+				w := throughWorker(t, f, b.JSON, b.Source, b.Source)
+				golden := map[string]any{"request_format": format, "source": b.Source.Provider + "/" + b.Source.API + "/" + b.Source.Model,
+					"request": json.RawMessage(b.JSON), "dropped": w.dropped}
+				if w.refused != nil {
+					golden["refused"] = w.refused.Error()
+				} else {
+					golden["report"], golden["body"] = w.report.Stages, json.RawMessage(w.body)
+				}
+				compareGolden(t, filepath.Join("testdata", "bodies", format+"."+variant+".json"), golden)
+			})
+		}
+	}
 }
