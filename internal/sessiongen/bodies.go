@@ -74,6 +74,10 @@ type Body struct {
 	Source transcript.Target
 	JSON   []byte
 	Parts  []Part
+	// Prefill is set when the body ends with an assistant turn for the
+	// model to continue (Mistral prefix: true), which a target without
+	// prefill refuses.
+	Prefill bool
 }
 
 // bodySources are the endpoints each variant writes for; a variant not
@@ -153,7 +157,7 @@ func Bodies(cfg BodyConfig) Body {
 	if err != nil {
 		panic(err) // only maps, slices, strings, numbers and booleans
 	}
-	return Body{Format: cfg.Format, Variant: cfg.Variant, Source: BodySource(cfg.Format, cfg.Variant), JSON: raw, Parts: g.parts}
+	return Body{Format: cfg.Format, Variant: cfg.Variant, Source: BodySource(cfg.Format, cfg.Variant), JSON: raw, Parts: g.parts, Prefill: g.prefill}
 }
 
 // AllBodies returns one body per format and variant for each seed in
@@ -177,12 +181,13 @@ type (
 
 // bodyGen writes one body; parts collects what it holds.
 type bodyGen struct {
-	cfg   BodyConfig
-	v     string
-	rng   *rand.Rand
-	n     int  // text counter: every text is distinct
-	mute  bool // while set, keep lists nothing (unkept)
-	parts []Part
+	cfg     BodyConfig
+	v       string
+	rng     *rand.Rand
+	n       int  // text counter: every text is distinct
+	mute    bool // while set, keep lists nothing (unkept)
+	prefill bool
+	parts   []Part
 }
 
 func (g *bodyGen) model() string { return BodySource(g.cfg.Format, g.v).Model }
@@ -591,7 +596,7 @@ func (g *bodyGen) bedrock() obj {
 	msgs = append(msgs, obj{"role": "assistant", "content": arr{obj{"text": g.text(60)}}})
 	var last arr
 	if g.v == "strands" { // the guardrail wraps the last user text
-		last = arr{obj{"guardContent": obj{"text": obj{"text": g.unkept(func() string { return g.text(30) })}}}}
+		last = arr{obj{"guardContent": obj{"text": obj{"text": g.text(30)}}}}
 	} else {
 		last = arr{obj{"text": g.text(30)}}
 	}
@@ -967,6 +972,7 @@ func (g *bodyGen) mistral() obj {
 	msgs = append(msgs, obj{"role": "assistant", "content": g.text(60)}, obj{"role": "user", "content": g.text(30)})
 	if g.v == "vercel-ai" {
 		msgs = append(msgs, obj{"role": "assistant", "content": g.text(20), "prefix": true})
+		g.prefill = true
 	}
 	body["messages"] = msgs
 	return body
