@@ -122,6 +122,24 @@ func strictID(id string) string {
 	}, id)
 }
 
+// knownLoss says why the worker still does not keep a part of a realistic
+// body, when it is one the round trip knows of ("" for every other part):
+// only what is lost is excepted, and the rest of the part is checked here.
+// The round trip logs it instead of failing, and fails once it is kept, so
+// the exception goes with the fix.
+func knownLoss(b sessiongen.Body, part sessiongen.Part, all string) string {
+	base, _, folded := strings.Cut(part.Value, "__thought__")
+	if part.Kind == sessiongen.PartCallID && folded && strings.Contains(all, "\x00"+strictID(base)) {
+		// the call keeps its id's base and its result, but the Chat ids of
+		// an OpenAI-compatible server are strict (policy: openAICompatible,
+		// as OpenClaw's), so the Gemini signature LiteLLM folds into the id
+		// after "__thought__" (and its '+', '/', '=') is cut away, and LiteLLM
+		// cannot hand it back to Gemini 3
+		return "LiteLLM's __thought__ signature is cut from call id " + base
+	}
+	return ""
+}
+
 // TestRealBodiesRoundTrip: over the realistic bodies of every format and
 // SDK variant (sessiongen.Bodies), a body sent back to the endpoint it was
 // written for, render_F(parse_F(B)) through the worker's steps, is not
@@ -157,6 +175,14 @@ func TestRealBodiesRoundTrip(t *testing.T) {
 				ok = hasString(all, part.Value, true)
 			default: // texts may be joined, base64 may sit in a data URL
 				ok = hasString(all, part.Value, false)
+			}
+			if why := knownLoss(b, part, all); why != "" {
+				if ok {
+					t.Errorf("%s: %s %.50q is kept now: remove its knownLoss", where, part.Kind, part.Value)
+				} else {
+					t.Logf("%s: known loss: %s", where, why)
+				}
+				continue
 			}
 			if !ok {
 				t.Errorf("%s: %s %.50q is lost (dropped %v)", where, part.Kind, part.Value, w.dropped)
