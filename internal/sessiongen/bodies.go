@@ -1,8 +1,12 @@
 package sessiongen
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"math/rand/v2"
 	"strings"
 
@@ -298,8 +302,21 @@ func (g *bodyGen) pdf() (data, name string) {
 }
 
 // png is a small PNG picture as base64.
+// png is a small PNG picture as base64, stored without compression: its
+// bytes do not change with the Go release's deflate (golden files).
 func (g *bodyGen) png() string {
-	data := base64.StdEncoding.EncodeToString(Image(6+g.rng.IntN(10), 4+g.rng.IntN(8), true))
+	w, h := 6+g.rng.IntN(10), 4+g.rng.IntN(8)
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.SetNRGBA(x, y, color.NRGBA{R: uint8(255 * x / w), G: uint8(255 * y / h), B: uint8(g.rng.Uint32()), A: 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&buf, img); err != nil {
+		panic(err) // writing to memory does not fail
+	}
+	data := base64.StdEncoding.EncodeToString(buf.Bytes())
 	g.keep(PartImage, data, "")
 	return data
 }
