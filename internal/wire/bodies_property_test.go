@@ -47,7 +47,7 @@ func throughWorker(t *testing.T, in Format, body []byte, src, tg transcript.Targ
 	if err != nil {
 		return worked{refused: fmt.Errorf("decode: %w", err)}
 	}
-	tr.Options = transcript.Options{Render: RenderRequest, System: parsed.System, Tools: parsed.Tools}
+	tr.Options = transcript.Options{Render: RenderRequest, System: parsed.System, Tools: parsed.Tools, Continue: parsed.Continue}
 	if err := CheckOptions(tr.Options, out); err != nil {
 		return worked{refused: fmt.Errorf("options: %w", err)}
 	}
