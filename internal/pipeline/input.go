@@ -22,8 +22,9 @@ const StageParse = "parse_request"
 // the body is parsed for the target's format (wire.Parse) with the job's
 // `source` (default: the input format's own provider and API) on each
 // assistant turn, its system prompt and tools become the job's `system` and
-// `tools` unless the job's options set them, and `render` defaults to
-// request. It returns what the parse dropped, or the refusal of a body that
+// `tools` unless the job's options set them, `render` defaults to
+// request, and a body that ends with a prefill (prefix: true) continues it
+// (option continue). It returns what the parse dropped, or the refusal of a body that
 // cannot be parsed (invalid_job) or has too many messages.
 func (p *Processor) parseInput(t *transcript.Transcript) (map[string]int, *stage.Reject) {
 	in := t.Input
@@ -56,6 +57,9 @@ func (p *Processor) parseInput(t *transcript.Transcript) (map[string]int, *stage
 	}
 	if t.Options.Render == "" {
 		t.Options.Render = wire.RenderRequest
+	}
+	if parsed.Continue {
+		t.Options.Continue = true // the body's own prefill (prefix: true)
 	}
 	return parsed.Dropped, nil
 }

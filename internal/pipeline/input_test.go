@@ -83,3 +83,30 @@ func TestProcessRefusesBadRequestJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessRequestJobKeepsPrefill: a Mistral body whose last message is
+// the assistant's prefill (prefix: true, as vercel/ai's Mistral provider
+// writes it) is ready, its request ending with that turn marked prefix:
+// true; at 0988e1e the flag was not read and the job was the unsendable
+// dead letter for ending with the assistant's turn.
+func TestProcessRequestJobKeepsPrefill(t *testing.T) {
+	job := `{"job_id":"j1","tenant":"acme","session_id":"s1","target":{"provider":"mistral","api":"mistral-conversations","model":"mistral-medium-latest"},` +
+		`"request_format":"mistral-chat","request":{"model":"mistral-medium-latest","messages":[{"role":"user","content":"Write a haiku about rain."},` +
+		`{"role":"assistant","content":"Soft rain on the roof","prefix":true}]}}`
+	out := process(t, []byte(job), nil)
+	if !out.Ready {
+		t.Fatalf("dead letter: %+v", out)
+	}
+	var payload struct {
+		Request struct {
+			Messages []map[string]any `json:"messages"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(out.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	msgs := payload.Request.Messages
+	if len(msgs) != 2 || msgs[1]["role"] != "assistant" || msgs[1]["prefix"] != true {
+		t.Errorf("request messages = %v, want the prefill last with prefix: true", msgs)
+	}
+}

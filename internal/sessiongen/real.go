@@ -91,10 +91,13 @@ const (
 	base36Chars = "abcdefghijklmnopqrstuvwxyz0123456789"
 )
 
-func (r *Real) pick(alphabet string, n int) string {
+func (r *Real) pick(alphabet string, n int) string { return pick(r.rng, alphabet, n) }
+
+// pick returns n characters of alphabet drawn from rng.
+func pick(rng *rand.Rand, alphabet string, n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = alphabet[r.rng.IntN(len(alphabet))]
+		b[i] = alphabet[rng.IntN(len(alphabet))]
 	}
 	return string(b)
 }

@@ -15,6 +15,14 @@
 //	"bad:<n>"    the result of a malformed call (no arguments or a bad name)
 //	"idless:<n>" a legacy result without an id, beside a call whose id is ""
 //
+// Beside histories it writes provider request bodies (bodies.go): Bodies
+// gives one body of each request format as a named SDK or client writes it
+// (BodyVariants: the Anthropic SDK, vercel/ai, strands, google-genai,
+// Vertex snake_case, ADK, LiteLLM, the Mistral SDK, ...), with the shapes
+// the survey of docs/real-shapes.md ("Request bodies per format") found,
+// and lists the parts each holds (Part) so the round-trip and cross-format
+// properties of package wire can follow them.
+//
 // May import: internal/transcript.
 package sessiongen
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -67,7 +68,8 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
-// FuzzParse: any bytes parse in every format without panicking, and valid
+// FuzzParse: any bytes (seeded with every shape of the request-body
+// survey) parse in every format without panicking, and valid
 // JSON (what the job decode hands Parse) that parses gives a message array
 // the job decode accepts and every renderer writes as valid JSON, the same
 // bytes twice.
@@ -84,6 +86,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"input":"hi","contents":[{"role":"model","parts":[{"functionCall":{"name":"n"}}]},{"parts":[{"functionResponse":{"name":"n","response":{"x":[1]}}},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`))
 	f.Add([]byte(geminiSnake))
+	// every shape of the request-body survey (docs/real-shapes.md), one
+	// body per format and SDK variant
+	for _, b := range sessiongen.AllBodies(1) {
+		f.Add(b.JSON)
+	}
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"s"},{"type":"image_url","image_url":{"url":"data:image\/png;base64,AA=="}}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"n","arguments":"{\"a\":"}}]}]}`))
 	src := transcript.Target{Provider: "google", API: "google-generative-ai", Model: "gemini-3-pro-preview"}
 	p := policy.Resolve(src)

@@ -25,6 +25,10 @@ type Parsed struct {
 	System  json.RawMessage
 	Tools   []transcript.Tool
 	Dropped map[string]int
+	// Continue is set when the body's last message is an assistant turn
+	// marked prefix: true (Mistral's prefill, also DeepSeek's): the body asks
+	// the model to continue that turn, as the job option continue does.
+	Continue bool
 }
 
 // The kinds of what a parse drops, as the report counts them (stage

@@ -12,11 +12,13 @@ import (
 // messages in their place (their text, image and json content; status
 // "error" is isError), the rest of it user messages; an assistant message's
 // text, reasoningContent (reasoningText with its signature, or
-// redactedContent) and toolUse blocks become its blocks. Images carry their
-// base64 bytes as they are (format png becomes image/png), or their S3
-// location; a document block is a document (its bytes, text or S3
-// location; format pdf becomes application/pdf, and its name is kept).
-// cachePoint, video and guardContent blocks have no place in the model.
+// redactedContent, also spelt redactedReasoning {data} by vercel/ai) and
+// toolUse blocks become its blocks. Images carry their base64 bytes as they
+// are (format png becomes image/png), or their S3 location; a document
+// block is a document (its bytes, text or S3 location; format pdf becomes
+// application/pdf, and its name is kept). A guardContent block is read as
+// the text or image it wraps. cachePoint and video blocks have no place in
+// the model.
 func (p *parser) bedrock(o *transcript.Object) error {
 	for _, raw := range p.array(field(o, "system")) {
 		b, _ := p.object(raw)
@@ -83,6 +85,18 @@ func (p *parser) bedrockContentBlock(dst []byte, b *transcript.Object) []byte {
 	}
 	if doc, ok := p.object(field(b, "document")); ok {
 		return p.bedrockDocument(dst, &doc)
+	}
+	if gc, ok := p.object(field(b, "guardContent")); ok {
+		// a guardrail's wrapper (strands and the AWS samples wrap the last
+		// user turn): its text or image is the user's own, read as it is;
+		// the wrapper, which only narrows what the guardrail checks, is
+		// not kept
+		if t, ok := p.object(field(&gc, "text")); ok && str(&t, "text") != nil {
+			return textBlock(dst, str(&t, "text"), nil)
+		}
+		if gc.Has("image") {
+			return p.bedrockContentBlock(dst, &gc)
+		}
 	}
 	if js := field(b, "json"); js != nil {
 		var buf bytes.Buffer
@@ -163,6 +177,9 @@ func (p *parser) bedrockAssistantBlock(raw []byte) {
 			p.out = thinkingBlock(p.turn(), text, "thinkingSignature", str(&rt, "signature"))
 		} else if data := str(&rc, "redactedContent"); data != nil {
 			p.out = redactedBlock(p.turn(), data)
+		} else if rr, ok := p.object(field(&rc, "redactedReasoning")); ok && str(&rr, "data") != nil {
+			// vercel/ai's spelling of redactedContent
+			p.out = redactedBlock(p.turn(), str(&rr, "data"))
 		}
 		return
 	}

@@ -19,16 +19,18 @@ import (
 // (Magistral: unsigned thinking, as reasoning_content); a tool message a
 // toolResult. The
 // legacy function role and function_call member are read as a tool result
-// and a call.
+// and a call. A last assistant message with prefix: true sets Continue.
 func (p *parser) chat(o *transcript.Object) error {
 	err := p.eachItem(o, "messages", func(m *transcript.Object) {
 		role, _ := m.String("role")
 		content := field(m, "content")
+		p.Continue = false // only the last message's prefix counts
 		switch role {
 		case "system", "developer":
 			p.systemContent(content)
 		case "assistant":
 			p.openAssistant()
+			p.Continue, _ = m.Bool("prefix")
 			if r := str(m, "reasoning_content"); r != nil && !bytes.Equal(r, []byte(`""`)) {
 				p.out = thinkingBlock(p.out, r, "", nil)
 			}

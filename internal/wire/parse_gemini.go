@@ -9,7 +9,8 @@ import (
 )
 
 // gemini reads a Gemini generateContent body: systemInstruction, contents
-// and tools (functionDeclarations). A model content is an assistant turn:
+// and tools (functionDeclarations), at the top or, in the SDKs' form, under
+// config. A model content is an assistant turn:
 // its text parts (with their thoughtSignature for a Gemini target), thought
 // parts (thinking blocks with their thoughtSignature, for a Gemini target)
 // and functionCall parts (toolCall blocks, the call's thoughtSignature
@@ -36,13 +37,22 @@ import (
 // one answers the earliest unanswered call of its name; both are written
 // back with the id.
 func (p *parser) gemini(o *transcript.Object) error {
-	if si, ok := p.object(field(o, "systemInstruction")); ok {
-		for _, raw := range p.array(field(&si, "parts")) {
-			part, _ := p.object(raw)
-			p.systemText(str(&part, "text"))
+	// The SDKs' request form (google-genai's GenerateContentConfig, as ADK
+	// logs it and strands hands it over) has systemInstruction and tools
+	// under config; the REST form has them at the top.
+	top := []*transcript.Object{o}
+	if cfg, ok := p.object(field(o, "config")); ok {
+		top = append(top, &cfg)
+	}
+	for _, o := range top {
+		if si, ok := p.object(field(o, "systemInstruction")); ok {
+			for _, raw := range p.array(field(&si, "parts")) {
+				part, _ := p.object(raw)
+				p.systemText(str(&part, "text"))
+			}
+		} else if si := str(o, "systemInstruction"); si != nil {
+			p.systemText(si)
 		}
-	} else if si := str(o, "systemInstruction"); si != nil {
-		p.systemText(si)
 	}
 	err := p.eachItem(o, "contents", func(c *transcript.Object) {
 		parts := p.array(field(c, "parts"))
@@ -59,7 +69,11 @@ func (p *parser) gemini(o *transcript.Object) error {
 	if err != nil {
 		return err
 	}
-	for _, raw := range p.array(field(o, "tools")) {
+	var tools [][]byte
+	for _, o := range top {
+		tools = append(tools, p.array(field(o, "tools"))...)
+	}
+	for _, raw := range tools {
 		t, _ := p.object(raw)
 		decls := field(&t, "functionDeclarations")
 		if decls == nil {
