@@ -120,12 +120,14 @@ import() {
   podman import --quiet "$tar" "$name" >/dev/null
 }
 
-# binary builds the worker on this host into DIR/worker, with the Dockerfile's flags.
+# binary builds the worker on this host into DIR/worker, with the Dockerfile's
+# flags and its GOEXPERIMENT=simd (the vector string scan of
+# internal/transcript/jsontape; on a CPU without AVX2 it runs the scalar one).
 binary() {
   local dir="$1"
   export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
   log "building the worker (go build, cgo)"
-  (cd "$ROOT" && CGO_ENABLED=1 go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$dir/worker" ./cmd/worker)
+  (cd "$ROOT" && CGO_ENABLED=1 GOEXPERIMENT=simd go build -trimpath -buildvcs=false -ldflags="-s -w" -o "$dir/worker" ./cmd/worker)
   cp "$ROOT/configs/worker.yaml" "$dir/worker.yaml"
 }
 

@@ -10,9 +10,11 @@
 # from Debian packages (scripts/image.sh, both variants), and runs
 # go test -race over the module (test/image runs the image with podman), the
 # Helm chart checks (helm/chartest) and the provider SDK conformance checks of
-# the request bodies (test/wiresdk), and the example clients' tests
+# the request bodies (test/wiresdk), the example clients' tests
 # (scripts/clients.sh: clients/python with pytest, clients/typescript with
-# node's test runner, against a worker with its embedded broker).
+# node's test runner, against a worker with its embedded broker), and the
+# codec and golden tests again with GOEXPERIMENT=simd (the vector scan the
+# image is built with).
 # Extra arguments go to both go test runs (e.g. -run TestX, -short).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -89,6 +91,12 @@ log "worker audit examples/ --fail-on-drop"
 go run ./cmd/worker audit examples/ examples/*.json --fail-on-drop
 
 go test -race -timeout 45m "$@" ./...
+# The same packages' tests with the vector string scan the image is built
+# with (GOEXPERIMENT=simd: internal/transcript/jsontape/run_simd.go): the
+# codec's own tests compare the two scans, and the golden files of the
+# chain, the wire formats and the pipeline must come out byte for byte.
+log "GOEXPERIMENT=simd: the codec and the golden tests on the vector scan"
+GOEXPERIMENT=simd go test -race -timeout 20m "$@" ./internal/transcript/... ./internal/stages ./internal/wire/... ./internal/pipeline
 # The Python and TypeScript clients against a worker with its embedded broker.
 log "the example clients (scripts/clients.sh)"
 scripts/clients.sh

@@ -11,6 +11,15 @@
 // the tape and writes untouched values as their input bytes. The arrays
 // are reused across jobs from a pool (Tape.Release, MaxPooledBytes).
 //
+// The scan steps over a string's plain bytes in two ways, which give the
+// same results byte for byte (TestScanPathsAgree, FuzzScanPaths): eight
+// bytes a step in scalar Go (words.go), or, built with GOEXPERIMENT=simd
+// on amd64 and run on a CPU with AVX2, 64-byte blocks of vector compares
+// with simd/archsimd, a bitmask of the block's quotes, backslashes and
+// control bytes (run_simd.go), with UTF-8 checked a run at a time. The
+// image and the release binary are built with the experiment; a plain
+// build runs the scalar scan.
+//
 // It imports only the standard library.
 //
 // May import: no package of this module.

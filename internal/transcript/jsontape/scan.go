@@ -1,10 +1,6 @@
 package jsontape
 
-import (
-	"encoding/binary"
-	"fmt"
-	"unicode/utf8"
-)
+import "fmt"
 
 // scanner validates JSON text and finds the end of each value without building
 // any tree. It is the whole of the codec's parsing: decoding a job is one pass
@@ -174,8 +170,9 @@ var plainStringByte = func() (t [256]bool) {
 // str validates the string starting at the quote at i and returns the index
 // past its closing quote. A string with invalid UTF-8 or a lone surrogate
 // escape is valid JSON text to this scanner; it is counted in invalidText.
-// Plain bytes are stepped over eight at a time (plainRun), and UTF-8 is
-// validated as it is met, so no string is read twice.
+// Plain bytes are stepped over a word or a vector at a time (plainRun),
+// and UTF-8 is validated as it is met (utf8Run), so no string is read
+// twice.
 func (s *scanner) str(i int) (int, error) {
 	start := i
 	i++
@@ -217,46 +214,12 @@ func (s *scanner) str(i int) (int, error) {
 		case c < 0x20:
 			return i, s.errAt(i, "control character 0x%02x in string", c)
 		default: // c >= 0x80: a multi-byte sequence, checked where it stands
-			r, size := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && size == 1 {
-				badUTF8 = true
-			}
-			i += size
+			var bad bool
+			i, bad = utf8Run(data, i)
+			badUTF8 = badUTF8 || bad
 		}
 	}
 	return i, s.errAt(start, "unterminated string")
-}
-
-// Masks for plainRun's eight-bytes-a-step test: the well-known word tests
-// "has a byte less than n" ((x - n*lowBits) &^ x & highBits, exact for
-// n <= 128) and "has a zero byte" (the same with n = 1).
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// plainRun returns the index of the first byte at or after i that is not
-// printable ASCII other than the quote and the backslash (len(data) when
-// there is none). It tests eight bytes a step: base64 image data and long
-// texts are most of a job's bytes, and nearly all of them are plain.
-func plainRun(data []byte, i int) int {
-	for i+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[i:])
-		quote := w ^ ('"' * lowBits)
-		backslash := w ^ ('\\' * lowBits)
-		found := (w-0x20*lowBits)&^w | // some byte is below 0x20
-			(quote-lowBits)&^quote | // some byte is '"'
-			(backslash-lowBits)&^backslash | // some byte is '\\'
-			w // some byte is 0x80 or above
-		if found&highBits != 0 {
-			break
-		}
-		i += 8
-	}
-	for i < len(data) && plainStringByte[data[i]] {
-		i++
-	}
-	return i
 }
 
 // surrogate steps over the \uDXXX escape at i, and counts a lone surrogate

@@ -1,0 +1,176 @@
+package jsontape
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// scanPaths returns the string scans this build has: the scalar one, and
+// the vector one when the build has GOEXPERIMENT=simd and the CPU AVX2.
+func scanPaths() []bool {
+	if vectorScan {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// onPath runs f with the vector scan on or off, and puts it back.
+func onPath(vector bool, f func()) {
+	was := vectorScan
+	vectorScan = vector
+	defer func() { vectorScan = was }()
+	f()
+}
+
+// scanResult is everything one scan of data gives: the validation error
+// (or none), the index past the value, the invalid-text count, and the
+// tapes of the message array when data is one.
+type scanResult struct {
+	Err         string
+	End         int
+	InvalidText int
+	Escaped     bool
+	Tapes       [][3]any
+}
+
+func scanOnce(data []byte) scanResult {
+	var r scanResult
+	if err := Valid(data, 1000); err != nil {
+		r.Err = err.Error()
+	}
+	s := scanner{data: data, maxDepth: 1000}
+	end, err := s.value(s.skipSpace(0), 0)
+	r.End, r.InvalidText, r.Escaped = end, s.invalidText, s.escaped
+	if err != nil {
+		r.Err += " / " + err.Error()
+	}
+	tapes, ok, err := SplitArray(data, 1000, Parallel{})
+	if ok && err == nil {
+		for _, t := range tapes {
+			r.Tapes = append(r.Tapes, [3]any{t.Nodes, t.Members, t.Messages})
+		}
+	}
+	return r
+}
+
+// checkPaths scans data on every path and fails unless they agree in
+// every figure, and agree with encoding/json on validity and, for a string,
+// on its decoded bytes.
+func checkPaths(t *testing.T, data []byte) {
+	t.Helper()
+	var first scanResult
+	for k, vector := range scanPaths() {
+		var r scanResult
+		onPath(vector, func() { r = scanOnce(data) })
+		if k == 0 {
+			first = r
+		} else if !reflect.DeepEqual(r, first) {
+			t.Fatalf("%q: the vector scan gives\n%+v\nthe scalar scan\n%+v", data, r, first)
+		}
+		if nesting(data) < 1000 {
+			if got, want := Valid(data, 1000) == nil, json.Valid(data); got != want {
+				t.Fatalf("%q (vector %v): valid %v, encoding/json %v", data, vector, got, want)
+			}
+		}
+		raw := bytes.TrimSpace(data)
+		if r.Err != "" || len(raw) == 0 || raw[0] != '"' || !utf8.Valid(raw) {
+			continue // encoding/json replaces invalid UTF-8; DecodeString keeps the bytes
+		}
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%q: scanned as valid, encoding/json: %v", raw, err)
+		}
+		var got string
+		var ok bool
+		onPath(vector, func() { got, ok = DecodeString(raw) })
+		if !ok || got != want {
+			t.Fatalf("%q (vector %v): decoded %q, encoding/json %q", raw, vector, got, want)
+		}
+	}
+}
+
+// nesting is how deep data's brackets nest at most, ignoring strings (an
+// upper bound, enough to keep encoding/json's own limit out of the way).
+func nesting(data []byte) int {
+	return bytes.Count(data, []byte("[")) + bytes.Count(data, []byte("{"))
+}
+
+// TestScanPathsAgree puts each byte the scan stops at, and multi-byte
+// text valid and not, at every position around the 64-byte blocks of
+// long strings, and checks both scans against each other and against
+// encoding/json.
+func TestScanPathsAgree(t *testing.T) {
+	t.Logf("scan paths: %v (vector scan in this build: %v)", scanPaths(), vectorScan)
+	specials := []string{`"`, `\`, `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud800`, "\x00", "\x1f", "\x7f",
+		"é", "😀", "\xff", "\xc3", "\xed\xa0\x80", "\xef\xbf\xbd", `\x`, `\u12`}
+	for _, n := range []int{0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200} {
+		for at := 0; at <= n; at += max(1, n/17) {
+			for _, sp := range specials {
+				body := strings.Repeat("a", at) + sp + strings.Repeat("b", n-at)
+				checkPaths(t, []byte(`"`+body+`"`))
+				checkPaths(t, []byte(`[{"role":"user","content":[{"type":"text","text":"`+body+`"}]},{"k`+body+`":1}]`))
+				checkPaths(t, []byte(`"`+body)) // unterminated
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "Z", " ", `"`, `\`, `\n`, `\u0041`, "é", "中", "\xff", "\x01", "{", "}", "[", "]", ":", ","}
+	for range 3000 {
+		var b strings.Builder
+		b.WriteByte('"')
+		for range rng.IntN(300) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		b.WriteByte('"')
+		checkPaths(t, []byte(b.String()))
+	}
+}
+
+// TestPlainRunPaths checks plainRun on both paths against its byte-at-a-time
+// definition, with every special byte at every position of two blocks.
+func TestPlainRunPaths(t *testing.T) {
+	for _, vector := range scanPaths() {
+		onPath(vector, func() {
+			for _, c := range []byte{'"', '\\', 0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xff, 0x20} {
+				for n := 60; n < 140; n += 7 {
+					for at := 0; at < n; at++ {
+						data := bytes.Repeat([]byte{'a'}, n)
+						data[at] = c
+						for _, start := range []int{0, 1, at, n - 1} {
+							if got, want := plainRun(data, start), plainRunBytewise(data, start); got != want {
+								t.Fatalf("vector %v: plainRun(%q, %d) = %d, want %d", vector, data, start, got, want)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// FuzzScanPaths checks the vector scan against the scalar one (every
+// result of a scan, the tapes of a message array included) and both
+// against encoding/json's validity and string decoding.
+func FuzzScanPaths(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `"\ud83d\ude00 é"`, `"\ud800"`, "\"\xff\xfe\"", `[{"role":"user","content":"hi"}]`,
+		`{"a":[1,2,{"b":"` + strings.Repeat("x", 100) + `\n"}]}`, `"` + strings.Repeat("é", 40) + `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkPaths(t, data) })
+}
+
+// FuzzScanPathsString is FuzzScanPaths with the input as a string's body,
+// so the fuzzer spends its time inside long strings.
+func FuzzScanPathsString(f *testing.F) {
+	f.Add([]byte(strings.Repeat("abc", 30) + `\"` + strings.Repeat("é", 30)))
+	f.Add([]byte("\x00" + strings.Repeat("z", 70)))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkPaths(t, []byte(fmt.Sprintf(`"%s"`, body)))
+	})
+}
