@@ -18,6 +18,9 @@ func internKey(key string) string {
 // lookup of a common member reads no input byte.
 var KeyNames = [...]string{"", "role", "content", "type", "text", "id", "name", "data", "timestamp", "toolName", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id", "usage", "mimeType", "thinking", "thinkingSignature", "signature", "textSignature", "provider", "api", "model", "isError", "is_error", "details", "summary", "stopReason", "errorMessage", "input", "arguments", "partialJson", "cost", "redacted", "customType", "thought_signature", "provenance", "seq", "message", "responseId"}
 
+// Node.Keys has a bit per KeyNames entry.
+var _ = [64 - len(KeyNames)]struct{}{}
+
 // keyID returns the index of key in KeyNames, or 0.
 func keyID(key string) uint8 {
 	switch key {

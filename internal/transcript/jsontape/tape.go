@@ -40,6 +40,9 @@ type Node struct {
 	// (its index there), 0 otherwise: the role or type every rule reads
 	// of every message and block is then read without touching the input.
 	KindValue uint8
+	// Keys has bit i set when a member's key is KeyNames[i] (i > 0): Find
+	// answers for a common key the node lacks without walking its members.
+	Keys uint64
 }
 
 // Member is one member of an object node: the spans of its key (quotes
@@ -99,11 +102,15 @@ func (t *Tape) Key(m *Member) string {
 }
 
 // Find returns the index in Members of the first member of node n whose
-// key is key, or NoMember. A common key (KeyNames) is found by its number;
-// another without escapes is compared with the input's bytes as they are.
+// key is key, or NoMember. A common key (KeyNames) is found by its number,
+// and one the node lacks by one bit of Node.Keys; another key without
+// escapes is compared with the input's bytes as they are.
 func (t *Tape) Find(n *Node, key string) uint32 {
-	ms := t.Members[n.First : n.First+n.Count]
 	if id := keyID(key); id != 0 {
+		if n.Keys&(1<<id) == 0 {
+			return NoMember
+		}
+		ms := t.Members[n.First : n.First+n.Count]
 		for i := range ms {
 			if ms[i].KeyID == id {
 				return n.First + uint32(i)
@@ -111,6 +118,7 @@ func (t *Tape) Find(n *Node, key string) uint32 {
 		}
 		return NoMember
 	}
+	ms := t.Members[n.First : n.First+n.Count]
 	for i := range ms {
 		m := &ms[i]
 		if m.KeyID != 0 {
@@ -241,6 +249,7 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 		}
 		key := keyOf(raw, &m)
 		m.KeyID = keyID(key)
+		n.Keys |= 1 << m.KeyID &^ 1 // bit 0 is "no common key": never set
 		var vend int
 		if message && !seenContent && key == "content" && vstart < len(raw) && raw[vstart] == '[' {
 			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
