@@ -17,15 +17,22 @@ var vectorScan = archsimd.X86.AVX2()
 
 // plainRun returns the index of the first byte at or after i that is not
 // printable ASCII other than the quote and the backslash (len(data) when
-// there is none): 64 bytes a step, then the words of the tail.
+// there is none). Most strings are short (keys, roles, ids, short texts):
+// their first 64 bytes are read a word at a time, which costs less there
+// than the vectors' set-up, and this part is small enough to be inlined
+// into the string scan; a longer run goes on 64 bytes a step.
 func plainRun(data []byte, i int) int {
+	if j := plainRunWords(data[:min(i+64, len(data))], i); j < i+64 {
+		return j
+	}
+	return plainRunLong(data, i+64)
+}
+
+// plainRunLong is plainRun past a string's first 64 bytes: whole blocks on
+// vectors, then the words of the tail.
+func plainRunLong(data []byte, i int) int {
 	if vectorScan {
-		// Most strings are short (keys, roles, ids): two words first,
-		// which cost less than the vectors' set-up.
-		if j := plainRunWords(data[:min(i+16, len(data))], i); j < i+16 {
-			return j
-		}
-		i = plainRunBlocks(data, i+16)
+		i = plainRunBlocks(data, i)
 	}
 	return plainRunWords(data, i)
 }
