@@ -9,7 +9,7 @@ import (
 )
 
 // Config is the whole worker configuration, one field per section of
-// configs/worker.yaml. The per-job sections, images and pruning, are
+// configs/worker.yaml. The per-job sections, images, pruning and context, are
 // declared in package settings (with the tags a job's options use too), the
 // image pool in package images; this package loads, overrides and
 // validates them like every section.
@@ -21,6 +21,7 @@ type Config struct {
 	Contract ContractConfig            `yaml:"contract"`
 	Images   ImagesConfig              `yaml:"images"`
 	Pruning  settings.Pruning          `yaml:"pruning"`
+	Context  settings.Context          `yaml:"context"`
 	Metrics  MetricsConfig             `yaml:"metrics"`
 	Memory   MemoryConfig              `yaml:"memory"`
 	Log      LogConfig                 `yaml:"log"`

@@ -79,6 +79,7 @@ func Default() Config {
 			HardClear:            settings.HardClear{Enabled: true, Placeholder: "[Old tool result content cleared]"},
 			Tools:                settings.Tools{Allow: []string{}, Deny: []string{}},
 		},
+		Context: settings.Context{Fit: settings.FitTrim, WindowTokens: 0, MaxOutputTokens: 0}, // 0: the model table
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Memory:  MemoryConfig{LimitRatio: 0.9},
 		Log:     LogConfig{Level: "info", Format: "json"},

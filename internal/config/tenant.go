@@ -14,6 +14,8 @@ type TenantOverride struct {
 	Images settings.Overlay[settings.Images] `yaml:"images,omitempty"`
 	// Pruning overrides pruning defaults.
 	Pruning settings.Overlay[settings.Pruning] `yaml:"pruning,omitempty"`
+	// Context overrides the context-window fit defaults.
+	Context settings.Overlay[settings.Context] `yaml:"context,omitempty"`
 	// PoolShare overrides pipeline.tenant_max_share for this tenant.
 	PoolShare *float64 `yaml:"pool_share,omitempty"`
 	// RateLimits overrides rate_limits for this tenant (see operate.go).

@@ -41,6 +41,7 @@ func (c Config) Validate() error {
 	p.atLeast("images.max_decoded_bytes", c.Images.MaxDecodedBytes, 1)
 	p.atLeast("images.cache_bytes", c.Images.CacheBytes, 0)
 	p = append(p, settings.Validate(c.Pruning, settings.FromConfig[settings.Pruning]("pruning"))...)
+	p = append(p, settings.Validate(c.Context, settings.FromConfig[settings.Context]("context"))...)
 	p.hostPort("metrics.listen", c.Metrics.Listen, 0)
 	p.atLeast("memory.limit_bytes", c.Memory.LimitBytes, 0)
 	p.atLeast("memory.container_limit_bytes", c.Memory.ContainerLimitBytes, 0)
@@ -127,8 +128,8 @@ func (c Config) validatePipeline(p *problems) {
 
 // validateTenant checks a tenant's name and the values it resolves to. A
 // bad inherited value is already reported under its global name, so only
-// the overridden ones can add problems here. The image and pruning
-// sections are checked by the same rules as the global ones and a job's
+// the overridden ones can add problems here. The image, pruning and
+// context sections are checked by the same rules as the global ones and a job's
 // (settings.Validate).
 func (c Config) validateTenant(p *problems, name string) {
 	at := "tenants." + name
@@ -139,9 +140,11 @@ func (c Config) validateTenant(p *problems, name string) {
 	var none struct {
 		images  settings.Overlay[settings.Images]
 		pruning settings.Overlay[settings.Pruning]
+		context settings.Overlay[settings.Context]
 	}
 	*p = append(*p, settings.Validate(settings.Resolve(c.Images.Images, o.Images, none.images), settings.FromTenant("images", name, o.Images))...)
 	*p = append(*p, settings.Validate(settings.Resolve(c.Pruning, o.Pruning, none.pruning), settings.FromTenant("pruning", name, o.Pruning))...)
+	*p = append(*p, settings.Validate(settings.Resolve(c.Context, o.Context, none.context), settings.FromTenant("context", name, o.Context))...)
 	if o.PoolShare != nil {
 		p.share(at+".pool_share", *o.PoolShare)
 	}

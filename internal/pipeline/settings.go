@@ -23,6 +23,7 @@ type Resolver func(t *transcript.Transcript) (stage.Settings, error)
 type sections struct {
 	images  settings.Images
 	pruning settings.Pruning
+	context settings.Context
 }
 
 // ResolverFor is the Resolver of a configuration, which must be valid
@@ -31,12 +32,13 @@ type sections struct {
 // which lays them on top (settings.Resolve) and has them checked
 // by the same rules as the configuration's (settings.Validate).
 func ResolverFor(cfg config.Config) Resolver {
-	global := sections{cfg.Images.Images, cfg.Pruning}
+	global := sections{cfg.Images.Images, cfg.Pruning, cfg.Context}
 	tenants := make(map[string]sections, len(cfg.Tenants))
 	for name, o := range cfg.Tenants {
 		tenants[name] = sections{
 			images:  settings.Resolve(cfg.Images.Images, o.Images, settings.Overlay[settings.Images]{}),
 			pruning: settings.Resolve(cfg.Pruning, o.Pruning, settings.Overlay[settings.Pruning]{}),
+			context: settings.Resolve(cfg.Context, o.Context, settings.Overlay[settings.Context]{}),
 		}
 	}
 	missing, contract := cfg.Hygiene.MissingToolResultText, cfg.Contract.Mode
@@ -53,6 +55,7 @@ func ResolverFor(cfg config.Config) Resolver {
 			MissingToolResultText: missing,
 			Images:                settings.Resolve(below.images, settings.Overlay[settings.Images]{}, o.Images),
 			Pruning:               settings.Resolve(below.pruning, settings.Overlay[settings.Pruning]{}, o.Pruning),
+			Context:               settings.Resolve(below.context, settings.Overlay[settings.Context]{}, o.Context),
 			ContractMode:          contract,
 			Request:               o.Request,
 		}
@@ -64,6 +67,9 @@ func ResolverFor(cfg config.Config) Resolver {
 		}
 		if o.Pruning.Set() {
 			bad = append(bad, settings.Validate(s.Pruning, settings.FromJob(o.Pruning))...)
+		}
+		if o.Context.Set() {
+			bad = append(bad, settings.Validate(s.Context, settings.FromJob(o.Context))...)
 		}
 		if len(bad) > 0 {
 			return s, fmt.Errorf("%s", strings.Join(bad, "; "))

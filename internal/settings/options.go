@@ -11,7 +11,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
-// Options are the settings a job's options set: overlays of the two
+// Options are the settings a job's options set: overlays of the three
 // sections and the request options. The JSON keys of Request are read at
 // the top of options (Request is embedded), so the type's name is the
 // member's, and encoding/json's errors name a field as the job's
@@ -19,14 +19,16 @@ import (
 type Options struct {
 	Images  Overlay[Images]  `json:"-"` // options.images and the image aliases
 	Pruning Overlay[Pruning] `json:"-"` // options.pruning (ttl as ttl_ms)
+	Context Overlay[Context] `json:"-"` // options.context and the context aliases
 	Request
 }
 
 // DecodeOptions decodes the settings members of a job's options: raw is
 // one JSON object of them, as transcript.Options.Settings keeps them (nil
-// is none). images and pruning are read with DecodeOption, the names of
-// ImageAliases onto images (after it, so a setting sent both ways is
-// refused whatever the order of the keys), and every other key must be one
+// is none). images, pruning and context are read with DecodeOption, the
+// names of ImageAliases onto images and of ContextAliases onto context
+// (after it, so a setting sent both ways is refused whatever the order of
+// the keys), and every other key must be one
 // of Request's json names, exactly (as a section's keys: "NOW_MS" is no
 // option), decoded with encoding/json; context_window_tokens must be at
 // least 1. Of several bad request keys the first in the job's order is
@@ -43,16 +45,20 @@ func DecodeOptions(raw []byte) (Options, error) {
 	if err != nil {
 		return o, &FieldError{Name: "options", Msg: "must be an object"}
 	}
-	var rest, aliases []member
+	var rest, aliases, contextAliases []member
 	for _, m := range members {
 		switch m.key {
 		case "images":
 			o.Images, err = DecodeOption[Images](m.value, "options.images")
 		case "pruning":
 			o.Pruning, err = DecodeOption[Pruning](m.value, "options.pruning")
+		case "context":
+			o.Context, err = DecodeOption[Context](m.value, "options.context")
 		default:
 			if _, ok := ImageAliases[m.key]; ok {
 				aliases = append(aliases, m)
+			} else if _, ok := ContextAliases[m.key]; ok {
+				contextAliases = append(contextAliases, m)
 			} else {
 				rest = append(rest, m)
 			}
@@ -63,6 +69,11 @@ func DecodeOptions(raw []byte) (Options, error) {
 	}
 	for _, m := range aliases {
 		if err := o.Images.AddAlias(ImageAliases[m.key], "options."+m.key, m.value); err != nil {
+			return o, err
+		}
+	}
+	for _, m := range contextAliases {
+		if err := o.Context.AddAlias(ContextAliases[m.key], "options."+m.key, m.value); err != nil {
 			return o, err
 		}
 	}

@@ -58,12 +58,14 @@ func (s Source[T]) name(path string) (string, bool) {
 // the field as that layer does: "options.pruning.soft_trim_ratio: must be
 // between 0 and 1, got 3". Out-of-range values are errors, not clamped: the
 // operator or runner that sent them has a bug worth seeing.
-func Validate[T Images | Pruning](v T, src Source[T]) []string {
+func Validate[T Images | Pruning | Context](v T, src Source[T]) []string {
 	c := checks{}
 	switch s := any(v).(type) {
 	case Images:
 		s.check(&c)
 	case Pruning:
+		s.check(&c)
+	case Context:
 		s.check(&c)
 	}
 	var out []string

@@ -80,10 +80,13 @@ type Settings struct {
 	// MissingToolResultText is the text of a synthetic missing tool result
 	// for every family but OpenAI Responses (which uses "aborted").
 	MissingToolResultText string
-	// Images and Pruning are the job's resolved sections (package
+	// Images, Pruning and Context are the job's resolved sections (package
 	// settings: the configuration's, the tenant's overlay, the job's).
 	Images  settings.Images
 	Pruning settings.Pruning
+	// Context is the job's resolved context-window fit: its mode, and the
+	// window and output reserve when set (0: the model table).
+	Context settings.Context
 	// Request is what the job's options say of its next request (its
 	// clock, context window, tools, retry): the options' own declaration.
 	Request settings.Request
