@@ -19,6 +19,10 @@ const (
 const (
 	CodeEmptyHistory Code = "empty_history" // no message, or no user turn, is left to send
 	CodeUnsendable   Code = "unsendable"    // the sanitized transcript breaks the target's contract
+	// CodeContextOverflow: the request's tokens with the output it reserves
+	// are over the target model's context window, and options.context_fit
+	// is refuse, or even what the fit always keeps is over it.
+	CodeContextOverflow Code = "context_overflow"
 )
 
 // The dead-letter codes of the processor and the runner: the record's

@@ -13,7 +13,7 @@
 //   - pairing: tool-result pairing and the OpenAI Responses family rules;
 //   - media: images (libvips), context pruning, stale media cleanup,
 //     documents and images by reference the target cannot carry, the
-//     request-size cap;
+//     request-size cap, the context-window fit;
 //   - sendable: nothing left to send, and the contract check.
 //
 // May import: internal/images, internal/stages/media,
@@ -95,9 +95,11 @@ func Default(imgs *images.Processor) []stage.Stage {
 		media.Images(imgs),
 		turns.ProviderTurns(), // beyond OpenClaw: the target accepts the shape
 		// beyond OpenClaw: sendable at all. The request-size cap (oldest
-		// images and documents become placeholders first), then nothing left to send,
-		// then the check of the target's contract, last.
+		// images and documents become placeholders first), the context
+		// window's fit, then nothing left to send, then the check of the
+		// target's contract, last.
 		media.RequestSize(),
+		media.ContextFit(), // beyond OpenClaw: the target model's context window, with the output reserved (issue 30)
 		sendable.EmptyHistory(),
 		sendable.Contract(),
 	}

@@ -19,6 +19,11 @@
 //     a document is never decoded, nor handed to the image processor.
 //   - RequestSize ("request_size"), beyond OpenClaw: over the target's
 //     request-size cap the oldest images and documents become placeholders.
+//   - ContextFit ("context_fit"), issue 30: the target model's context
+//     window with the output reserved, by the target's token count: old
+//     tool results trimmed, then the oldest turns dropped at safe
+//     boundaries with one placeholder, or refused or reported by the
+//     job's context_fit.
 //
 // Choices the spec leaves open, made as a user of the target provider would
 // want:

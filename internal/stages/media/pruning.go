@@ -169,13 +169,9 @@ func writePruned(msgs []*transcript.Message, results []prunable, r *stage.Report
 		if !p.trimmed && !p.cleared {
 			continue
 		}
-		m := msgs[p.index]
-		content := transcript.TextBlock(p.text).AppendJSON([]byte{'['})
-		content = append(content, ']')
-		if old, _ := m.Get("content"); string(old) == string(content) {
+		if !setResultText(msgs[p.index], p.text) {
 			continue
 		}
-		m.Set("content", content)
 		if p.cleared {
 			cleared++
 		} else {
@@ -189,6 +185,19 @@ func writePruned(msgs []*transcript.Message, results []prunable, r *stage.Report
 	}
 	r.Add("pruning", "soft_trimmed", trimmed)
 	r.Add("pruning", "hard_cleared", cleared)
+}
+
+// setResultText makes a tool result's content the single text block text,
+// and reports whether that changed it (a result whose content already is
+// that block is left alone).
+func setResultText(m *transcript.Message, text string) bool {
+	content := transcript.TextBlock(text).AppendJSON([]byte{'['})
+	content = append(content, ']')
+	if old, _ := m.Get("content"); string(old) == string(content) {
+		return false
+	}
+	m.Set("content", content)
+	return true
 }
 
 // assistantCutoff returns the index of the keep-th assistant from the end

@@ -89,15 +89,29 @@ func changesOf(r *stage.Report) string {
 // default mode, reject, the job becomes a dead letter unsendable whose
 // sentence names the first violation with its path and the count by rule.
 // In report mode the payload is written as it is.
+//
+// Its last rule is the context window (contract.CheckWindow, issue 30):
+// the request's tokens with the output it reserves (env.Budget), counted
+// only when the cheap bound does not prove the fit. The context_fit stage
+// has fitted every job but a context_fit report one, so this rule holds
+// whatever the mode: a request over the window is unsendable, except
+// that with context_fit report an overflow that is the only violation is
+// listed in report.contract and written, as contract.mode report writes
+// every violation.
 func Contract() stage.Stage {
 	return stage.Stage{Name: "contract", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		c := env.Policy.Contract
 		res := contract.Check(t.Messages, c, env.Settings.Request.ContextWindow())
+		system, tools := contract.FixedParts(t.Options)
+		contract.CheckWindow(&res, env.Budget, t.Messages, res.Bytes, system, tools)
 		if res.OK() {
 			return nil
 		}
 		env.Report.Contract = Report(c.Family, res)
 		if env.Settings.ContractMode == settings.ContractReport {
+			return nil
+		}
+		if env.Settings.Context.Fit == settings.FitReport && res.Total == res.Counts[contract.RuleContextWindow] {
 			return nil
 		}
 		return &stage.Reject{Code: deadletter.CodeUnsendable, Msg: res.Summary()}

@@ -4,13 +4,14 @@
 // packages (toolcalls, pairing, turns, media); package stages lists them in
 // the order of spec §4.
 //
-// May import: internal/deadletter, internal/policy, internal/settings,
+// May import: internal/contract, internal/deadletter, internal/policy, internal/settings,
 // internal/transcript.
 package stage
 
 import (
 	"context"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/settings"
@@ -37,6 +38,11 @@ type Env struct {
 	// spec §3.13's read at §4 step 0) and read by the Responses reasoning
 	// downgrade. Stages only read it: no stage passes state to another.
 	ModelChanged bool
+	// Budget is the job's token budget (its target model's context
+	// window, the output reserved in it, the target's token counter),
+	// resolved once before the chain; an inactive Budget (no window)
+	// leaves the context-window fit and its check out.
+	Budget contract.Budget
 	// InputMessages is how many messages the job had before the chain, so
 	// a rule that finds nothing left can say what the repair removed.
 	InputMessages int
@@ -105,6 +111,7 @@ type Report struct {
 	Pruning       PruningReport             `json:"pruning"`
 	SessionRepair *SessionRepairReport      `json:"session_repair,omitempty"`
 	Contract      *ContractReport           `json:"contract,omitempty"`
+	ContextFit    *ContextFitReport         `json:"context_fit,omitempty"`
 	BytesIn       int                       `json:"bytes_in"`
 	BytesOut      int                       `json:"bytes_out"`
 }
@@ -143,6 +150,26 @@ type ContractReport struct {
 	Family     string         `json:"family"`
 	Violations []string       `json:"violations"`
 	ByRule     map[string]int `json:"by_rule"`
+}
+
+// ContextFitReport gives the figures of the context-window fit (issue 30):
+// present only when the request was counted over its budget, so a job
+// that fits has none. The window and the reserve are in tokens, counted by
+// the tokenizer named; TokensAfter is the count of what was written
+// (TokensBefore in report mode, where nothing is dropped and Fits is
+// false).
+type ContextFitReport struct {
+	Mode            string `json:"mode"`
+	Tokenizer       string `json:"tokenizer"`
+	Window          int    `json:"window"`
+	Reserve         int    `json:"reserve"`
+	TokensBefore    int    `json:"tokens_before"`
+	TokensAfter     int    `json:"tokens_after"`
+	SoftTrimmed     int    `json:"soft_trimmed"`
+	HardCleared     int    `json:"hard_cleared"`
+	TurnsDropped    int    `json:"turns_dropped"`
+	MessagesDropped int    `json:"messages_dropped"`
+	Fits            bool   `json:"fits"`
 }
 
 // NewReport returns an empty report.

@@ -1,0 +1,103 @@
+package contract
+
+import (
+	"fmt"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// RuleContextWindow is the rule of a request whose tokens, with the output
+// it reserves, are over the target model's context window (issue 30).
+const RuleContextWindow = "context_window"
+
+// Counter counts the tokens of a request to one target model: its
+// tokenizer's count where the provider's vocabulary is published, else a
+// calibrated upper bound (package tokens' Counter is one).
+type Counter interface {
+	// Name names the tokenizer or the bound ("o200k_base").
+	Name() string
+	// Message is the tokens of one message, the per-message overhead of
+	// the provider's wire and its images included.
+	Message(m *transcript.Message) int
+	// Request is the tokens of the request's fixed part: the system
+	// prompt and the tool definitions (each JSON, nil when absent).
+	Request(system, tools []byte) int
+	// Bound is a cheap upper bound of the tokens of nBytes of request:
+	// when it fits, the request fits, and nothing needs counting.
+	Bound(nBytes int) int
+}
+
+// Budget is the token budget of one request: the model's context window,
+// the output reserved in it, and the counter of its tokens. A zero Window
+// (or a nil Counter) is no budget: nothing is counted or checked.
+type Budget struct {
+	Counter Counter
+	Window  int // the context window in tokens
+	Reserve int // the output tokens the request reserves room for
+}
+
+// Active reports whether the budget bounds anything.
+func (b Budget) Active() bool { return b.Window > 0 && b.Counter != nil }
+
+// Room is the tokens the request's input may hold: the window less the
+// reserve.
+func (b Budget) Room() int { return b.Window - b.Reserve }
+
+// Count is a request's token count.
+type Count struct {
+	Fixed    int   // the system prompt and the tools (Counter.Request)
+	Messages []int // each message's tokens; nil when the bound proved the fit
+	Total    int   // Fixed plus every message; the bound when Messages is nil
+}
+
+// CountRequest counts the request of msgs with the fixed part system and
+// tools. When the cheap bound of the request's bytes (the messages as they
+// will be written, and the fixed part) is within the room, nothing is
+// counted: the Count holds the bound and no per-message figures, and
+// counted is false.
+func (b Budget) CountRequest(msgs []*transcript.Message, messageBytes int, system, tools []byte) (c Count, counted bool) {
+	if bound := b.Counter.Bound(messageBytes + len(system) + len(tools)); bound <= b.Room() {
+		return Count{Total: bound}, false
+	}
+	c.Fixed = b.Counter.Request(system, tools)
+	c.Total = c.Fixed
+	c.Messages = make([]int, len(msgs))
+	for i, m := range msgs {
+		c.Messages[i] = b.Counter.Message(m)
+		c.Total += c.Messages[i]
+	}
+	return c, true
+}
+
+// Over says of a request of tokens tokens that it is over the budget: the
+// count, the tokenizer, the reserve and the window.
+func (b Budget) Over(tokens int) string {
+	return fmt.Sprintf("%d tokens (%s) + %d reserved for output = %d > the %d-token context window",
+		tokens, b.Counter.Name(), b.Reserve, tokens+b.Reserve, b.Window)
+}
+
+// CheckWindow is the contract's last rule: it adds a RuleContextWindow
+// violation to r when the request of msgs (messageBytes as written) with
+// system and tools is over the budget, and returns the request's tokens
+// (the cheap bound when that proved the fit). An inactive budget checks
+// nothing.
+func CheckWindow(r *Result, b Budget, msgs []*transcript.Message, messageBytes int, system, tools []byte) int {
+	if !b.Active() {
+		return 0
+	}
+	c, _ := b.CountRequest(msgs, messageBytes, system, tools)
+	if c.Total > b.Room() {
+		r.add(RuleContextWindow, "messages", "%s", b.Over(c.Total))
+	}
+	return c.Total
+}
+
+// FixedParts are the bytes of a request's fixed part as the job gives them:
+// its system prompt (the option system, raw JSON) and its tools (the
+// option tools, as JSON), each nil when absent.
+func FixedParts(o transcript.Options) (system, tools []byte) {
+	if len(o.Tools) > 0 {
+		tools, _ = transcript.Marshal(o.Tools) // plain structs of strings and raw JSON always marshal
+	}
+	return o.System, tools
+}
