@@ -53,9 +53,6 @@ type Result struct {
 	Violations []Violation
 	Counts     map[string]int
 	Total      int
-	// Bytes is the size of the messages as they will be written, which
-	// Check measures for the request-size rule (CheckWindow's bound).
-	Bytes int
 }
 
 // OK reports whether the transcript meets the contract.
@@ -239,7 +236,6 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 	if c.MaxRequestBytes > 0 && size > c.MaxRequestBytes {
 		r.add(RuleRequestSize, "messages", "%d bytes > %d per request", size, c.MaxRequestBytes)
 	}
-	r.Bytes = size
 	return r
 }
 

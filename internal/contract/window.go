@@ -22,26 +22,32 @@ type Counter interface {
 	// Request is the tokens of the request's fixed part: the system
 	// prompt and the tool definitions (each JSON, nil when absent).
 	Request(system, tools []byte) int
-	// Bound is a cheap upper bound of the tokens of nBytes of request:
-	// when it fits, the request fits, and nothing needs counting.
-	Bound(nBytes int) int
+	// MessageBound and RequestBound are cheap upper bounds of Message and
+	// Request from lengths alone: when they fit, the request fits, and
+	// nothing needs counting.
+	MessageBound(m *transcript.Message) int
+	RequestBound(system, tools []byte) int
 }
 
 // Budget is the token budget of one request: the model's context window,
-// the output reserved in it, and the counter of its tokens. A zero Window
-// (or a nil Counter) is no budget: nothing is counted or checked.
+// the output reserved in it, the input limit some models have besides,
+// and the counter of its tokens. A zero Window (or a nil Counter) is no
+// budget: nothing is counted or checked.
 type Budget struct {
-	Counter Counter
-	Window  int // the context window in tokens
-	Reserve int // the output tokens the request reserves room for
+	Counter  Counter
+	Window   int // the context window in tokens, input and output together
+	Reserve  int // the output tokens the request reserves room for
+	MaxInput int // the model's own input limit (ModelLimits.MaxInput); 0: none
 }
 
 // Active reports whether the budget bounds anything.
 func (b Budget) Active() bool { return b.Window > 0 && b.Counter != nil }
 
 // Room is the tokens the request's input may hold: the window less the
-// reserve.
-func (b Budget) Room() int { return b.Window - b.Reserve }
+// reserve, and at most MaxInput when the model has one.
+func (b Budget) Room() int {
+	return ModelLimits{ContextWindow: b.Window, MaxInput: b.MaxInput}.InputBudget(b.Reserve)
+}
 
 // Count is a request's token count.
 type Count struct {
@@ -51,12 +57,19 @@ type Count struct {
 }
 
 // CountRequest counts the request of msgs with the fixed part system and
-// tools. When the cheap bound of the request's bytes (the messages as they
-// will be written, and the fixed part) is within the room, nothing is
-// counted: the Count holds the bound and no per-message figures, and
-// counted is false.
-func (b Budget) CountRequest(msgs []*transcript.Message, messageBytes int, system, tools []byte) (c Count, counted bool) {
-	if bound := b.Counter.Bound(messageBytes + len(system) + len(tools)); bound <= b.Room() {
+// tools. When the cheap bound (Counter.MessageBound and RequestBound) is
+// within the room, nothing is counted: the Count holds the bound and no
+// per-message figures, and counted is false.
+func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (c Count, counted bool) {
+	room := b.Room()
+	bound := b.Counter.RequestBound(system, tools)
+	for _, m := range msgs {
+		if bound > room {
+			break
+		}
+		bound += b.Counter.MessageBound(m)
+	}
+	if bound <= room {
 		return Count{Total: bound}, false
 	}
 	c.Fixed = b.Counter.Request(system, tools)
@@ -72,20 +85,23 @@ func (b Budget) CountRequest(msgs []*transcript.Message, messageBytes int, syste
 // Over says of a request of tokens tokens that it is over the budget: the
 // count, the tokenizer, the reserve and the window.
 func (b Budget) Over(tokens int) string {
+	if b.MaxInput > 0 && b.MaxInput < b.Window-b.Reserve {
+		return fmt.Sprintf("%d tokens (%s) > the %d-token input limit (a %d-token context window, %d reserved for output)",
+			tokens, b.Counter.Name(), b.MaxInput, b.Window, b.Reserve)
+	}
 	return fmt.Sprintf("%d tokens (%s) + %d reserved for output = %d > the %d-token context window",
 		tokens, b.Counter.Name(), b.Reserve, tokens+b.Reserve, b.Window)
 }
 
 // CheckWindow is the contract's last rule: it adds a RuleContextWindow
-// violation to r when the request of msgs (messageBytes as written) with
-// system and tools is over the budget, and returns the request's tokens
-// (the cheap bound when that proved the fit). An inactive budget checks
-// nothing.
-func CheckWindow(r *Result, b Budget, msgs []*transcript.Message, messageBytes int, system, tools []byte) int {
+// violation to r when the request of msgs with system and tools is over
+// the budget, and returns the request's tokens (the cheap bound when that
+// proved the fit). An inactive budget checks nothing.
+func CheckWindow(r *Result, b Budget, msgs []*transcript.Message, system, tools []byte) int {
 	if !b.Active() {
 		return 0
 	}
-	c, _ := b.CountRequest(msgs, messageBytes, system, tools)
+	c, _ := b.CountRequest(msgs, system, tools)
 	if c.Total > b.Room() {
 		r.add(RuleContextWindow, "messages", "%s", b.Over(c.Total))
 	}

@@ -148,7 +148,8 @@ func (p *Processor) parse(_ context.Context, j *jobState) error {
 // prepare resolves the job's settings (the Resolver), checks its options
 // against its target's format (wire.CheckOptions), places its next turn
 // (wire.PlaceNext), and builds the rules' environment: the policy, the
-// report (with what the parse dropped and the session repair), whether the
+// report (with what the parse dropped and the session repair), the token
+// budget (stage.BudgetFor), whether the
 // model changed (turns.ModelChanged), and tools_offered false for a target
 // that takes its tool history as text (wire.ToolsAsText).
 func (p *Processor) prepare(_ context.Context, j *jobState) error {
@@ -161,6 +162,7 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 		Policy:        policy.Resolve(t.Target),
 		Settings:      resolved,
 		Report:        stage.NewReport(),
+		Budget:        stage.BudgetFor(t.Target, resolved),
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,
 	}

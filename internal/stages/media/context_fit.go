@@ -16,8 +16,8 @@ import (
 // reserves (env.Budget). It runs after the request-size cap, when every
 // rule that changes sizes has run.
 //
-// A request whose cheap bound (contract.Budget.Bound of its bytes) is
-// within the room is not counted at all. One counted over it is, by the
+// A request whose cheap bound (the counter's MessageBound and
+// RequestBound, lengths alone) is within the room is not counted at all. One counted over it is, by the
 // job's context_fit mode:
 //
 //   - report: written as it is; report.context_fit has the figures and
@@ -54,7 +54,7 @@ func ContextFit() stage.Stage {
 			return nil
 		}
 		system, tools := contract.FixedParts(t.Options)
-		c, counted := b.CountRequest(t.Messages, t.MessagesSize(), system, tools)
+		c, counted := b.CountRequest(t.Messages, system, tools)
 		if !counted || c.Total <= b.Room() {
 			return nil
 		}

@@ -103,7 +103,7 @@ func Contract() stage.Stage {
 		c := env.Policy.Contract
 		res := contract.Check(t.Messages, c, env.Settings.Request.ContextWindow())
 		system, tools := contract.FixedParts(t.Options)
-		contract.CheckWindow(&res, env.Budget, t.Messages, res.Bytes, system, tools)
+		contract.CheckWindow(&res, env.Budget, t.Messages, system, tools)
 		if res.OK() {
 			return nil
 		}

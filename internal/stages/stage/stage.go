@@ -4,8 +4,8 @@
 // packages (toolcalls, pairing, turns, media); package stages lists them in
 // the order of spec §4.
 //
-// May import: internal/contract, internal/deadletter, internal/policy, internal/settings,
-// internal/transcript.
+// May import: internal/contract, internal/deadletter, internal/policy,
+// internal/settings, internal/tokens, internal/transcript.
 package stage
 
 import (

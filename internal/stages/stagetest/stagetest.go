@@ -3,7 +3,8 @@
 // fuzz a stage for the properties every rule must have (no panic, output
 // re-parses, a second run changes nothing, two runs give the same bytes).
 //
-// May import: internal/policy, internal/stages/stage, internal/transcript.
+// May import: internal/contract, internal/policy, internal/stages/stage,
+// internal/transcript.
 package stagetest
 
 import (
@@ -12,6 +13,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -24,6 +26,8 @@ type Case struct {
 	// CustomEntries seeds the session state (model snapshots).
 	CustomEntries []transcript.CustomEntry
 	ModelChanged  bool
+	// Budget is the job's token budget (zero: none, no window is fitted).
+	Budget contract.Budget
 }
 
 // Anthropic is the default target of the spec's vectors.
@@ -40,20 +44,22 @@ type Result struct {
 // Apply runs the stages in order over messagesJSON and returns the result.
 func (c Case) Apply(tb testing.TB, messagesJSON string, stages ...stage.Stage) Result {
 	tb.Helper()
-	res, err := c.run([]byte(messagesJSON), stages)
+	res, err := c.Run([]byte(messagesJSON), stages...)
 	if err != nil {
 		tb.Fatalf("apply: %v", err)
 	}
 	return res
 }
 
-func (c Case) run(messagesJSON []byte, stages []stage.Stage) (Result, error) {
+// Run runs the stages in order over messagesJSON and returns the result,
+// or the first error a stage returned (a *stage.Reject for a refusal).
+func (c Case) Run(messagesJSON []byte, stages ...stage.Stage) (Result, error) {
 	t, err := transcript.FromMessages(messagesJSON, transcript.Target(c.Target))
 	if err != nil {
 		return Result{}, err
 	}
 	t.CustomEntries = c.CustomEntries
-	env := &stage.Env{Policy: policy.Resolve(c.Target), Settings: c.Settings, Report: stage.NewReport(), ModelChanged: c.ModelChanged}
+	env := &stage.Env{Policy: policy.Resolve(c.Target), Settings: c.Settings, Report: stage.NewReport(), ModelChanged: c.ModelChanged, Budget: c.Budget}
 	for _, s := range stages {
 		if err := s.Apply(context.Background(), t, env); err != nil {
 			return Result{}, err
@@ -87,7 +93,7 @@ func Equal(tb testing.TB, got []byte, want string) {
 // not a violation (the codec rejects it before any stage runs).
 func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stage.Stage) {
 	tb.Helper()
-	first, err := c.run(messagesJSON, stages)
+	first, err := c.Run(messagesJSON, stages...)
 	if err != nil {
 		if transcript.ErrorCode(err) != "" {
 			return
@@ -97,14 +103,14 @@ func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stag
 	if !json.Valid(first.JSON) {
 		tb.Fatalf("output is not valid JSON: %s", first.JSON)
 	}
-	again, err := c.run(messagesJSON, stages)
+	again, err := c.Run(messagesJSON, stages...)
 	if err != nil {
 		tb.Fatalf("second run failed: %v", err)
 	}
 	if !bytes.Equal(first.JSON, again.JSON) {
 		tb.Fatalf("two runs over the same input differ:\n%s\n%s", first.JSON, again.JSON)
 	}
-	second, err := c.run(first.JSON, stages)
+	second, err := c.Run(first.JSON, stages...)
 	if err != nil {
 		tb.Fatalf("run over own output failed: %v", err)
 	}
