@@ -37,6 +37,12 @@ type Metrics struct {
 	// ContractViolations counts the violations of the target's contract
 	// found by the final check, by rule (package contract's Rule* names).
 	ContractViolations *prometheus.CounterVec
+	// ContextFitTokens observes the request tokens of each job counted
+	// over its model's context window, before the fit and after it
+	// (label when: before, after; after only for a job written).
+	ContextFitTokens *prometheus.HistogramVec
+	// ContextFitTurnsDropped counts the user turns the fit left out.
+	ContextFitTurnsDropped prometheus.Counter
 	// JobDuration observes seconds from read to ack.
 	JobDuration prometheus.Histogram
 	// StageDuration observes seconds spent in each pipeline stage.
@@ -59,6 +65,10 @@ type Metrics struct {
 	reg prometheus.Registerer
 }
 
+// tokenBuckets spans 8,192 to about 8.4M tokens, by doubling: context
+// windows from the smallest to the 1M-token ones, and archives beyond them.
+var tokenBuckets = prometheus.ExponentialBuckets(8192, 2, 11)
+
 // durationBuckets spans 100µs to about 100s.
 var durationBuckets = prometheus.ExponentialBuckets(0.0001, 4, 11)
 
@@ -78,6 +88,15 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: Namespace, Name: "contract_violations_total",
 			Help: "Violations of the target's contract found in sanitized transcripts, by rule.",
 		}, []string{"rule"}),
+		ContextFitTokens: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "context_fit_tokens",
+			Help:    "Request tokens of the jobs counted over their model's context window, before the fit and after it.",
+			Buckets: tokenBuckets,
+		}, []string{"when"}),
+		ContextFitTurnsDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "context_fit_turns_dropped_total",
+			Help: "User turns the context fit left out of histories to fit their model's context window.",
+		}),
 		JobDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "job_duration_seconds",
 			Help:    "Time from reading a job to acknowledging it.",
@@ -122,7 +141,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 	}
 	for _, c := range []prometheus.Collector{
-		m.Jobs, m.DLQRecords, m.ContractViolations, m.JobDuration, m.StageDuration, m.PoolRunning, m.PoolWaiting,
+		m.Jobs, m.DLQRecords, m.ContractViolations, m.ContextFitTokens, m.ContextFitTurnsDropped, m.JobDuration, m.StageDuration, m.PoolRunning, m.PoolWaiting,
 		m.PoolCapacity, m.InflightBytes, m.InflightJobs, m.SinkRetries, m.BytesIn, m.BytesOut,
 	} {
 		if err := reg.Register(c); err != nil {
@@ -140,6 +159,17 @@ func (m *Metrics) CountViolations(byRule map[string]int) {
 	for rule, n := range byRule {
 		m.ContractViolations.WithLabelValues(rule).Add(float64(n))
 	}
+}
+
+// ObserveContextFit records one job the context fit counted over its
+// window: its tokens before, and after when it was written (written), and
+// the user turns it dropped.
+func (m *Metrics) ObserveContextFit(before, after, turnsDropped int, written bool) {
+	m.ContextFitTokens.WithLabelValues("before").Observe(float64(before))
+	if written {
+		m.ContextFitTokens.WithLabelValues("after").Observe(float64(after))
+	}
+	m.ContextFitTurnsDropped.Add(float64(turnsDropped))
 }
 
 // ObserveStage records d for stage; it is the pipeline's stage observer.

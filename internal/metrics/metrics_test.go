@@ -25,6 +25,8 @@ func TestMetricsLintAndNames(t *testing.T) {
 	m.DLQRecords.WithLabelValues("invalid_json").Inc()
 	m.ObserveStage("decode", time.Millisecond)
 	m.JobDuration.Observe(0.01)
+	m.ObserveContextFit(511_000, 167_000, 40, true)
+	m.ObserveContextFit(300_000, 300_000, 0, false)
 
 	problems, err := testutil.GatherAndLint(reg)
 	if err != nil {
@@ -38,6 +40,9 @@ func TestMetricsLintAndNames(t *testing.T) {
 # HELP hygiene_consumer_lag Messages between the consumer position and the end of its partitions, from the reader's stats.
 # TYPE hygiene_consumer_lag gauge
 hygiene_consumer_lag 7
+# HELP hygiene_context_fit_turns_dropped_total User turns the context fit left out of histories to fit their model's context window.
+# TYPE hygiene_context_fit_turns_dropped_total counter
+hygiene_context_fit_turns_dropped_total 40
 # HELP hygiene_image_cache_hits_total Image results served from the cache.
 # TYPE hygiene_image_cache_hits_total counter
 hygiene_image_cache_hits_total 5
@@ -46,7 +51,7 @@ hygiene_image_cache_hits_total 5
 hygiene_jobs_total{outcome="ready"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
-		"hygiene_consumer_lag", "hygiene_image_cache_hits_total", "hygiene_jobs_total"); err != nil {
+		"hygiene_consumer_lag", "hygiene_context_fit_turns_dropped_total", "hygiene_image_cache_hits_total", "hygiene_jobs_total"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -195,6 +195,10 @@ func (r *Runner) finish(j *job, out Outcome) {
 	if out.Report != nil && out.Report.Contract != nil {
 		m.CountViolations(out.Report.Contract.ByRule)
 	}
+	if out.Report != nil && out.Report.ContextFit != nil {
+		f := out.Report.ContextFit
+		m.ObserveContextFit(f.TokensBefore, f.TokensAfter, f.TurnsDropped, out.Ready)
+	}
 	if out.Ready {
 		m.Jobs.WithLabelValues(metrics.OutcomeReady).Inc()
 	} else {
