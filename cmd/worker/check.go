@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,11 +12,12 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/wire"
 )
 
-const checkHelp = `usage: worker check [FILE|-] [--target PROVIDER/API/MODEL] [--context-window-tokens N]
+const checkHelp = `usage: worker check [FILE|-] [--target PROVIDER/API/MODEL] [--context-window-tokens N] [--max-output-tokens N]
        worker check --format FORMAT [--target PROVIDER/API/MODEL] BODY.json
 
 Checks a job or a ready payload (JSON, as on hygiene.jobs or hygiene.ready;
@@ -38,8 +40,18 @@ and every tool name as sent.
 Anthropic's per-request image cap) is --context-window-tokens, else the
 file's options.context_window_tokens, else unknown (the smaller cap).
 
+The last rule is the context window (issue 30): the messages, with the
+job's system prompt and tools, counted by the target's tokenizer (or its
+calibrated bound, internal/tokens), plus the output reserved, must fit the
+model's window: --context-window-tokens, else options.context_window_tokens,
+else the configuration's context.window_tokens, else the model table's
+(contract.Model); the reserve is --max-output-tokens, else
+options.max_output_tokens, else context.max_output_tokens, else the
+model's default output. A line "tokens: N of ROOM (TOKENIZER; a W-token
+window, R reserved for output): fits|over" follows the verdict.
+
 Exit status: 0 when the messages meet the contract (one line "ok: FAMILY"
-on standard output); 2 when they do not (the violations on standard output,
+on standard output, and the tokens line); 2 when they do not (the violations on standard output,
 a summary on stderr) or the input is not a job or payload; 1 on a runtime
 failure or a bug (internal_error: a panic, never bad input).
 
@@ -51,6 +63,7 @@ func checkCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	target := fs.String("target", "", "check for `PROVIDER/API/MODEL` instead of the file's target")
 	window := fs.Int("context-window-tokens", 0, "the model's context window in `TOKENS` (0: the file's options, else unknown)")
+	maxOutput := fs.Int("max-output-tokens", 0, "the output `TOKENS` reserved in the window (0: the file's options, else the model's default)")
 	format := fs.String("format", "", "check a provider request body of `FORMAT` (anthropic-messages, bedrock-converse, openai-chat, openai-responses, gemini, mistral)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), checkHelp); fs.PrintDefaults() }
 	if err := fs.Parse(interleaved(fs, args)); err != nil {
@@ -101,8 +114,14 @@ func checkCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if *window <= 0 {
 		*window = fileWindow
 	}
+	if *maxOutput <= 0 {
+		*maxOutput = in.maxOutput
+	}
 	c := policy.Resolve(tg).Contract
 	res := contract.Check(in.msgs, c, *window)
+	budget := checkBudget(tg, cfg, *window, *maxOutput)
+	tokens := budget.Count(in.msgs, in.system, in.tools).Total
+	contract.CheckTokens(&res, budget, tokens)
 	if in.judgeFinal && in.requestFormat == "" {
 		if _, err := wire.FinalTurn(policy.Resolve(tg), in.msgs, transcript.Options{Render: wire.RenderRequest, Continue: in.continues}); err != nil {
 			res = res.Join("", contract.Result{Total: 1, Counts: map[string]int{contract.RuleFinalTurn: 1},
@@ -123,12 +142,27 @@ func checkCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		res = res.Join("request.", body)
 	}
 	if res.OK() {
-		fmt.Fprintf(stdout, "ok: %s\n", c.Family)
+		fmt.Fprintf(stdout, "ok: %s\n%s\n", c.Family, budget.Figures(tokens))
 		return exitOK
 	}
 	printViolations(stdout, res)
+	fmt.Fprintln(stdout, budget.Figures(tokens))
 	fmt.Fprintf(stderr, "worker check: unsendable to %s (%s): %s\n", tg, c.Family, res.Summary())
 	return exitUsage
+}
+
+// checkBudget is the token budget `worker check` checks against: the
+// pipeline's (stage.BudgetFor) with the window and the reserve the flags
+// or the file give (0: not given).
+func checkBudget(tg transcript.Target, cfg config.Config, window, maxOutput int) contract.Budget {
+	s := stage.Settings{Context: cfg.Context}
+	if window > 0 {
+		s.Request.ContextWindowTokens = &window
+	}
+	if maxOutput > 0 {
+		s.Context.MaxOutputTokens = maxOutput
+	}
+	return stage.BudgetFor(tg, s)
 }
 
 // checkBody is `worker check --format`: a provider request body checked
@@ -168,6 +202,10 @@ type checkInput struct {
 	msgs   []*transcript.Message
 	target transcript.Target // zero when absent
 	window int               // options.context_window_tokens, 0 when absent
+	// maxOutput is options.max_output_tokens, 0 when absent; system and
+	// tools the options system and tools (contract.FixedParts).
+	maxOutput     int
+	system, tools []byte
 	// judgeFinal: a job that asks for a request body and gives no next,
 	// whose final turn the renderer will judge (wire.FinalTurn); continues
 	// is its option continue.
@@ -217,6 +255,13 @@ func decodeForCheck(input []byte, cfg config.Config) (checkInput, error) {
 		if opts, err := transcript.ParseObject(rawOptions); err == nil {
 			if raw, ok := opts.Get("context_window_tokens"); ok {
 				in.window, _ = strconv.Atoi(string(raw))
+			}
+			if raw, ok := opts.Get("max_output_tokens"); ok {
+				in.maxOutput, _ = strconv.Atoi(string(raw))
+			}
+			var o transcript.Options
+			if json.Unmarshal(rawOptions, &o) == nil {
+				in.system, in.tools = contract.FixedParts(o)
 			}
 			render, _ := opts.String("render")
 			in.judgeFinal = render == wire.RenderRequest && !opts.Has("next")

@@ -60,7 +60,7 @@ type Count struct {
 // tools. When the cheap bound (Counter.MessageBound and RequestBound) is
 // within the room, nothing is counted: the Count holds the bound and no
 // per-message figures, and counted is false.
-func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (c Count, counted bool) {
+func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (Count, bool) {
 	room := b.Room()
 	bound := b.Counter.RequestBound(system, tools)
 	for _, m := range msgs {
@@ -72,14 +72,31 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 	if bound <= room {
 		return Count{Total: bound}, false
 	}
-	c.Fixed = b.Counter.Request(system, tools)
+	return b.Count(msgs, system, tools), true
+}
+
+// Count counts the request of msgs with the fixed part system and tools,
+// every message.
+func (b Budget) Count(msgs []*transcript.Message, system, tools []byte) Count {
+	c := Count{Fixed: b.Counter.Request(system, tools), Messages: make([]int, len(msgs))}
 	c.Total = c.Fixed
-	c.Messages = make([]int, len(msgs))
 	for i, m := range msgs {
 		c.Messages[i] = b.Counter.Message(m)
 		c.Total += c.Messages[i]
 	}
-	return c, true
+	return c
+}
+
+// Figures says a request's tokens against the budget in one line:
+// "tokens: 1234 of 168000 (o200k_base; a 200000-token window, 32000
+// reserved for output): fits" (or "over").
+func (b Budget) Figures(tokens int) string {
+	verdict := "fits"
+	if tokens > b.Room() {
+		verdict = "over"
+	}
+	return fmt.Sprintf("tokens: %d of %d (%s; a %d-token window, %d reserved for output): %s",
+		tokens, b.Room(), b.Counter.Name(), b.Window, b.Reserve, verdict)
 }
 
 // Over says of a request of tokens tokens that it is over the budget: the
@@ -102,10 +119,16 @@ func CheckWindow(r *Result, b Budget, msgs []*transcript.Message, system, tools 
 		return 0
 	}
 	c, _ := b.CountRequest(msgs, system, tools)
-	if c.Total > b.Room() {
-		r.add(RuleContextWindow, "messages", "%s", b.Over(c.Total))
-	}
+	CheckTokens(r, b, c.Total)
 	return c.Total
+}
+
+// CheckTokens adds a RuleContextWindow violation to r when a request of
+// tokens tokens is over the budget.
+func CheckTokens(r *Result, b Budget, tokens int) {
+	if tokens > b.Room() {
+		r.add(RuleContextWindow, "messages", "%s", b.Over(tokens))
+	}
 }
 
 // FixedParts are the bytes of a request's fixed part as the job gives them:
