@@ -106,7 +106,7 @@ func auditCommand(args []string, stdout, stderr io.Writer) int {
 	rep, err := audit.Run(ctx, audit.Options{
 		Inputs: fs.Args(), Targets: targets, Limits: limitsOf(cfg),
 		Read:      func(path string) ([]byte, error) { return replay.ReadSession(path, cfg.Limits.MaxJobBytes) },
-		DecodeJob: proc.DecodeJob, Process: proc.Sanitize,
+		DecodeJob: proc.DecodeJob, Process: proc.Sanitize, Context: cfg.Context,
 		Concurrency: *concurrency, Progress: stderr, Terminal: isTerminal(stderr),
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/audit"
+	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 )
 
 // auditSession is a session as pi writes one: a read and an exec answered,
@@ -154,5 +155,51 @@ func TestAuditResponsesSessionEverywhere(t *testing.T) {
 	}
 	if code != exitOK {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestAuditContextWindow: per target, the audit gives the tokens against
+// the model's window, and what the fit trimmed and dropped when the
+// history is over it (a job whose options name a small window); a job that
+// fits shows its own count.
+func TestAuditContextWindow(t *testing.T) {
+	dir := t.TempDir()
+	history := sessiongen.RealShapes(sessiongen.RealConfig{Seed: 7, Turns: 40}).History()
+	job := `{"job_id":"j","tenant":"acme","session_id":"s","target":{"provider":"anthropic","api":"anthropic-messages","model":"claude-sonnet-4-5"},` +
+		`"options":{"context_window_tokens":8000,"max_output_tokens":1000},"messages":` + string(history) + `}`
+	path := filepath.Join(dir, "long.json")
+	if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "", "audit", path, "--json", "--target", "anthropic/anthropic-messages/claude-sonnet-4-5", "--target", "openai/openai-responses/gpt-5")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep audit.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Sessions {
+		c := s.Context
+		if s.Outcome != audit.OutcomeReady || c == nil || c.Window != 8000 || c.Reserve != 1000 || c.Room != 7000 ||
+			!c.Fits || c.TurnsDropped == 0 || c.TokensBefore <= 7000 || c.TokensAfter > 7000 {
+			t.Fatalf("%s: %s %+v", s.Target, s.Outcome, c)
+		}
+	}
+	code, stdout, _ = runCLI(t, "", "audit", path, "--target", "openai/openai-responses/gpt-5")
+	if code != exitOK || !strings.Contains(stdout, "TOKENS") || !strings.Contains(stdout, "/7000\n") ||
+		!strings.Contains(stdout, "reserved > 8000: ") || !strings.Contains(stdout, "turns (") {
+		t.Fatalf("table: %s", stdout)
+	}
+	small := strings.Replace(job, `"context_window_tokens":8000,`, ``, 1)
+	if err := os.WriteFile(path, []byte(small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = runCLI(t, "", "audit", path, "--json")
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitOK {
+		t.Fatal(code, err)
+	}
+	if c := rep.Sessions[0].Context; c == nil || c.Mode != "" || !c.Fits || c.Window != 200_000 || c.TokensAfter != c.TokensBefore || c.TokensAfter == 0 {
+		t.Fatalf("fits as it is: %+v", c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
 	"github.com/hygiene-dev/hygiene/internal/settings"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/toolcalls"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 	"github.com/hygiene-dev/hygiene/internal/wire"
@@ -49,6 +50,10 @@ type Options struct {
 	DecodeJob func([]byte) (*transcript.Transcript, error)
 	// Process runs the worker's pipeline (pipeline.Processor.Sanitize).
 	Process func(context.Context, *transcript.Transcript) (pipeline.Outcome, error)
+	// Context is the configuration's context section: the window and the
+	// output reserve the figures of Session.Context are taken against
+	// (a job's options win, as in the worker).
+	Context settings.Context
 	// Concurrency is how many files are audited at once (at least 1).
 	Concurrency int
 	// Progress, when set and Terminal, shows a live bar of the files done.
@@ -81,6 +86,12 @@ type Session struct {
 	// they were: dropped, or replaced by a text that names them (partsOf).
 	Parts   map[string]PartCount `json:"parts,omitempty"`
 	Request *RequestCheck        `json:"request"`
+	// Context is the request's tokens against the target model's context
+	// window (issue 30): the report's context_fit when the worker counted
+	// the history over the window (what the fit trimmed and dropped, or
+	// refused), else the payload's own count, which fits as it is. Absent
+	// when the job was refused before the rules ran.
+	Context *stage.ContextFitReport `json:"context,omitempty"`
 }
 
 // Report is the audit of every input for every target, in input order
@@ -243,6 +254,7 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	if outcome.Report != nil {
 		s.Parts = partsOf(outcome.Report.Stages)
+		s.Context = outcome.Report.ContextFit
 	}
 	if !outcome.Ready {
 		s.Outcome, s.Stage = string(outcome.Code), outcome.Stage
@@ -250,6 +262,9 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 		return
 	}
 	s.Outcome = OutcomeReady
+	if s.Context == nil {
+		s.Context = figures(t, stage.BudgetFor(t.Target, stage.Settings{Request: req, Context: opts.Context}))
+	}
 	res := inventoryOf(t.Messages)
 	v := classify(in, r)
 	m := match(in, res, v)
@@ -270,6 +285,18 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 		}
 		s.Request = &rc
 	}
+}
+
+// figures are the context figures of a payload the fit left as it was:
+// its own count against the budget.
+func figures(t *transcript.Transcript, b contract.Budget) *stage.ContextFitReport {
+	if !b.Active() {
+		return nil
+	}
+	system, tools := contract.FixedParts(t.Options)
+	n := b.Count(t.Messages, system, tools).Total
+	return &stage.ContextFitReport{Tokenizer: b.Counter.Name(), Window: b.Window, Reserve: b.Reserve,
+		Room: b.Room(), TokensBefore: n, TokensAfter: n, Fits: n <= b.Room()}
 }
 
 // toolsOf is the tools a session's runner offered, as far as the history

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 )
 
 // MaxDropsShown bounds the drops the table lists per session; --json has
@@ -17,16 +19,16 @@ const MaxDropsShown = 20
 // target, the drops of each under it, then the totals.
 func WriteTable(w io.Writer, rep Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tTARGET\tOUTCOME\tCALLS IN>OUT\tRESULTS IN>OUT\tDROPPED\tVALID DROPPED\tREQUEST")
+	fmt.Fprintln(tw, "FILE\tTARGET\tOUTCOME\tCALLS IN>OUT\tRESULTS IN>OUT\tDROPPED\tVALID DROPPED\tREQUEST\tTOKENS")
 	for _, s := range rep.Sessions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d>%d\t%d>%d\t%d\t%d\t%s\n", s.Path, orDash(s.Target), s.Outcome,
-			s.Calls.In, s.Calls.Out, s.Results.In, s.Results.Out, len(s.Drops), s.ValidDrops, requestCell(s.Request))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d>%d\t%d>%d\t%d\t%d\t%s\t%s\n", s.Path, orDash(s.Target), s.Outcome,
+			s.Calls.In, s.Calls.Out, s.Results.In, s.Results.Out, len(s.Drops), s.ValidDrops, requestCell(s.Request), tokensCell(s.Context))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, s := range rep.Sessions {
-		if len(s.Drops) == 0 && len(s.Parts) == 0 && s.Outcome == OutcomeReady && (s.Request == nil || s.Request.OK) {
+		if len(s.Drops) == 0 && len(s.Parts) == 0 && s.Outcome == OutcomeReady && (s.Request == nil || s.Request.OK) && (s.Context == nil || s.Context.Mode == "") {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s for %s: %s\n", s.Path, orDash(s.Target), s.Outcome)
@@ -51,6 +53,10 @@ func WriteTable(w io.Writer, rep Report) error {
 			for _, v := range s.Request.Violations {
 				fmt.Fprintf(w, "  request: %s\n", v)
 			}
+		}
+		if c := s.Context; c != nil && c.Mode != "" {
+			fmt.Fprintf(w, "  context window: %d tokens (%s) + %d reserved > %d: %d tool results trimmed, %d cleared, %d turns (%d messages) left out, %d tokens after\n",
+				c.TokensBefore, c.Tokenizer, c.Reserve, c.Window, c.SoftTrimmed, c.HardCleared, c.TurnsDropped, c.MessagesDropped, c.TokensAfter)
 		}
 	}
 	t := rep.Totals
@@ -80,6 +86,22 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// tokensCell is a session's tokens against its room (the window less the
+// reserve, or the model's input limit): "12345/168000" when it fits as it is,
+// "1105843>167578/168000" when the fit trimmed or dropped, "OVER" after
+// the figures when the payload is over (context_fit report, or refused).
+func tokensCell(c *stage.ContextFitReport) string {
+	switch {
+	case c == nil:
+		return "-"
+	case c.Mode == "":
+		return fmt.Sprintf("%d/%d", c.TokensAfter, c.Room)
+	case !c.Fits:
+		return fmt.Sprintf("%d/%d OVER", c.TokensBefore, c.Room)
+	}
+	return fmt.Sprintf("%d>%d/%d", c.TokensBefore, c.TokensAfter, c.Room)
 }
 
 func requestCell(rc *RequestCheck) string {

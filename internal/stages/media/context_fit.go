@@ -63,7 +63,7 @@ func ContextFit() stage.Stage {
 			mode = settings.FitTrim
 		}
 		rep := &stage.ContextFitReport{Mode: mode, Tokenizer: b.Counter.Name(), Window: b.Window, Reserve: b.Reserve,
-			TokensBefore: c.Total, TokensAfter: c.Total}
+			Room: b.Room(), TokensBefore: c.Total, TokensAfter: c.Total}
 		env.Report.ContextFit = rep
 		switch mode {
 		case settings.FitReport:

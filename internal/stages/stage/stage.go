@@ -154,15 +154,17 @@ type ContractReport struct {
 
 // ContextFitReport gives the figures of the context-window fit (issue 30):
 // present only when the request was counted over its budget, so a job
-// that fits has none. The window and the reserve are in tokens, counted by
-// the tokenizer named; TokensAfter is the count of what was written
-// (TokensBefore in report mode, where nothing is dropped and Fits is
-// false).
+// that fits has none. The window, the reserve and the room (the input the
+// request may hold: the window less the reserve, or the model's own input
+// limit when smaller) are in tokens, counted by the tokenizer named;
+// TokensAfter is the count of what was written (TokensBefore in report
+// mode, where nothing is dropped and Fits is false).
 type ContextFitReport struct {
 	Mode            string `json:"mode"`
 	Tokenizer       string `json:"tokenizer"`
 	Window          int    `json:"window"`
 	Reserve         int    `json:"reserve"`
+	Room            int    `json:"room"`
 	TokensBefore    int    `json:"tokens_before"`
 	TokensAfter     int    `json:"tokens_after"`
 	SoftTrimmed     int    `json:"soft_trimmed"`
