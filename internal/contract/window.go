@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -27,6 +28,9 @@ type Counter interface {
 	// nothing needs counting.
 	MessageBound(m *transcript.Message) int
 	RequestBound(system, tools []byte) int
+	// Bound is an upper bound of the tokens of any text of nBytes bytes
+	// (a byte-level BPE's one token per byte).
+	Bound(nBytes int) int
 }
 
 // Budget is the token budget of one request: the model's context window,
@@ -38,6 +42,17 @@ type Budget struct {
 	Window   int // the context window in tokens, input and output together
 	Reserve  int // the output tokens the request reserves room for
 	MaxInput int // the model's own input limit (ModelLimits.MaxInput); 0: none
+	memo     map[*transcript.Message]int
+}
+
+// WithMemo is b remembering the count of each message no rule has changed
+// (Message.Changed false: its bytes are the input's, so its count cannot
+// change), so that a second count of one job (the fit's, then the
+// contract's) counts only what changed. A Budget with a memo belongs to
+// one job: it is not safe for concurrent use.
+func (b Budget) WithMemo() Budget {
+	b.memo = map[*transcript.Message]int{}
+	return b
 }
 
 // Active reports whether the budget bounds anything.
@@ -57,12 +72,32 @@ type Count struct {
 }
 
 // CountRequest counts the request of msgs with the fixed part system and
-// tools. When the cheap bound (Counter.MessageBound and RequestBound) is
-// within the room, nothing is counted: the Count holds the bound and no
-// per-message figures, and counted is false.
+// tools. Two cheap upper bounds come first: the bytes of each message the
+// rules left as the input gave it (Counter.Bound of its length: a JSON
+// text holds at least the bytes of the text it carries), else
+// MessageBound, for a changed message or one with an image (whose tokens
+// follow its pixels, not its bytes); then, when that is over the room,
+// MessageBound for every message. When a bound is within the room nothing
+// is counted: the Count holds the bound and no per-message figures, and
+// counted is false.
 func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (Count, bool) {
 	room := b.Room()
-	bound := b.Counter.RequestBound(system, tools)
+	fixed := b.Counter.RequestBound(system, tools)
+	bound := fixed
+	for _, m := range msgs {
+		if bound > room {
+			break
+		}
+		if raw := m.Raw(); !m.Changed() && !bytes.Contains(raw, imageType) {
+			bound += b.Counter.Bound(len(raw))
+		} else {
+			bound += b.Counter.MessageBound(m)
+		}
+	}
+	if bound <= room {
+		return Count{Total: bound}, false
+	}
+	bound = fixed
 	for _, m := range msgs {
 		if bound > room {
 			break
@@ -75,14 +110,28 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 	return b.Count(msgs, system, tools), true
 }
 
+// imageType marks a message that may hold an image block.
+var imageType = []byte(`"image"`)
+
 // Count counts the request of msgs with the fixed part system and tools,
-// every message.
+// every message (from the memo, when it has one, for a message no rule
+// changed).
 func (b Budget) Count(msgs []*transcript.Message, system, tools []byte) Count {
 	c := Count{Fixed: b.Counter.Request(system, tools), Messages: make([]int, len(msgs))}
 	c.Total = c.Fixed
 	for i, m := range msgs {
-		c.Messages[i] = b.Counter.Message(m)
-		c.Total += c.Messages[i]
+		n, ok := 0, false
+		if b.memo != nil && !m.Changed() {
+			n, ok = b.memo[m]
+		}
+		if !ok {
+			n = b.Counter.Message(m)
+			if b.memo != nil && !m.Changed() {
+				b.memo[m] = n
+			}
+		}
+		c.Messages[i] = n
+		c.Total += n
 	}
 	return c
 }

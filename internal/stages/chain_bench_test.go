@@ -50,13 +50,14 @@ func BenchmarkDefaultChain(b *testing.B) {
 	}
 }
 
-// BenchmarkFinalStages runs only the stages issue 16 added at the end of the
-// chain (request_size, empty_history, contract) over the chain's output for
-// BenchmarkDefaultChain's histories: their share of the chain's time.
+// BenchmarkFinalStages runs only the stages issue 16 (request_size,
+// empty_history, contract) and issue 30 (context_fit) added at the end of
+// the chain over the chain's output for BenchmarkDefaultChain's histories:
+// their share of the chain's time (without a token budget, as before).
 func BenchmarkFinalStages(b *testing.B) {
 	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	chain := Default(imgs)
-	final := chain[len(chain)-3:]
+	final := chain[len(chain)-4:]
 	for _, c := range []struct {
 		name   string
 		damage sessiongen.Damage
@@ -68,7 +69,7 @@ func BenchmarkFinalStages(b *testing.B) {
 			b.Fatal(err)
 		}
 		env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), InputMessages: len(tr.Messages)}
-		for _, s := range chain[:len(chain)-3] {
+		for _, s := range chain[:len(chain)-4] {
 			if err := s.Apply(context.Background(), tr, env); err != nil {
 				b.Fatal(err)
 			}

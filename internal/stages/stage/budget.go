@@ -12,6 +12,8 @@ import (
 // the context section's window_tokens, else the model's (with its input
 // limit, which a window the job or the configuration names replaces); the
 // reserve is context.max_output_tokens, else the model's default output.
+// It remembers the counts of the job's unchanged messages
+// (contract.Budget.WithMemo): one Budget per job.
 func BudgetFor(tg transcript.Target, s Settings) contract.Budget {
 	lim := contract.Model(tg.Provider, tg.API, tg.Model)
 	b := contract.Budget{
@@ -27,5 +29,5 @@ func BudgetFor(tg transcript.Target, s Settings) contract.Budget {
 	if s.Context.MaxOutputTokens > 0 {
 		b.Reserve = s.Context.MaxOutputTokens
 	}
-	return b
+	return b.WithMemo()
 }
