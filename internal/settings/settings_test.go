@@ -339,3 +339,39 @@ func FuzzDecodeOptions(f *testing.F) {
 		_, _ = DecodeOptions(raw) // must not panic
 	})
 }
+
+// TestContextOptions: a job sets the context section as options.context or
+// by its aliases context_fit and max_output_tokens (not both ways); a
+// tenant's overlay lies under the job's; Validate names a bad value by the
+// option the job spelt.
+func TestContextOptions(t *testing.T) {
+	def := Context{Fit: FitTrim}
+	o, err := DecodeOptions([]byte(`{"context_fit":"refuse","max_output_tokens":64000,"context_window_tokens":200000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := OverlayOf[Context]("window_tokens: 128000\nfit: report\n")
+	got := Resolve(def, tenant, o.Context)
+	if got != (Context{Fit: FitRefuse, WindowTokens: 128000, MaxOutputTokens: 64000}) || o.Request.ContextWindow() != 200000 {
+		t.Fatalf("got %+v, window %d", got, o.Request.ContextWindow())
+	}
+	o, err = DecodeOptions([]byte(`{"context":{"fit":"report","window_tokens":100000}}`))
+	if err != nil || Resolve(def, Overlay[Context]{}, o.Context) != (Context{Fit: FitReport, WindowTokens: 100000}) {
+		t.Fatalf("options.context: %+v %v", o.Context, err)
+	}
+	for raw, want := range map[string]string{
+		`{"context_fit":"trim","context":{"fit":"report"}}`: "options.context_fit: set twice (also as options.context.fit)",
+		`{"max_output_tokens":"lots"}`:                      "options.max_output_tokens: must be an integer, got \"lots\"",
+		`{"context":{"reserve":1}}`:                         "options.context.reserve: unknown option",
+	} {
+		if _, err := DecodeOptions([]byte(raw)); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", raw, err, want)
+		}
+	}
+	o, _ = DecodeOptions([]byte(`{"context_fit":"shrink","max_output_tokens":-1}`))
+	p := Validate(Resolve(def, Overlay[Context]{}, o.Context), FromJob(o.Context))
+	if !slices.Equal(p, []string{`options.context_fit: must be one of "trim", "refuse", "report", got "shrink"`,
+		"options.max_output_tokens: must be at least 0, got -1"}) {
+		t.Fatalf("validate: %q", p)
+	}
+}
