@@ -26,8 +26,9 @@ import (
 //     the bound proves fits (its bound, 73k, is within the room);
 //   - fits-counted: a realistic 250-turn session (1.4 MB, about 95k
 //     tokens), whose bound is over the room, so it is counted, and fits;
-//   - 100k: sessiongen's 100,000-message history (realistic damage, real
-//     id lengths), some 4M tokens, fitted down to the window.
+//   - 100k: sessiongen's 100,000-message history of BenchmarkIDsFanout
+//     (realistic damage, real id lengths, short texts), fitted down to the
+//     window.
 //
 // The fit's share is fit-ms/chain-ms, reported per history.
 func BenchmarkContextFit(b *testing.B) {
@@ -40,7 +41,7 @@ func BenchmarkContextFit(b *testing.B) {
 		{"fits-bound", sessiongen.RealShapes(sessiongen.RealConfig{Seed: 1, Target: tg, Turns: 60}).History()},
 		{"fits-counted", sessiongen.RealShapes(sessiongen.RealConfig{Seed: 1, Target: tg, Turns: 250}).History()},
 		{"100k", sessiongen.New(sessiongen.Config{Seed: 1, Messages: 100_000, ToolCallDensity: 0.6, Damage: sessiongen.Realistic(),
-			TextChars: 400, ToolResultChars: 2500, Target: tg, RealLengthIDs: true}).History()},
+			TextChars: 40, ToolResultChars: 60, Target: tg, RealLengthIDs: true}).History()},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.history)))
