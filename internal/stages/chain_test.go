@@ -118,16 +118,24 @@ func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries
 	env.Settings.Request.AllowedToolNames = extra.Request.AllowedToolNames
 	env.ModelChanged = turns.ModelChanged(tr.CustomEntries, env.Policy)
 	env.Fanout = fan
+	return tr, env, applyDefault(t, tr, env)
+}
+
+// applyDefault applies the default chain to tr with env and returns the
+// Reject of the stage that refused the job, if one did; any other error
+// fails the test.
+func applyDefault(t testing.TB, tr *transcript.Transcript, env *stage.Env) *stage.Reject {
+	t.Helper()
 	for _, s := range Default(imgs) {
 		err := s.Apply(context.Background(), tr, env)
 		if rej, ok := errors.AsType[*stage.Reject](err); ok {
-			return tr, env, rej
+			return rej
 		}
 		if err != nil {
 			t.Fatalf("stage %s: %v", s.Name, err)
 		}
 	}
-	return tr, env, nil
+	return nil
 }
 
 // chainEnv is the environment of the chain tests for tr (its clock fixed),

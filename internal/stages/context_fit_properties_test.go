@@ -2,8 +2,6 @@ package stages
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -57,16 +55,7 @@ func fitChain(t testing.TB, tg transcript.Target, messages []byte, window int, m
 		env.Settings.Context.WindowTokens = window
 		env.Budget = stage.BudgetFor(tg, env.Settings)
 	}
-	for _, s := range Default(imgs) {
-		err := s.Apply(context.Background(), tr, env)
-		if rej, ok := errors.AsType[*stage.Reject](err); ok {
-			return tr, env, rej
-		}
-		if err != nil {
-			t.Fatalf("stage %s: %v", s.Name, err)
-		}
-	}
-	return tr, env, nil
+	return tr, env, applyDefault(t, tr, env)
 }
 
 // countOf is the request's token count for tg, every message counted.

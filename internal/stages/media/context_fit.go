@@ -30,8 +30,9 @@ import (
 //     may touch (from the first user message up to the
 //     pruning.keep_last_assistants-th assistant from the end, of the
 //     tools pruning.tools allows), oldest first and only while over:
-//     each is soft-trimmed, then each is hard-cleared to the pruning
-//     placeholder. Then the oldest turns are dropped, whole messages at a
+//     each is soft-trimmed (unless even every one cleared would be over:
+//     then each trim would be cleared), then each is hard-cleared to the
+//     pruning placeholder; the report counts the final states. Then the oldest turns are dropped, whole messages at a
 //     user message (so a tool call is never separated from its result and
 //     no kept turn is edited but the first, which gains the placeholder),
 //     at the first such boundary from which the rest fits: compaction and
@@ -101,9 +102,10 @@ const ContextFitMarker = "[%d earlier turns (%d messages) left out to fit the mo
 
 // fitter is one fit: the budget, each message's tokens and the total.
 type fitter struct {
-	b      contract.Budget
-	counts []int
-	total  int
+	b       contract.Budget
+	counts  []int
+	total   int
+	cleared *int // clearedTotal, once taken
 }
 
 // recount sets message i's tokens after an edit.
@@ -129,6 +131,22 @@ func (f *fitter) trimResults(ctx context.Context, msgs []*transcript.Message, cf
 		}
 	}
 	room := f.b.Room()
+	trimmed := make([]bool, len(results))
+	for k, i := range results {
+		if f.total <= room || f.clearedTotal(msgs, results, cfg.placeholder) > room {
+			break // fits, or even every result cleared would not: each trim would be cleared
+		}
+		if k&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if text, ok := softTrim(msgs[i], cfg.trim); ok && setResultText(msgs[i], text) {
+			f.recount(i, msgs[i])
+			trimmed[k] = true
+			rep.SoftTrimmed++
+		}
+	}
 	for k, i := range results {
 		if f.total <= room {
 			return nil
@@ -138,21 +156,41 @@ func (f *fitter) trimResults(ctx context.Context, msgs []*transcript.Message, cf
 				return err
 			}
 		}
-		if text, ok := softTrim(msgs[i], cfg.trim); ok && setResultText(msgs[i], text) {
-			f.recount(i, msgs[i])
-			rep.SoftTrimmed++
-		}
-	}
-	for _, i := range results {
-		if f.total <= room {
-			return nil
-		}
 		if setResultText(msgs[i], cfg.placeholder) {
 			f.recount(i, msgs[i])
 			rep.HardCleared++
+			if trimmed[k] {
+				rep.SoftTrimmed-- // the report counts final states
+			}
 		}
 	}
 	return nil
+}
+
+// clearedTotal is the total once every one of results is cleared to
+// placeholder, from one count of a cleared result per tool name; it is
+// taken once per fit (cleared, then kept).
+func (f *fitter) clearedTotal(msgs []*transcript.Message, results []int, placeholder string) int {
+	if f.cleared != nil {
+		return *f.cleared
+	}
+	byName := map[string]int{}
+	total := f.total
+	for _, i := range results {
+		name, _ := msgs[i].String("toolName")
+		n, ok := byName[name]
+		if !ok {
+			content := transcript.TextBlock(placeholder).AppendJSON([]byte{'['})
+			n = f.b.Counter.Message(transcript.NewMessage(
+				transcript.Field{Key: "role", Value: transcript.JSONString(transcript.RoleToolResult)},
+				transcript.Field{Key: "toolName", Value: transcript.JSONString(name)},
+				transcript.Field{Key: "content", Value: append(content, ']')}))
+			byName[name] = n
+		}
+		total += n - f.counts[i]
+	}
+	f.cleared = &total
+	return total
 }
 
 // dropTurns leaves out the oldest messages before the first user message
