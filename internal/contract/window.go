@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -42,17 +43,45 @@ type Budget struct {
 	Window   int // the context window in tokens, input and output together
 	Reserve  int // the output tokens the request reserves room for
 	MaxInput int // the model's own input limit (ModelLimits.MaxInput); 0: none
-	memo     map[*transcript.Message]int
+	memo     *memo
 }
 
-// WithMemo is b remembering the count of each message no rule has changed
-// (Message.Changed false: its bytes are the input's, so its count cannot
-// change), so that a second count of one job (the fit's, then the
-// contract's) counts only what changed. A Budget with a memo belongs to
-// one job: it is not safe for concurrent use.
+// memo is the counts of the messages a Budget has counted, by a hash of
+// their JSON as written (maphash, 64 bits: two different messages share a
+// key with a chance of 2^-64), and a buffer to write a changed one into.
+type memo struct {
+	seed    maphash.Seed
+	counts  map[uint64]int
+	scratch []byte
+}
+
+// WithMemo is b remembering the count of each message it counts, by its
+// bytes, so that a second count of one job (the fit's, then the
+// contract's) counts only the messages whose bytes changed in between. A
+// Budget with a memo belongs to one job: it is not safe for concurrent
+// use.
 func (b Budget) WithMemo() Budget {
-	b.memo = map[*transcript.Message]int{}
+	b.memo = &memo{seed: maphash.MakeSeed(), counts: map[uint64]int{}}
 	return b
+}
+
+// Message is the count of m, from the memo when it has m's bytes.
+func (b Budget) Message(m *transcript.Message) int {
+	if b.memo == nil {
+		return b.Counter.Message(m)
+	}
+	raw := m.Raw()
+	if m.Changed() {
+		b.memo.scratch = m.AppendJSON(b.memo.scratch[:0])
+		raw = b.memo.scratch
+	}
+	key := maphash.Bytes(b.memo.seed, raw)
+	n, ok := b.memo.counts[key]
+	if !ok {
+		n = b.Counter.Message(m)
+		b.memo.counts[key] = n
+	}
+	return n
 }
 
 // Active reports whether the budget bounds anything.
@@ -114,24 +143,14 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 var imageType = []byte(`"image"`)
 
 // Count counts the request of msgs with the fixed part system and tools,
-// every message (from the memo, when it has one, for a message no rule
-// changed).
+// every message (from the memo, when it has one, for a message counted
+// before with the same bytes).
 func (b Budget) Count(msgs []*transcript.Message, system, tools []byte) Count {
 	c := Count{Fixed: b.Counter.Request(system, tools), Messages: make([]int, len(msgs))}
 	c.Total = c.Fixed
 	for i, m := range msgs {
-		n, ok := 0, false
-		if b.memo != nil && !m.Changed() {
-			n, ok = b.memo[m]
-		}
-		if !ok {
-			n = b.Counter.Message(m)
-			if b.memo != nil && !m.Changed() {
-				b.memo[m] = n
-			}
-		}
-		c.Messages[i] = n
-		c.Total += n
+		c.Messages[i] = b.Message(m)
+		c.Total += c.Messages[i]
 	}
 	return c
 }

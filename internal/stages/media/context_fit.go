@@ -110,7 +110,7 @@ type fitter struct {
 
 // recount sets message i's tokens after an edit.
 func (f *fitter) recount(i int, m *transcript.Message) {
-	n := f.b.Counter.Message(m)
+	n := f.b.Message(m)
 	f.total += n - f.counts[i]
 	f.counts[i] = n
 }

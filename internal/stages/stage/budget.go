@@ -12,7 +12,7 @@ import (
 // the context section's window_tokens, else the model's (with its input
 // limit, which a window the job or the configuration names replaces); the
 // reserve is context.max_output_tokens, else the model's default output.
-// It remembers the counts of the job's unchanged messages
+// It remembers the counts of the job's messages by their bytes
 // (contract.Budget.WithMemo): one Budget per job.
 func BudgetFor(tg transcript.Target, s Settings) contract.Budget {
 	lim := contract.Model(tg.Provider, tg.API, tg.Model)
