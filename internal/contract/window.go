@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"bytes"
 	"fmt"
 	"hash/maphash"
 
@@ -29,9 +28,6 @@ type Counter interface {
 	// nothing needs counting.
 	MessageBound(m *transcript.Message) int
 	RequestBound(system, tools []byte) int
-	// Bound is an upper bound of the tokens of any text of nBytes bytes
-	// (a byte-level BPE's one token per byte).
-	Bound(nBytes int) int
 }
 
 // Budget is the token budget of one request: the model's context window,
@@ -101,32 +97,13 @@ type Count struct {
 }
 
 // CountRequest counts the request of msgs with the fixed part system and
-// tools. Two cheap upper bounds come first: the bytes of each message the
-// rules left as the input gave it (Counter.Bound of its length: a JSON
-// text holds at least the bytes of the text it carries), else
-// MessageBound, for a changed message or one with an image (whose tokens
-// follow its pixels, not its bytes); then, when that is over the room,
-// MessageBound for every message. When a bound is within the room nothing
-// is counted: the Count holds the bound and no per-message figures, and
+// tools. The cheap upper bound comes first (Counter.MessageBound and
+// RequestBound, from lengths alone); when it is within the room nothing is
+// counted: the Count holds the bound and no per-message figures, and
 // counted is false.
 func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (Count, bool) {
 	room := b.Room()
-	fixed := b.Counter.RequestBound(system, tools)
-	bound := fixed
-	for _, m := range msgs {
-		if bound > room {
-			break
-		}
-		if raw := m.Raw(); !m.Changed() && !bytes.Contains(raw, imageType) {
-			bound += b.Counter.Bound(len(raw))
-		} else {
-			bound += b.Counter.MessageBound(m)
-		}
-	}
-	if bound <= room {
-		return Count{Total: bound}, false
-	}
-	bound = fixed
+	bound := b.Counter.RequestBound(system, tools)
 	for _, m := range msgs {
 		if bound > room {
 			break
@@ -138,9 +115,6 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 	}
 	return b.Count(msgs, system, tools), true
 }
-
-// imageType marks a message that may hold an image block.
-var imageType = []byte(`"image"`)
 
 // Count counts the request of msgs with the fixed part system and tools,
 // every message (from the memo, when it has one, for a message counted

@@ -35,8 +35,6 @@ func (quarterCounter) MessageBound(m *transcript.Message) int { return len(m.App
 
 func (quarterCounter) RequestBound(system, tools []byte) int { return len(system) + len(tools) }
 
-func (quarterCounter) Bound(nBytes int) int { return nBytes }
-
 // fitSettings are the configuration's pruning defaults (whose soft trim and
 // placeholder the fit reuses, TTL gate shut) and the fit mode.
 func fitSettings(mode string) stage.Settings {
