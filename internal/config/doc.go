@@ -15,7 +15,7 @@
 //     is an error.
 //
 // Validate then checks every value and names each bad one. The per-job
-// sections (images, pruning) are package settings' types, and their range
+// sections (images, pruning, context) are package settings' types, and their range
 // rules are settings.Validate, which this package runs over the global
 // sections and each tenant's overlay.
 //

@@ -1,12 +1,13 @@
-// Package settings holds the per-job settings sections, images and
-// pruning, in one shape: each field is declared once, with its YAML key (the
+// Package settings holds the per-job settings sections, images, pruning
+// and context (the context-window fit), in one shape: each field is declared once, with its YAML key (the
 // configuration file, HYGIENE_ variables, a tenant's overrides) and its JSON
 // key (a job's options) side by side.
 //
-// The same section type is used three times. The configuration's images:
-// and pruning: sections are the defaults. A tenant's overrides under
-// tenants.<name> are an Overlay of the section, decoded from YAML. A job's
-// options.images and options.pruning are an Overlay of the section too,
+// The same section type is used three times. The configuration's images:,
+// pruning: and context: sections are the defaults. A tenant's overrides
+// under tenants.<name> are an Overlay of the section, decoded from YAML. A
+// job's options.images, options.pruning and options.context are an
+// Overlay of the section too,
 // decoded from the job's JSON, strictly: an unknown key, or a key the
 // section tags `job:"no"` (a worker bound such as images.max_input_pixels),
 // is an error naming the option. Resolve lays the
@@ -21,7 +22,9 @@
 // and as integer milliseconds under its JSON key ("ttl_ms": 300000), one
 // field of type Duration carrying both tags; and the image options may be
 // sent at the top of options as image_max_dimension_px and image_max_bytes
-// (ImageAliases maps those names onto options.images).
+// (ImageAliases maps those names onto options.images), the context options
+// as context_fit and max_output_tokens (ContextAliases, onto
+// options.context).
 //
 // May import: internal/transcript/jsontape.
 package settings
