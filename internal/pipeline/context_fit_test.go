@@ -95,3 +95,34 @@ func TestProcessFitsAMillionTokensInto200k(t *testing.T) {
 		t.Fatalf("refuse: %+v", out)
 	}
 }
+
+// TestProcessContextFitReport: with context_fit report a job over the
+// window is written as it is, report.context_fit says it does not fit, and
+// the contract lists the overflow (its only violation) in report.contract
+// instead of refusing it; with the default mode the same job is fitted.
+func TestProcessContextFitReport(t *testing.T) {
+	history := sessiongen.RealShapes(sessiongen.RealConfig{Seed: 31, Target: sonnet45, Turns: 12}).History()
+	target, _ := json.Marshal(sonnet45)
+	job := func(options string) []byte {
+		return []byte(`{"job_id":"j31","tenant":"acme","session_id":"s31","target":` + string(target) +
+			`,"options":` + options + `,"messages":` + string(history) + `}`)
+	}
+	out := process(t, job(`{"context_window_tokens":3000,"max_output_tokens":500,"context_fit":"report"}`), nil, stages.Default(nil)...)
+	if !out.Ready {
+		t.Fatalf("report mode: dead letter %s: %s", out.Code, out.Error)
+	}
+	fit, c := out.Report.ContextFit, out.Report.Contract
+	if fit == nil || fit.Fits || fit.Mode != "report" || fit.TokensAfter != fit.TokensBefore || fit.TokensBefore <= 2500 {
+		t.Fatalf("report.context_fit %+v", fit)
+	}
+	if c == nil || c.ByRule[contract.RuleContextWindow] != 1 || len(c.ByRule) != 1 || !strings.Contains(c.Violations[0], "> the 3000-token context window") {
+		t.Fatalf("report.contract %+v", c)
+	}
+	if !strings.Contains(string(out.Payload), `"context_fit":{"mode":"report"`) {
+		t.Errorf("the payload has no report.context_fit: %.300s", out.Payload)
+	}
+	out = process(t, job(`{"context_window_tokens":3000,"max_output_tokens":500}`), nil, stages.Default(nil)...)
+	if !out.Ready || out.Report.ContextFit == nil || !out.Report.ContextFit.Fits || out.Report.Contract != nil {
+		t.Fatalf("trim mode: %s %s %+v", out.Code, out.Error, out.Report)
+	}
+}
