@@ -18,16 +18,6 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// fitTargets are one target of each wire the fit must keep valid.
-var fitTargets = []transcript.Target{
-	{Provider: "anthropic", API: "anthropic-messages", Model: "claude-sonnet-4-5"},
-	{Provider: "amazon-bedrock", API: "bedrock-converse-stream", Model: "us.anthropic.claude-opus-4-6-v1"},
-	{Provider: "openai", API: "openai-responses", Model: "gpt-5"},
-	{Provider: "openai", API: "openai-completions", Model: "gpt-4.1"},
-	{Provider: "google", API: "google-generative-ai", Model: "gemini-2.5-pro"},
-	{Provider: "mistral", API: "mistral-conversations", Model: "mistral-large-latest"},
-}
-
 // fitChain runs the default chain over messages for tg with a context
 // window of window tokens (0: no budget, today's chain) and 1,000 tokens
 // of output reserved, the configuration's pruning defaults (TTL gate
@@ -69,7 +59,8 @@ func countOf(tg transcript.Target, tr *transcript.Transcript) int {
 }
 
 // TestContextFitProperties is issue 30's properties over realistic
-// histories at 10x to 50x a window, on one target of each wire: the job is
+// histories at 10x to 50x a window, on one target of each API family
+// (sessiongen.RealAPIs): the job is
 // ready and its payload fits the window with the reserve by the target's
 // own count; no call is separated from its result and the contract holds
 // (the chain's last rule); every kept assistant turn, signed ones
@@ -82,7 +73,7 @@ func TestContextFitProperties(t *testing.T) {
 	if testing.Short() {
 		factors = []int{10, 50}
 	}
-	for _, tg := range fitTargets {
+	for _, tg := range sessiongen.RealAPIs {
 		t.Run(tg.Provider+"/"+tg.API, func(t *testing.T) {
 			for k, factor := range factors {
 				input := sessiongen.RealShapes(sessiongen.RealConfig{Seed: uint64(3000 + k), Target: tg, Turns: 120,
@@ -164,7 +155,7 @@ func checkFitKept(t *testing.T, today, fitted []*transcript.Message) {
 // would fit, naming the count, the window and the reserve; a window the
 // latest turn alone is over is context_overflow in trim mode too.
 func TestContextFitRefuseAndOverflow(t *testing.T) {
-	tg := fitTargets[0]
+	tg := sessiongen.RealAPIs[0]
 	input := sessiongen.RealShapes(sessiongen.RealConfig{Seed: 3100, Target: tg, Turns: 40}).History()
 	today, _, _ := fitChain(t, tg, input, 0)
 	window := countOf(tg, today)/10 + 1000
