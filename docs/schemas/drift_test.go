@@ -264,8 +264,13 @@ func TestOptionsAreTheGoOptions(t *testing.T) {
 	for alias, key := range settings.ImageAliases {
 		want[alias] = imageFields[key].Type
 	}
+	contextFields := jsonFields(reflect.TypeFor[settings.Context](), true)
+	for alias, key := range settings.ContextAliases {
+		want[alias] = contextFields[key].Type
+	}
 	want["images"] = reflect.TypeFor[settings.Images]()
 	want["pruning"] = reflect.TypeFor[settings.Pruning]()
+	want["context"] = reflect.TypeFor[settings.Context]()
 	if got := props(options); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
 		t.Errorf("the job schema's options are %v; the decoders read %v", got, slices.Sorted(maps.Keys(want)))
 	}
