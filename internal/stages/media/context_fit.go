@@ -17,8 +17,8 @@ import (
 // rule that changes sizes has run.
 //
 // A request whose cheap bound (the counter's MessageBound and
-// RequestBound, lengths alone) is within the room is not counted at all. One counted over it is, by the
-// job's context_fit mode:
+// RequestBound, lengths alone) is within the room is not counted at all.
+// One counted over it is, by the job's context_fit mode:
 //
 //   - report: written as it is; report.context_fit has the figures and
 //     fits false, and the contract lists the overflow (as contract.mode
@@ -32,8 +32,9 @@ import (
 //     tools pruning.tools allows), oldest first and only while over:
 //     each is soft-trimmed (unless even every one cleared would be over:
 //     then each trim would be cleared), then each is hard-cleared to the
-//     pruning placeholder; the report counts the final states. Then the oldest turns are dropped, whole messages at a
-//     user message (so a tool call is never separated from its result and
+//     pruning placeholder; the report counts the final states. Then the
+//     oldest turns are dropped, whole messages at a user message (so a
+//     tool call is never separated from its result and
 //     no kept turn is edited but the first, which gains the placeholder),
 //     at the first such boundary from which the rest fits: compaction and
 //     branch summaries are kept wherever they are, the system prompt and
