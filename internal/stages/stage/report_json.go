@@ -83,11 +83,36 @@ func (r *Report) AppendJSON(dst []byte) ([]byte, error) {
 		dst = appendCounts(dst, c.ByRule)
 		dst = append(dst, '}')
 	}
+	if f := r.ContextFit; f != nil {
+		dst = appendContextFit(dst, f)
+	}
 	dst = append(dst, `,"bytes_in":`...)
 	dst = strconv.AppendInt(dst, int64(r.BytesIn), 10)
 	dst = append(dst, `,"bytes_out":`...)
 	dst = strconv.AppendInt(dst, int64(r.BytesOut), 10)
 	return append(dst, '}'), nil
+}
+
+// appendContextFit appends the member context_fit, whose strings plain
+// has vouched for.
+func appendContextFit(dst []byte, f *ContextFitReport) []byte {
+	dst = append(dst, `,"context_fit":{"mode":"`...)
+	dst = append(dst, f.Mode...)
+	dst = append(dst, `","tokenizer":"`...)
+	dst = append(dst, f.Tokenizer...)
+	dst = append(dst, '"')
+	for _, n := range []struct {
+		key string
+		v   int
+	}{{"window", f.Window}, {"reserve", f.Reserve}, {"room", f.Room}, {"tokens_before", f.TokensBefore},
+		{"tokens_after", f.TokensAfter}, {"soft_trimmed", f.SoftTrimmed}, {"hard_cleared", f.HardCleared},
+		{"turns_dropped", f.TurnsDropped}, {"messages_dropped", f.MessagesDropped}} {
+		dst = appendKey(append(dst, ','), n.key)
+		dst = strconv.AppendInt(dst, int64(n.v), 10)
+	}
+	dst = append(dst, `,"fits":`...)
+	dst = strconv.AppendBool(dst, f.Fits)
+	return append(dst, '}')
 }
 
 // appendCounts appends a count map as encoding/json does: its keys in
@@ -140,6 +165,9 @@ func (r *Report) plain() bool {
 				return false
 			}
 		}
+	}
+	if f := r.ContextFit; f != nil && (!transcript.PlainString(f.Mode) || !transcript.PlainString(f.Tokenizer)) {
+		return false
 	}
 	return true
 }

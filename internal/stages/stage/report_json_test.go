@@ -113,3 +113,21 @@ func fill(v reflect.Value) {
 		panic("fill: no value for " + v.Type().String())
 	}
 }
+
+// TestReportAppendJSONContextFit: report.context_fit is written as
+// transcript.Marshal writes it, a bound counter's name (its "×") included.
+func TestReportAppendJSONContextFit(t *testing.T) {
+	for _, name := range []string{"o200k_base", "o200k_base×1.35 (claude bound)"} {
+		r := NewReport()
+		r.ContextFit = &ContextFitReport{Mode: "trim", Tokenizer: name, Window: 200_000, Reserve: 32_000, Room: 168_000,
+			TokensBefore: 1_105_843, TokensAfter: 167_578, HardCleared: 8283, TurnsDropped: 2335, MessagesDropped: 16434, Fits: true}
+		got, err := r.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := transcript.Marshal(r)
+		if string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
