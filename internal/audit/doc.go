@@ -117,5 +117,6 @@
 //
 // May import: internal/contract, internal/deadletter, internal/pipeline,
 // internal/policy, internal/replay, internal/settings,
-// internal/stages/toolcalls, internal/transcript, internal/wire.
+// internal/stages/stage, internal/stages/toolcalls, internal/transcript,
+// internal/wire.
 package audit
