@@ -14,10 +14,13 @@ import (
 // string or text, image_url (a data URL is the image's bytes, any other
 // URL an image by URL), file (file_data or file_id: a document) and
 // Mistral document_url parts its blocks; an assistant message's content, reasoning_content
-// (DeepSeek, Kimi: unsigned thinking) and tool_calls (arguments decoded
-// from their JSON string) its blocks, and so are Mistral's thinking chunks
-// (Magistral: unsigned thinking, as reasoning_content); a tool message a
-// toolResult. The
+// (DeepSeek, Kimi: unsigned thinking) or reasoning (Groq: the same),
+// LiteLLM's thinking_blocks (chatThinking) and tool_calls (arguments
+// decoded from their JSON string, a Gemini thought signature carried:
+// chatCallSignature) its blocks, and so are Mistral's thinking chunks
+// (Magistral: unsigned thinking, as reasoning_content); a message's own
+// Gemini signature goes on its first text (chatTextSignature), and LiteLLM's
+// provider_specific_fields are counted; a tool message a toolResult. The
 // legacy function role and function_call member are read as a tool result
 // and a call. A last assistant message with prefix: true sets Continue.
 func (p *parser) chat(o *transcript.Object) error {
