@@ -63,6 +63,10 @@ const (
 	LossToolReference    = "tool_reference"         // Anthropic tool_reference blocks (a tool search's result: the tool is declared whole)
 	LossToolChange       = "tool_change"            // Anthropic tool_addition / tool_removal blocks (beta mid-conversation tool changes)
 	LossUnknown          = "unknown_part"           // a part or item of a type the parser does not know
+
+	// LiteLLM's provider_specific_fields on a Chat assistant message or
+	// tool call (but a call's thought_signature, which is carried)
+	LossProviderFields = "provider_specific_fields"
 )
 
 // keptFor lists, for each loss kind of the first group, the formats that
