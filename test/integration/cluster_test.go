@@ -277,3 +277,51 @@ func clusterFault(t *testing.T, b broker, fault func(t *testing.T, tp topics) (s
 	w1.stop()
 	w2.stop()
 }
+
+// TestProbesWhileTheClusterIsPaused: a worker started while every node of
+// the cluster is paused (SIGSTOP: connections are accepted, nothing is
+// answered) serves /healthz 200 and /readyz 503 naming what it waits for,
+// at once, and does not exit; once the nodes resume it creates its topics,
+// joins its group and becomes ready, with no restart. (Before, its health
+// port stayed closed while it waited for topic leaders, and the chart's
+// liveness probe restarted it.)
+func TestProbesWhileTheClusterIsPaused(t *testing.T) {
+	b := realCluster(t)
+	tp := topicNames(t) // created by the worker once the cluster answers
+	for node := 1; node <= 3; node++ {
+		kafkaSh(t, "pause", fmt.Sprint(node))
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			for node := 1; node <= 3; node++ {
+				kafkaSh(t, "resume", fmt.Sprint(node))
+			}
+			resumed = true
+		}
+	}
+	defer resume()
+	w := startWorkerUntil(t, "paused", workerEnv(b, tp), "probes and metrics listening")
+	for _, probe := range []struct {
+		path   string
+		status int
+		says   string
+	}{{"/healthz", http.StatusOK, "ok"}, {"/readyz", http.StatusServiceUnavailable, "waiting for topic leaders"}} {
+		status, body := httpGet(t, w.metrics+probe.path)
+		if status != probe.status || !strings.Contains(string(body), probe.says) {
+			t.Errorf("GET %s while the cluster is paused: %d %q, want %d saying %q", probe.path, status, body, probe.status, probe.says)
+		}
+	}
+	time.Sleep(5 * time.Second) // a liveness probe's period: still alive, still waiting
+	select {
+	case <-w.exited:
+		t.Fatalf("the worker exited while the cluster was paused (%v):\n%s", w.err, w.logTail())
+	default:
+	}
+	if status, _ := httpGet(t, w.metrics+"/healthz"); status != http.StatusOK {
+		t.Errorf("/healthz after 5 s of a paused cluster: %d, want 200", status)
+	}
+	resume()
+	waitReady(t, w)
+	w.stop()
+}

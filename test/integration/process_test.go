@@ -31,6 +31,15 @@ type workerProc struct {
 // copy of the test's environment) and waits until it serves metrics.
 func startWorker(t *testing.T, name string, env []string) *workerProc {
 	t.Helper()
+	return startWorkerUntil(t, name, env, "worker started")
+}
+
+// startWorkerUntil is startWorker waiting for the log line whose message is
+// msg and which names the metrics listener (as "worker started" does in
+// its metrics member, and "probes and metrics listening", logged before the
+// worker contacts a broker, in its addr member).
+func startWorkerUntil(t *testing.T, name string, env []string, msg string) *workerProc {
+	t.Helper()
 	cmd := exec.Command(workerBin, "run")
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HYGIENE_") {
@@ -68,8 +77,12 @@ func startWorker(t *testing.T, name string, env []string) *workerProc {
 			var entry struct {
 				Msg     string `json:"msg"`
 				Metrics string `json:"metrics"`
+				Addr    string `json:"addr"`
 			}
-			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "worker started" {
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == msg {
+				if entry.Metrics == "" {
+					entry.Metrics = "http://" + entry.Addr
+				}
 				started <- strings.TrimSuffix(entry.Metrics, "/metrics")
 			}
 		}
