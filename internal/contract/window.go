@@ -97,21 +97,34 @@ type Count struct {
 }
 
 // CountRequest counts the request of msgs with the fixed part system and
-// tools. The cheap upper bound comes first (Counter.MessageBound and
-// RequestBound, from lengths alone); when it is within the room nothing is
-// counted: the Count holds the bound and no per-message figures, and
-// counted is false.
+// tools no further than it must to tell whether it fits. The cheap upper
+// bound comes first (Counter.MessageBound and RequestBound, from lengths
+// alone); when it is over the room, exact counts replace the bounds from
+// the newest message back, and stop as soon as the sum (exact for the
+// newest messages, bounds for the rest) is within the room, which proves
+// the fit since no message counts above its bound. Then the Count holds
+// that sum and no per-message figures, and counted is false. Only a
+// request over the room even so is counted whole (counted true): every
+// message's tokens, the ones already counted from the memo.
 func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (Count, bool) {
 	room := b.Room()
-	bound := b.Counter.RequestBound(system, tools)
-	for _, m := range msgs {
-		if bound > room {
-			break
-		}
-		bound += b.Counter.MessageBound(m)
+	fixed := b.Counter.RequestBound(system, tools)
+	total := fixed
+	bounds := make([]int, len(msgs))
+	for i, m := range msgs {
+		bounds[i] = b.Counter.MessageBound(m)
+		total += bounds[i]
 	}
-	if bound <= room {
-		return Count{Total: bound}, false
+	if total <= room {
+		return Count{Total: total}, false
+	}
+	exact := b.Counter.Request(system, tools)
+	total += exact - fixed
+	for i := len(msgs) - 1; i >= 0 && total > room; i-- {
+		total += b.Message(msgs[i]) - bounds[i]
+	}
+	if total <= room {
+		return Count{Total: total}, false
 	}
 	return b.Count(msgs, system, tools), true
 }
