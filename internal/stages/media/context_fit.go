@@ -17,8 +17,11 @@ import (
 // rule that changes sizes has run.
 //
 // A request whose cheap bound (the counter's MessageBound and
-// RequestBound, lengths alone) is within the room is not counted at all.
-// One counted over it is, by the job's context_fit mode:
+// RequestBound, lengths alone) is within the room is not counted at all;
+// one whose bound is over is counted from the newest message back only
+// until the exact counts and the older messages' bounds fit
+// (contract.Budget.CountRequest). One counted over it is, by the job's
+// context_fit mode:
 //
 //   - report: written as it is; report.context_fit has the figures and
 //     fits false, and the contract lists the overflow (as contract.mode
