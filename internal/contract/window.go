@@ -103,8 +103,9 @@ type Count struct {
 // the newest message back, and stop as soon as the sum (exact for the
 // newest messages, bounds for the rest) is within the room, which proves
 // the fit since no message counts above its bound. Then the Count holds
-// that sum and no per-message figures, and counted is false. Only a
-// request over the room even so is counted whole (counted true): every
+// that sum and no per-message figures, and counted is false. A request
+// over the room even so (the newest messages' exact counts alone are, or
+// every message is counted) is counted whole (counted true): every
 // message's tokens, the ones already counted from the memo.
 func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (Count, bool) {
 	room := b.Room()
@@ -120,8 +121,10 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 	}
 	exact := b.Counter.Request(system, tools)
 	total += exact - fixed
-	for i := len(msgs) - 1; i >= 0 && total > room; i-- {
-		total += b.Message(msgs[i]) - bounds[i]
+	for i := len(msgs) - 1; i >= 0 && total > room && exact <= room; i-- {
+		n := b.Message(msgs[i])
+		total += n - bounds[i]
+		exact += n
 	}
 	if total <= room {
 		return Count{Total: total}, false

@@ -41,26 +41,31 @@ func TestCountRequestNewestFirst(t *testing.T) {
 			transcript.Field{Key: "content", Value: transcript.JSONString(fmt.Sprintf("%d%s", i, strings.Repeat("x", 99)))})
 	}
 	for _, c := range []struct {
-		name    string
-		window  int  // the room: no reserve
-		counted int  // messages counted exactly
-		whole   bool // the Count has every message's figure
-		total   int
+		name   string
+		window int  // the room: no reserve
+		newest int  // messages counted exactly, newest first, before any whole count
+		whole  bool // counted whole: every message's figure, each counted once
+		total  int
 	}{
 		{"the bound fits", 1000, 0, false, 1000},
 		{"the newest three fit", 800, 3, false, 7*100 + 3*25},
 		{"every one counted fits", 250, 10, false, 250},
 		{"over even counted", 249, 10, true, 250},
+		{"the newest alone over", 60, 3, true, 250},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := &quarterCounter{}
 			b := Budget{Counter: q, Window: c.window}.WithMemo()
 			got, whole := b.CountRequest(msgs, nil, nil)
-			if whole != c.whole || got.Total != c.total || len(q.counted) != c.counted {
-				t.Fatalf("CountRequest: whole %v, total %d, %d counted (%q); want %v, %d, %d",
-					whole, got.Total, len(q.counted), q.counted, c.whole, c.total, c.counted)
+			counted := c.newest
+			if c.whole {
+				counted = len(msgs)
 			}
-			for k, s := range q.counted {
+			if whole != c.whole || got.Total != c.total || len(q.counted) != counted {
+				t.Fatalf("CountRequest: whole %v, total %d, %d counted (%q); want %v, %d, %d",
+					whole, got.Total, len(q.counted), q.counted, c.whole, c.total, counted)
+			}
+			for k, s := range q.counted[:c.newest] {
 				if want := fmt.Sprint(len(msgs) - 1 - k); !strings.HasPrefix(s, want) {
 					t.Fatalf("counted %d-th %q, want the newest first (message %s)", k, s, want)
 				}
