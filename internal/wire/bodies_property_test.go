@@ -71,33 +71,19 @@ func throughWorker(t *testing.T, in Format, body []byte, src, tg transcript.Targ
 // cacheMarked returns, joined by NUL, the strings of every object of a
 // body that has a cache_control member (the blocks it marks).
 func cacheMarked(t *testing.T, body []byte) string {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatalf("invalid body: %v", err)
-	}
 	var sb strings.Builder
-	var walk func(any)
-	walk = func(x any) {
-		switch x := x.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			if _, ok := x["cache_control"]; ok {
-				for _, e := range x {
-					if s, ok := e.(string); ok {
-						sb.WriteString(s)
-						sb.WriteByte(0)
-					}
-				}
-			}
-			for _, e := range x {
-				walk(e)
+	eachValue(t, body, func(x any) {
+		obj, ok := x.(map[string]any)
+		if _, marked := obj["cache_control"]; !ok || !marked {
+			return
+		}
+		for _, e := range obj {
+			if s, ok := e.(string); ok {
+				sb.WriteString(s)
+				sb.WriteByte(0)
 			}
 		}
-	}
-	walk(v)
+	})
 	return sb.String()
 }
 

@@ -122,19 +122,30 @@ func keptOf(msgs []*transcript.Message, f Format) kept {
 	return k
 }
 
-// bodyStrings returns every string of a JSON body, each on its own line.
+// bodyStrings returns every string of a JSON body, each followed by a NUL.
 func bodyStrings(t *testing.T, body []byte) string {
+	var sb strings.Builder
+	eachValue(t, body, func(x any) {
+		if s, ok := x.(string); ok {
+			sb.WriteString(s)
+			sb.WriteByte(0)
+		}
+	})
+	return sb.String()
+}
+
+// eachValue calls visit with every value of a JSON body, containers
+// before their members.
+func eachValue(t *testing.T, body []byte, visit func(any)) {
+	t.Helper()
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatalf("invalid body: %v", err)
 	}
-	var sb strings.Builder
 	var walk func(any)
 	walk = func(x any) {
+		visit(x)
 		switch x := x.(type) {
-		case string:
-			sb.WriteString(x)
-			sb.WriteByte(0)
 		case []any:
 			for _, e := range x {
 				walk(e)
@@ -146,7 +157,6 @@ func bodyStrings(t *testing.T, body []byte) string {
 		}
 	}
 	walk(v)
-	return sb.String()
 }
 
 // checkSendable: a body rendered as the pipeline renders it (its final
