@@ -83,18 +83,21 @@ func e2eSuite(ctx context.Context, o options, jobs *jobSet, log io.Writer) ([]e2
 	return out, nil
 }
 
-// moduleRoot is the directory of the module's go.mod (the working
-// directory when it cannot be found).
 // buildWorker makes a temporary directory (named with prefix; the caller
-// removes it) and builds ./cmd/worker into it, and returns both paths.
+// removes it) and builds ./cmd/worker into it, and returns both paths. It
+// builds the worker as the image and the release do, with
+// GOEXPERIMENT=simd (the codec's vector scan), unless the environment
+// names its own GOEXPERIMENT: a figure is then the shipped binary's.
 func buildWorker(ctx context.Context, prefix string, log io.Writer) (dir, worker string, err error) {
 	if dir, err = os.MkdirTemp("", prefix); err != nil {
 		return "", "", fmt.Errorf("making a temporary directory: %w", err)
 	}
 	worker = filepath.Join(dir, "worker")
-	fmt.Fprintf(log, "  building the worker: go build -o %s ./cmd/worker\n", worker)
+	experiment := workerExperiment()
+	fmt.Fprintf(log, "  building the worker: GOEXPERIMENT=%s go build -o %s ./cmd/worker\n", experiment, worker)
 	build := exec.CommandContext(ctx, "go", "build", "-o", worker, "./cmd/worker")
 	build.Dir, build.Stdout, build.Stderr = moduleRoot(), log, log
+	build.Env = append(os.Environ(), "GOEXPERIMENT="+experiment)
 	if err := build.Run(); err != nil {
 		os.RemoveAll(dir)
 		return "", "", fmt.Errorf("building the worker: %w", err)
@@ -102,6 +105,18 @@ func buildWorker(ctx context.Context, prefix string, log io.Writer) (dir, worker
 	return dir, worker, nil
 }
 
+// workerExperiment is the GOEXPERIMENT the bench builds the worker with:
+// the environment's when it names one, else "simd", as the Dockerfile and
+// scripts/image.sh build the release.
+func workerExperiment() string {
+	if e, set := os.LookupEnv("GOEXPERIMENT"); set {
+		return e
+	}
+	return "simd"
+}
+
+// moduleRoot is the directory of the module's go.mod (the working
+// directory when it cannot be found).
 func moduleRoot() string {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if gomod := strings.TrimSpace(string(out)); err == nil && gomod != "" && gomod != os.DevNull {

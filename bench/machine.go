@@ -9,10 +9,13 @@ import (
 
 // machine records where the figures were measured.
 type machine struct {
-	Cores      int    `json:"cores"`
-	CPU        string `json:"cpu"`
-	MemoryGB   int    `json:"memory_gb"`
-	Go         string `json:"go"`
+	Cores    int    `json:"cores"`
+	CPU      string `json:"cpu"`
+	MemoryGB int    `json:"memory_gb"`
+	Go       string `json:"go"`
+	// Experiment is the GOEXPERIMENT the measured worker is built with
+	// (workerExperiment).
+	Experiment string `json:"goexperiment"`
 	OS         string `json:"os"`
 	LoadBefore string `json:"load_before"`
 	LoadAfter  string `json:"load_after"`
@@ -22,7 +25,7 @@ type machine struct {
 func describeMachine() machine {
 	return machine{
 		Cores: runtime.NumCPU(), CPU: procField("/proc/cpuinfo", "model name"),
-		MemoryGB: memTotalGB(), Go: runtime.Version(), OS: osName(), LoadBefore: loadAverage(),
+		MemoryGB: memTotalGB(), Go: runtime.Version(), Experiment: workerExperiment(), OS: osName(), LoadBefore: loadAverage(),
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 // printTable prints the figures as Markdown tables.
 func printTable(w io.Writer, res *results, o options) {
 	m := res.Machine
-	fmt.Fprintf(w, "Machine: %d cores, %s, %d GB, %s, %s; load %s before, %s after. Run: `%s`, %.0f s.\n\n",
-		m.Cores, m.CPU, m.MemoryGB, m.OS, m.Go, m.LoadBefore, m.LoadAfter, res.Command, res.Seconds)
+	fmt.Fprintf(w, "Machine: %d cores, %s, %d GB, %s, %s, worker built with GOEXPERIMENT=%s; load %s before, %s after. Run: `%s`, %.0f s.\n\n",
+		m.Cores, m.CPU, m.MemoryGB, m.OS, m.Go, m.Experiment, m.LoadBefore, m.LoadAfter, res.Command, res.Seconds)
 	if wl := res.Workload; wl.Jobs > 0 {
 		fmt.Fprintf(w, "Workload: %d jobs (seed %d), %d messages and %d %s image(s) per history, %s damage, %d tenants, %d sessions, Zipf skew %.1f (the hottest key holds %.0f%% of the jobs), %d bytes per job on average; each load run capped at %s.\n\n",
 			wl.Jobs, wl.Seed, wl.Messages, wl.Images, wl.ImageSize, wl.Damage, wl.Tenants, wl.Sessions, wl.KeySkew, 100*wl.HotKeyShare, wl.AvgJobBytes, wl.DurationCap)
