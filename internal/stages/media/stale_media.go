@@ -3,6 +3,7 @@ package media
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"regexp"
 	"strings"
 
@@ -173,9 +174,59 @@ func scrubStaleMedia(m *transcript.Message) (images, refs int) {
 
 // mayHoldMediaRef reports whether a raw JSON string value might decode to
 // text one of the patterns matches: the first two need a '[', the third
-// "media:", and outside \u escapes JSON can spell neither differently.
+// "media:", and outside \u escapes JSON can spell neither differently. It
+// is true when raw holds a '[', "media:" or `\u`.
+//
+// Each search suits its marker: '[' by IndexByte (vector code), "media:"
+// at each ':' IndexByte finds, and `\u` by a test of eight bytes at a
+// time (hasEscapeU). bytes.Contains of "media:" stops at every 'm' of the
+// text and of `\u` at every backslash (most texts have a \n or \" every
+// line), then steps a byte at a time: that was stale media's time on a
+// clean history.
 func mayHoldMediaRef(raw []byte) bool {
-	return bytes.IndexByte(raw, '[') >= 0 || bytes.Contains(raw, []byte("media:")) || bytes.Contains(raw, []byte(`\u`))
+	return bytes.IndexByte(raw, '[') >= 0 || hasMediaColon(raw) || hasEscapeU(raw)
+}
+
+// hasMediaColon reports whether raw holds "media:".
+func hasMediaColon(raw []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(raw[i:], ':')
+		if j < 0 {
+			return false
+		}
+		if i += j; i >= 5 && string(raw[i-5:i]) == "media" {
+			return true
+		}
+	}
+}
+
+// hasEscapeU reports whether raw holds `\u`. It tests sixteen bytes at a
+// time for a backslash followed by a 'u' (escapeU), and searches only a
+// block the test flags.
+func hasEscapeU(raw []byte) bool {
+	i := 0
+	for ; i+17 <= len(raw); i += 16 {
+		b := raw[i : i+17 : i+17] // the block and the byte after it
+		if escapeU(b[0:8], b[1:9])|escapeU(b[8:16], b[9:17]) != 0 && bytes.Contains(b, []byte(`\u`)) {
+			return true
+		}
+	}
+	return bytes.Contains(raw[i:], []byte(`\u`))
+}
+
+// escapeU flags the bytes of the eight at w that are a backslash followed
+// by a 'u' (next is w one byte on), and perhaps others (see byteMask),
+// never missing one.
+func escapeU(w, next []byte) uint64 {
+	return byteMask(binary.LittleEndian.Uint64(w), '\\') & byteMask(binary.LittleEndian.Uint64(next), 'u')
+}
+
+// byteMask has the high bit set of every byte of w that equals c, and
+// perhaps of a byte 0x01 above one that does (a borrow).
+func byteMask(w uint64, c byte) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := w ^ ones*uint64(c)
+	return (x - ones) &^ x & highs
 }
 
 // scrubMediaRefs applies the three patterns in order and returns the text

@@ -182,6 +182,71 @@ func TestMayHoldMediaRef(t *testing.T) {
 	}
 }
 
+// referenceMayHold is mayHoldMediaRef's definition, searched for one
+// marker at a time.
+func referenceMayHold(raw []byte) bool {
+	return bytes.IndexByte(raw, '[') >= 0 || bytes.Contains(raw, []byte("media:")) || bytes.Contains(raw, []byte(`\u`))
+}
+
+// TestMayHoldMediaRefPlaces puts each marker at every offset of texts of
+// every length up to three blocks, across the block boundaries of the
+// search for `\u`, beside bytes one below and above the marker's (which
+// the block test may flag).
+func TestMayHoldMediaRefPlaces(t *testing.T) {
+	markers := []string{"[", "media:", `\u`, "\\", ":", "media", "edia:", "Z", "\x5a", ";", "9", "]"}
+	for n := 0; n <= 40; n++ {
+		for at := 0; at <= n; at++ {
+			for _, mk := range markers {
+				for _, fill := range []byte{'a', 0, 1, '[' - 1, ':' + 1, '\\' + 1} {
+					raw := append(bytes.Repeat([]byte{fill}, at), mk...)
+					raw = append(raw, bytes.Repeat([]byte{fill}, n-at)...)
+					if got, want := mayHoldMediaRef(raw), referenceMayHold(raw); got != want {
+						t.Fatalf("mayHoldMediaRef(%q) = %v, want %v", raw, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzMayHoldMediaRef holds the searches to their definition.
+func FuzzMayHoldMediaRef(f *testing.F) {
+	for _, s := range []string{`"plain text\nwith \"escapes\""`, `"x media:\/\/inbound"`, `"\u005b"`, `"a\\u"`, "[", "0123456media:"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := mayHoldMediaRef(raw), referenceMayHold(raw); got != want {
+			t.Fatalf("mayHoldMediaRef(%q) = %v, want %v", raw, got, want)
+		}
+	})
+}
+
+// BenchmarkMayHoldMediaRef runs the prefilter over the text of a 2,500
+// character text without a marker (what it reads of almost every stale
+// message), prose with escapes and shell output with a colon a line,
+// beside its definition's three searches.
+func BenchmarkMayHoldMediaRef(b *testing.B) {
+	for _, text := range []struct{ name, line string }{
+		{"prose", `the build failed because the linker could not find symbol main 日本語 \"and\" back\\slashes `},
+		{"shell", `ok  	github.com/hygiene-dev/hygiene/internal/stages	0.245s\n--- PASS: TestX (0.17s)\n`},
+	} {
+		raw := []byte(`"` + strings.Repeat(text.line, 2500/len(text.line)) + `"`)
+		for _, c := range []struct {
+			name string
+			f    func([]byte) bool
+		}{{"prefilter", mayHoldMediaRef}, {"three-searches", referenceMayHold}} {
+			b.Run(text.name+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(raw)))
+				for b.Loop() {
+					if c.f(raw) {
+						b.Fatal("a marker in plain text")
+					}
+				}
+			})
+		}
+	}
+}
+
 // staleMediaSeeds are histories with stale images and media references
 // in every shape the rule scrubs.
 var staleMediaSeeds = []string{
