@@ -127,13 +127,13 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		pending = pending[:0]
 	}
 	for i, m := range msgs {
-		raw := m.Raw()
-		if m.Changed() {
+		raw, changed := m.Raw(), m.Changed()
+		if changed {
 			buf = m.AppendJSON(buf[:0])
 			raw = buf
 		}
 		size += len(raw)
-		if c.ValidText && (m.Changed() || m.HasInvalidText()) {
+		if c.ValidText && (changed || m.HasInvalidText()) {
 			checkText(&r, i, raw)
 		}
 		role := m.Role()

@@ -71,7 +71,13 @@ type overlay struct {
 	obj      Object
 	isObject bool
 	dirty    bool
-	inline   [8]Field
+	// kindValue is the tape's Node.KindValue of the value (its role or
+	// type as a number) until a write may change that member; 0 when
+	// unknown. kind reads it without the members: a rule's first write
+	// to a message (usage, an id) must not make every later rule's Role
+	// read the members, whose keys and values lie elsewhere in memory.
+	kindValue uint8
+	inline    [8]Field
 }
 
 // tapeNode is the value's entry on its tape; only for nodes with no overlay.
@@ -83,7 +89,7 @@ func (n *node) own() *overlay {
 		return n.ov
 	}
 	tn := n.tapeNode()
-	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0}
+	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, kindValue: tn.KindValue}
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
 		fields := ov.inline[:0]
@@ -91,7 +97,7 @@ func (n *node) own() *overlay {
 			fields = make([]Field, 0, len(ms)+1)
 		}
 		for i := range ms {
-			fields = append(fields, Field{Key: n.t.Key(&ms[i]), Value: n.t.Value(&ms[i])})
+			fields = append(fields, Field{Key: memberKey(n.t, &ms[i]), Value: n.t.Value(&ms[i])})
 		}
 		ov.obj.Fields = fields
 	}
@@ -99,11 +105,21 @@ func (n *node) own() *overlay {
 	return ov
 }
 
+// memberKey is member m's key: a common one as the program's constant
+// (jsontape.KeyNames), which Object.index compares without reading the
+// input, others as Tape.Key reads them.
+func memberKey(t *jsontape.Tape, m *jsontape.Member) string {
+	if m.KeyID != 0 {
+		return jsontape.KeyNames[m.KeyID]
+	}
+	return t.Key(m)
+}
+
 // setRaw replaces the value's bytes as read (text repair of a non-object):
 // not a change of its members.
 func (n *node) setRaw(raw []byte) {
 	ov := n.own()
-	ov.raw = raw
+	ov.raw, ov.kindValue = raw, 0
 	if !ov.isObject {
 		return
 	}
@@ -192,8 +208,11 @@ func (n *node) IsNull(key string) bool { v, ok := n.Get(key); return !ok || stri
 // (a message's role, a block's type), which every rule reads of every
 // message and block.
 func (n *node) kind(key string) string {
-	if n.ov != nil {
-		s, _ := n.ov.obj.String(key)
+	if ov := n.ov; ov != nil {
+		if ov.kindValue != 0 {
+			return jsontape.KindValues[ov.kindValue]
+		}
+		s, _ := ov.obj.String(key)
 		return s
 	}
 	return n.t.KindString(n.tapeNode())
@@ -211,6 +230,14 @@ func (n *node) Set(key string, raw []byte) {
 	ov.isObject = true
 	if ov.obj.Set(key, raw) {
 		ov.dirty = true
+		ov.forget(key)
+	}
+}
+
+// forget drops the kept kind when key may be the kind's member.
+func (ov *overlay) forget(key string) {
+	if key == "role" || key == "type" {
+		ov.kindValue = 0
 	}
 }
 
@@ -225,6 +252,7 @@ func (n *node) Delete(key string) bool {
 	ov := n.own()
 	ov.obj.Delete(key)
 	ov.dirty = true
+	ov.forget(key)
 	return true
 }
 

@@ -160,6 +160,51 @@ func TestMemberReadsSeeWrites(t *testing.T) {
 	}
 }
 
+// TestKindAfterWrites: a message's role and a block's type read after a
+// write (which gives the value its overlay and keeps the tape's kind
+// number) are those its members now hold, whatever wrote them, duplicate
+// members included (the first is the kind).
+func TestKindAfterWrites(t *testing.T) {
+	for _, c := range []struct {
+		name, raw string
+		write     func(m *Message)
+		role, typ string
+	}{
+		{"other member", `{"role":"assistant","content":[{"type":"text","text":"a"}]}`, func(m *Message) { m.Set("usage", []byte("{}")) }, "assistant", "text"},
+		{"role set", `{"role":"assistant","content":"a"}`, func(m *Message) { m.Set("n", []byte("1")); m.SetString("role", "user") }, "user", ""},
+		{"role deleted", `{"role":"assistant","role":"user","content":"a"}`, func(m *Message) { m.Set("n", []byte("1")); m.Delete("role") }, "user", ""},
+		{"role deleted, none left", `{"role":"toolResult","content":"a"}`, func(m *Message) { m.Set("n", []byte("1")); m.Delete("role") }, "", ""},
+		{"role not a kind", `{"role":"narrator","content":"a"}`, func(m *Message) { m.Set("n", []byte("1")) }, "narrator", ""},
+		{"role repaired", "{\"role\":\"user\xff\",\"content\":\"a\"}", func(m *Message) { m.Set("n", []byte("1")); m.RepairText() }, "user\ufffd", ""},
+		{"type set", `{"role":"user","content":[{"type":"text","text":"a"}]}`, func(m *Message) {
+			b, _ := m.Blocks()
+			b[0].SetString("text", "b")
+			b[0].SetString("type", "thinking")
+		}, "user", "thinking"},
+		{"type deleted", `{"role":"user","content":[{"type":"image","data":"x","type":"text"}]}`, func(m *Message) {
+			b, _ := m.Blocks()
+			b[0].Set("data", []byte(`"y"`))
+			b[0].Delete("type")
+		}, "user", "text"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := messageFromRaw([]byte(c.raw))
+			c.write(m)
+			if got := m.Role(); got != c.role {
+				t.Errorf("Role() = %q, want %q", got, c.role)
+			}
+			if twin := messageFromRaw(m.AppendJSON(nil)); twin.Role() != m.Role() {
+				t.Errorf("Role() = %q, its encoding's %q", m.Role(), twin.Role())
+			}
+			if blocks, _ := m.Blocks(); len(blocks) > 0 {
+				if got := blocks[0].Type(); got != c.typ {
+					t.Errorf("Type() = %q, want %q", got, c.typ)
+				}
+			}
+		})
+	}
+}
+
 // TestToolCallsRun: the calls are returned in content order whether they
 // are one run of the content (a view of it, which appending to does not
 // write) or scattered (a copy); blocks without an id are left out.
