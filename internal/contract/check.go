@@ -133,8 +133,13 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 			raw = buf
 		}
 		size += len(raw)
-		if c.ValidText && (changed || m.HasInvalidText()) {
-			checkText(&r, i, raw)
+		if c.ValidText {
+			switch {
+			case m.HasInvalidText():
+				checkText(&r, i, raw)
+			case changed:
+				checkWritten(&r, i, m, raw)
+			}
 		}
 		role := m.Role()
 		if UserSide(role) {
@@ -350,8 +355,9 @@ func describe(l IDLimits) string {
 
 // checkText reports invalid UTF-8 and lone UTF-16 surrogate escapes in the
 // JSON bytes of message i. Check calls it only for the messages whose bytes
-// the codec has not vouched for: those a rule wrote (changed) and those the
-// codec marked as holding invalid text (HasInvalidText: it validates every
+// the codec has not vouched for: those a rule wrote (changed; of these it
+// reads only what the rules wrote, checkWritten) and those the codec
+// marked as holding invalid text (HasInvalidText: it validates every
 // string of its input and marks, rather than refuses, invalid UTF-8 and lone
 // surrogates). An unchanged, unmarked message is valid already, so scanning
 // it again would only repeat the decoder's work (FuzzCodecMarksInvalidText
@@ -362,6 +368,34 @@ func checkText(r *Result, i int, raw []byte) {
 	}
 	if at := loneSurrogate(raw); at >= 0 {
 		r.add(RuleTextValidity, path(i), "lone UTF-16 surrogate %s", raw[at:at+6])
+	}
+}
+
+// checkWritten is checkText for a changed message the codec vouched for
+// (not HasInvalidText): the bytes of its encoding raw that are still its
+// input's are valid, and so are the member names the encoding wrote, so
+// only the values rules wrote (Message.EachWritten) are read. The
+// violations are checkText's: a lone surrogate lies in a value, and the
+// first in the encoding is the first of its written values.
+func checkWritten(r *Result, i int, m *transcript.Message, raw []byte) {
+	valid := true
+	var lone []byte
+	if !m.EachWritten(func(v []byte) {
+		valid = valid && utf8.Valid(v)
+		if lone == nil {
+			if at := loneSurrogate(v); at >= 0 {
+				lone = v[at : at+6]
+			}
+		}
+	}) {
+		checkText(r, i, raw)
+		return
+	}
+	if !valid {
+		r.add(RuleTextValidity, path(i), "invalid UTF-8")
+	}
+	if lone != nil {
+		r.add(RuleTextValidity, path(i), "lone UTF-16 surrogate %s", lone)
 	}
 }
 

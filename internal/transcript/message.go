@@ -600,6 +600,76 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
+// EachWritten calls f, in the order AppendJSON writes them, with the
+// values of the message's encoding that are not bytes of its own input:
+// those a rule wrote, in its members and in its content's blocks. The
+// rest of the encoding is its input's bytes as read, and member names
+// AppendString wrote (valid UTF-8, with no surrogate escape). A check of
+// the encoding's text (contract.Check) reads only these when the decoder
+// found the input's valid (HasInvalidText). It returns false, calling
+// nothing, for a message that is not an object.
+func (m *Message) EachWritten(f func(value []byte)) bool {
+	if !m.members.IsObject() {
+		return false
+	}
+	if !m.mayDiffer() {
+		m.members.written(m.Raw(), f)
+		return true
+	}
+	stale := m.contentStale()
+	seenContent := false
+	member := func(key string, value []byte) {
+		if stale && !seenContent && key == "content" {
+			for _, b := range m.blocks {
+				b.eachWritten(&m.members, f)
+			}
+		} else {
+			m.members.written(value, f)
+		}
+		seenContent = seenContent || key == "content"
+	}
+	if ov := m.members.ov; ov != nil {
+		for _, fl := range ov.obj.Fields {
+			member(fl.Key, fl.Value)
+		}
+	} else {
+		t := m.members.t
+		ms := t.MemberOf(m.members.tapeNode())
+		for i := range ms {
+			member(t.Key(&ms[i]), t.Value(&ms[i]))
+		}
+	}
+	return true
+}
+
+// eachWritten is EachWritten for one content block of the message whose
+// members are in.
+func (b *Block) eachWritten(in *node, f func(value []byte)) {
+	if !b.Changed() {
+		in.written(b.Raw(), f)
+		return
+	}
+	for _, fl := range b.ov.obj.Fields {
+		in.written(fl.Value, f)
+	}
+}
+
+// written calls f with v unless it lies within the bytes n was read from.
+func (n *node) written(v []byte, f func(value []byte)) {
+	if len(v) == 0 {
+		return
+	}
+	if n.t != nil {
+		tn := n.tapeNode()
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(n.t.Data)))
+		at := uintptr(unsafe.Pointer(unsafe.SliceData(v)))
+		if at >= base+uintptr(tn.Off) && at+uintptr(len(v)) <= base+uintptr(tn.End) {
+			return
+		}
+	}
+	f(v)
+}
+
 // JSONString encodes s as a raw JSON string value.
 func JSONString(s string) []byte { return AppendString(nil, s) }
 
