@@ -104,8 +104,9 @@ type imageAt struct {
 
 // Check checks a sanitized message list against c, for a model with the
 // given context window (0: unknown). It walks the messages once, reading
-// each message's bytes once for text validity and the request size; then
-// it reads the header of each image when the contract bounds their sides.
+// of each message its length for the request size (EncodedLen) and the
+// bytes it must for text validity (checkText, checkWritten); then it reads
+// the header of each image when the contract bounds their sides.
 func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Result {
 	var (
 		r          Result
@@ -127,18 +128,21 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 		pending = pending[:0]
 	}
 	for i, m := range msgs {
-		raw, changed := m.Raw(), m.Changed()
-		if changed {
+		changed := m.Changed()
+		encoded := func() []byte { // the message's bytes in the request
+			if !changed {
+				return m.Raw()
+			}
 			buf = m.AppendJSON(buf[:0])
-			raw = buf
+			return buf
 		}
-		size += len(raw)
+		size += m.EncodedLen()
 		if c.ValidText {
 			switch {
 			case m.HasInvalidText():
-				checkText(&r, i, raw)
-			case changed:
-				checkWritten(&r, i, m, raw)
+				checkText(&r, i, encoded())
+			case changed && !checkWritten(&r, i, m):
+				checkText(&r, i, encoded())
 			}
 		}
 		role := m.Role()
@@ -372,12 +376,14 @@ func checkText(r *Result, i int, raw []byte) {
 }
 
 // checkWritten is checkText for a changed message the codec vouched for
-// (not HasInvalidText): the bytes of its encoding raw that are still its
+// (not HasInvalidText): the bytes of its encoding that are still its
 // input's are valid, and so are the member names the encoding wrote, so
-// only the values rules wrote (Message.EachWritten) are read. The
-// violations are checkText's: a lone surrogate lies in a value, and the
-// first in the encoding is the first of its written values.
-func checkWritten(r *Result, i int, m *transcript.Message, raw []byte) {
+// only the values rules wrote (Message.EachWritten) are read, and the
+// message is not encoded. The violations are checkText's: a lone
+// surrogate lies in a value, and the first in the encoding is the first
+// of its written values. It returns false, having checked nothing, for a
+// message EachWritten cannot tell of (not an object).
+func checkWritten(r *Result, i int, m *transcript.Message) bool {
 	valid := true
 	var lone []byte
 	if !m.EachWritten(func(v []byte) {
@@ -388,8 +394,7 @@ func checkWritten(r *Result, i int, m *transcript.Message, raw []byte) {
 			}
 		}
 	}) {
-		checkText(r, i, raw)
-		return
+		return false
 	}
 	if !valid {
 		r.add(RuleTextValidity, path(i), "invalid UTF-8")
@@ -397,6 +402,7 @@ func checkWritten(r *Result, i int, m *transcript.Message, raw []byte) {
 	if lone != nil {
 		r.add(RuleTextValidity, path(i), "lone UTF-16 surrogate %s", lone)
 	}
+	return true
 }
 
 // loneSurrogate returns the offset of the first \uXXXX escape in JSON text

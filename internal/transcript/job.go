@@ -595,19 +595,12 @@ func (t *Transcript) MessagesJSON() []byte {
 	return t.appendMessages(nil)
 }
 
-// MessagesSize is the length of MessagesJSON without building it: unchanged
-// messages count their input bytes; only changed ones are encoded (into one
-// reused buffer).
+// MessagesSize is the length of MessagesJSON without building it: each
+// message's EncodedLen (its input bytes when unchanged).
 func (t *Transcript) MessagesSize() int {
 	n := 2 + max(len(t.Messages)-1, 0)
-	var scratch []byte
 	for _, m := range t.Messages {
-		if !m.mayDiffer() {
-			n += len(m.Raw())
-			continue
-		}
-		scratch = m.AppendJSON(scratch[:0])
-		n += len(scratch)
+		n += m.EncodedLen()
 	}
 	return n
 }

@@ -565,39 +565,108 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 		return append(dst, m.Raw()...)
 	}
 	start := len(dst)
-	stale := m.contentStale()
+	w := messageWriter{m: m, stale: m.contentStale()}
 	dst = append(dst, '{')
-	seenContent := false
-	member := func(i int, key string, value []byte) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(AppendString(dst, key), ':')
-		if stale && !seenContent && key == "content" {
-			at := len(dst)
-			if dst = m.appendContent(dst); !m.members.changed() && bytes.Equal(dst[at:], value) {
-				stale = false // the blocks encode to the content as it was: no change
-			}
-		} else {
-			dst = append(dst, value...)
-		}
-		seenContent = seenContent || key == "content"
-	}
 	if ov := m.members.ov; ov != nil {
 		for i, f := range ov.obj.Fields {
-			member(i, f.Key, f.Value)
+			dst = w.member(dst, i, f.Key, f.Value)
 		}
 	} else {
 		t := m.members.t
 		ms := t.MemberOf(m.members.tapeNode())
 		for i := range ms {
-			member(i, t.Key(&ms[i]), t.Value(&ms[i]))
+			dst = w.member(dst, i, t.Key(&ms[i]), t.Value(&ms[i]))
 		}
 	}
-	if !m.members.changed() && !stale {
+	if !m.members.changed() && !w.stale {
 		return append(dst[:start], m.Raw()...) // unchanged once its blocks are folded back
 	}
 	return append(dst, '}')
+}
+
+// messageWriter is the state of one AppendJSON: whether the content is
+// still to be encoded from its blocks. Its member method takes and returns
+// the buffer (a closure that captured it would write it through the heap,
+// a write barrier per member while the collector runs).
+type messageWriter struct {
+	m                  *Message
+	stale, seenContent bool
+}
+
+// member appends member i (a comma before all but the first).
+func (w *messageWriter) member(dst []byte, i int, key string, value []byte) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(AppendString(dst, key), ':')
+	if w.stale && !w.seenContent && key == "content" {
+		at := len(dst)
+		if dst = w.m.appendContent(dst); !w.m.members.changed() && bytes.Equal(dst[at:], value) {
+			w.stale = false // the blocks encode to the content as it was: no change
+		}
+	} else {
+		dst = append(dst, value...)
+	}
+	w.seenContent = w.seenContent || key == "content"
+	return dst
+}
+
+// EncodedLen is len(m.AppendJSON(nil)) without writing it: its input's
+// length when it may not differ, else the lengths of its member names as
+// AppendString writes them and of its values, the content's blocks
+// included. A message whose members are its input's but whose blocks were
+// edited may fold back to its input bytes (AppendJSON), which only an
+// encoding of the blocks tells: that one is encoded. A rule that only
+// needs the size of the request (request_size, the contract) does not
+// copy every changed message for it.
+func (m *Message) EncodedLen() int {
+	if !m.mayDiffer() {
+		return len(m.Raw())
+	}
+	if !m.members.changed() {
+		return len(m.AppendJSON(nil))
+	}
+	stale, seenContent := m.contentStale(), false
+	fields := m.members.ov.obj.Fields // changed: the members are the overlay's
+	n := 2 + max(len(fields)-1, 0)
+	for _, f := range fields {
+		n += stringLen(f.Key) + 1
+		if stale && !seenContent && f.Key == "content" {
+			n += m.contentLen()
+		} else {
+			n += len(f.Value)
+		}
+		seenContent = seenContent || f.Key == "content"
+	}
+	return n
+}
+
+// contentLen is the length of appendContent's encoding.
+func (m *Message) contentLen() int {
+	n := 2 + max(len(m.blocks)-1, 0)
+	for _, b := range m.blocks {
+		if !b.Changed() {
+			n += len(b.Raw())
+			continue
+		}
+		fields := b.ov.obj.Fields
+		n += 2 + max(len(fields)-1, 0)
+		for _, f := range fields {
+			n += stringLen(f.Key) + 1 + len(f.Value)
+		}
+	}
+	return n
+}
+
+// stringLen is len(AppendString(nil, s)): a name of printable ASCII
+// without a quote or backslash (every common one) is written as it is.
+func stringLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return len(AppendString(nil, s))
+		}
+	}
+	return len(s) + 2
 }
 
 // EachWritten calls f, in the order AppendJSON writes them, with the

@@ -270,3 +270,86 @@ func FuzzBlankText(f *testing.F) {
 		}
 	})
 }
+
+// encodedLenWrites are writes a rule makes to a message, each given a
+// member name and a raw value.
+var encodedLenWrites = []func(m *Message, key string, val []byte){
+	func(m *Message, key string, val []byte) { m.Set(key, val) },
+	func(m *Message, key string, val []byte) { m.Delete(key) },
+	func(m *Message, key string, val []byte) {
+		if blocks, _ := m.Blocks(); len(blocks) > 0 {
+			blocks[0].Set(key, val)
+		}
+	},
+	func(m *Message, key string, val []byte) {
+		if blocks, _ := m.Blocks(); len(blocks) > 0 {
+			blocks[len(blocks)-1].Set("text", blocks[len(blocks)-1].Raw()[:0:0]) // a no-op edit back and forth
+			blocks[len(blocks)-1].Set("text", val)
+		}
+	},
+	func(m *Message, key string, val []byte) {
+		blocks, _ := m.Blocks()
+		m.SetBlocks(append(blocks[:len(blocks):len(blocks)], NewBlock(Field{Key: key, Value: val})))
+	},
+	func(m *Message, key string, val []byte) { m.Set("content", val) },
+	func(m *Message, key string, val []byte) {
+		m.Set(key, val)
+		m.Set("content", []byte(`[{"type":"text","text":"x"}]`))
+	},
+}
+
+// checkEncodedLen applies write op to every message of history and holds
+// EncodedLen, and MessagesSize, to the encoding's length.
+func checkEncodedLen(t *testing.T, history []byte, key string, val []byte, op int) {
+	t.Helper()
+	tr, err := FromMessages(history, Target{})
+	if err != nil {
+		return
+	}
+	for i, m := range tr.Messages {
+		if m.IsObject() {
+			encodedLenWrites[op%len(encodedLenWrites)](m, key, val)
+		}
+		if got, want := m.EncodedLen(), len(m.AppendJSON(nil)); got != want {
+			t.Fatalf("messages[%d] %s: EncodedLen %d, want %d", i, m.AppendJSON(nil), got, want)
+		}
+	}
+	if got, want := tr.MessagesSize(), len(tr.MessagesJSON()); got != want {
+		t.Fatalf("MessagesSize %d, want %d", got, want)
+	}
+}
+
+// TestEncodedLen: a message's length without its encoding is its
+// encoding's, whatever wrote it: names AppendString escapes or replaces
+// (a quote, a control, non-ASCII, invalid UTF-8), blocks edited back to
+// their bytes in a spaced input (which fold back to it), blocks added,
+// content replaced.
+func TestEncodedLen(t *testing.T) {
+	histories := []string{
+		`[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"thinking","thinking":"b"}],"usage":{"input":1}}]`,
+		"[ { \"role\" : \"user\" , \"content\" : [ { \"type\" : \"text\" , \"text\" : \"a\" } ] } , null , \"s\" ]",
+		`[{"r\u006fle":"user","content":[{"type":"text","text":"\u00e9"}],"k\"q":1}]`,
+	}
+	keys := []string{"x", "content", "text", `a"b`, "a\nb", "ключ", "bad\xffkey", ""}
+	vals := []string{`"v"`, `"a"`, `[]`, `[{"type":"text","text":"y"},{"type":"image"}]`, `"x\u00e9"`, `{"a":1}`}
+	for _, h := range histories {
+		for op := range encodedLenWrites {
+			for _, k := range keys {
+				for _, v := range vals {
+					checkEncodedLen(t, []byte(h), k, []byte(v), op)
+				}
+			}
+		}
+	}
+}
+
+// FuzzEncodedLen holds EncodedLen to the encoding over any history and
+// write.
+func FuzzEncodedLen(f *testing.F) {
+	f.Add([]byte(`[{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{}}]`), "usage", []byte(`{"input":0}`), uint8(0))
+	f.Add([]byte("[ { \"role\" : \"user\" , \"content\" : [ { \"type\" : \"text\" , \"text\" : \"a\" } ] } ]"), "text", []byte(`"a"`), uint8(2))
+	f.Add([]byte(`[{"role":"user","content":"x"}]`), "k\"\xff", []byte(`1`), uint8(4))
+	f.Fuzz(func(t *testing.T, history []byte, key string, val []byte, op uint8) {
+		checkEncodedLen(t, history, key, val, int(op))
+	})
+}
