@@ -430,8 +430,8 @@ func (m *Message) Has(key string) bool { return m.members.Has(key) }
 
 // String returns a member's value when it is a JSON string.
 func (m *Message) String(key string) (string, bool) {
-	if key == "content" && m.contentStale() {
-		return "", false // an array
+	if key == "content" && m.isArray {
+		return "", false // an array: its bytes (in the input, not yet read) need not be
 	}
 	return m.members.String(key)
 }

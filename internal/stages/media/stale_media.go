@@ -126,20 +126,16 @@ func staleBoundary(msgs []*transcript.Message) int {
 // user or toolResult message and returns how many of each it replaced. A
 // message with nothing to replace is left untouched.
 func scrubStaleMedia(m *transcript.Message) (images, refs int) {
-	if raw, _ := m.Get("content"); len(raw) > 0 && raw[0] == '"' {
-		if !mayHoldMediaRef(raw) {
-			return 0, 0 // nothing to decode
-		}
-		s, _ := m.ContentString()
-		if out, n := scrubMediaRefs(s); n > 0 {
-			m.SetContentString(out)
-			refs += n
-		}
-		return images, refs
-	}
 	blocks, ok := m.Blocks()
 	if !ok {
-		return 0, 0
+		if raw, _ := m.Get("content"); len(raw) > 0 && raw[0] == '"' && mayHoldMediaRef(raw) {
+			s, _ := m.ContentString()
+			if out, n := scrubMediaRefs(s); n > 0 {
+				m.SetContentString(out)
+				refs += n
+			}
+		}
+		return images, refs
 	}
 	var out []*transcript.Block
 	for i, b := range blocks {
