@@ -55,7 +55,8 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			continue
 		}
 		raw, has := m.Get("usage")
-		valid, normal := scanUsage(raw, has)
+		var room [usageRoom]field
+		fields, valid := usageFields(room[:0], raw, has)
 		if !valid {
 			m.Set("usage", []byte(zeroUsage))
 			n.normalised++
@@ -68,10 +69,10 @@ func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCount
 			}
 			continue
 		}
-		if normal {
-			continue // already normal: not parsed, not written
+		if normalUsage(fields) {
+			continue // already normal: not written
 		}
-		m.Set("usage", appendNormalUsage(make([]byte, 0, len(raw)+usageGrowth), raw))
+		m.Set("usage", appendCompleted(make([]byte, 0, len(raw)+usageGrowth), fields, &usageCountKeys, "cost"))
 		n.normalised++
 	}
 	return n
@@ -117,18 +118,49 @@ var (
 )
 
 // scanUsage reads a usage member (raw, has as Get returns them) in place,
-// without parsing it into members: valid tells whether it is a JSON object,
-// normal whether it is already in normal form: the first of each of its
-// five counts is a number, and its first cost, when that is an object, has
-// all five of its own counts numbers too. A normal usage is left as it is,
-// neither parsed nor encoded: the usage most assistant turns of a clean
-// history carry. Any other is changed by appendNormalUsage.
+// its members into a stack array (usageFields): valid tells whether it is
+// a JSON object, normal whether it is already in normal form: the first of
+// each of its five counts is a number, and its first cost, when that is an
+// object, has all five of its own counts numbers too. A normal usage is
+// left as it is, not encoded: the usage most assistant turns of a clean
+// history carry. Any other is changed by appendNormalUsage. usageOf reads
+// the members once for both.
 func scanUsage(raw []byte, has bool) (valid, normal bool) {
+	var room [usageRoom]field
+	fields, valid := usageFields(room[:0], raw, has)
+	return valid, valid && normalUsage(fields)
+}
+
+// field is one member of a usage or cost object.
+type field struct {
+	key   string
+	value []byte
+}
+
+// usageRoom is the members a usage or cost is read into without an
+// allocation: its five counts, a cost and a few more.
+const usageRoom = 12
+
+// usageFields appends the members of raw (as Get returns it: has is false
+// when absent) to dst, reading it once; valid is false when it is not a
+// JSON object. The counts, the check for normal form and the normal form's
+// encoding are read from these, so a usage is parsed once, not once for
+// each.
+func usageFields(dst []field, raw []byte, has bool) (fields []field, valid bool) {
 	if !has {
-		return false, false
+		return dst, false
 	}
-	c, costComplete, err := scanCounts(raw, &usageCountKeys, "cost")
-	return err == nil, err == nil && c.complete() && costComplete
+	err := transcript.EachMember(raw, func(key string, value []byte) {
+		dst = append(dst, field{key, value})
+	})
+	return dst, err == nil
+}
+
+// normalUsage reports whether a valid usage's members are in normal form
+// (scanUsage).
+func normalUsage(fields []field) bool {
+	c, costComplete := countsOf(fields, &usageCountKeys, "cost")
+	return c.complete() && costComplete
 }
 
 // number is a raw JSON value's value when it is a number transcript.Object's
@@ -168,29 +200,37 @@ type counts struct {
 	value  [5]float64
 }
 
-// scanCounts reads the counts of the JSON object raw; err is set when raw
-// is not a valid object. nestedComplete is false when the first member
-// named nested is an object whose counts (costCountKeys) are not all
-// numbers.
-func scanCounts(raw []byte, keys *[5]string, nested string) (c counts, nestedComplete bool, err error) {
+// countsOf reads the counts (keys) of an object's members, each by its
+// first member. nestedComplete is false when the first member named
+// nested is an object whose counts (costCountKeys) are not all numbers.
+func countsOf(fields []field, keys *[5]string, nested string) (c counts, nestedComplete bool) {
 	var seen [5]bool
 	seenNested := false
 	nestedComplete = true
-	err = transcript.EachMember(raw, func(key string, value []byte) {
-		if nested != "" && key == nested {
-			if !seenNested && len(value) > 0 && value[0] == '{' {
-				cost, _, _ := scanCounts(value, &costCountKeys, "")
+	for _, f := range fields {
+		if nested != "" && f.key == nested {
+			if !seenNested && len(f.value) > 0 && f.value[0] == '{' {
+				cost := costCounts(f.value)
 				nestedComplete = cost.complete()
 			}
 			seenNested = true
-			return
+			continue
 		}
-		if k := countIndex(keys, key); k >= 0 && !seen[k] {
+		if k := countIndex(keys, f.key); k >= 0 && !seen[k] {
 			seen[k] = true
-			c.value[k], c.number[k] = number(value)
+			c.value[k], c.number[k] = number(f.value)
 		}
-	})
-	return c, nestedComplete, err
+	}
+	return c, nestedComplete
+}
+
+// costCounts reads the counts of a cost object (valid: it is a member of
+// a valid usage).
+func costCounts(raw []byte) counts {
+	var room [usageRoom]field
+	fields, _ := usageFields(room[:0], raw, true)
+	c, _ := countsOf(fields, &costCountKeys, "")
+	return c
 }
 
 // any reports whether one of the counts is a number.
@@ -218,14 +258,16 @@ func countIndex(keys *[5]string, key string) int {
 // is a number, and otherwise completed the same way when it is not already
 // complete (kept as its bytes when it is).
 func appendNormalUsage(dst, raw []byte) []byte {
-	return appendCompleted(dst, raw, &usageCountKeys, "cost")
+	var room [usageRoom]field
+	fields, _ := usageFields(room[:0], raw, true)
+	return appendCompleted(dst, fields, &usageCountKeys, "cost")
 }
 
-// appendCompleted appends the valid JSON object raw with its counts (keys)
-// completed, as appendNormalUsage says; nested names the member completed
-// as a cost, "" for none.
-func appendCompleted(dst, raw []byte, keys *[5]string, nested string) []byte {
-	c, _, _ := scanCounts(raw, keys, "")
+// appendCompleted appends the valid JSON object of these members with its
+// counts (keys) completed, as appendNormalUsage says; nested names the
+// member completed as a cost, "" for none.
+func appendCompleted(dst []byte, fields []field, keys *[5]string, nested string) []byte {
+	c, _ := countsOf(fields, keys, "")
 	sum := 0.0
 	for k := range 4 {
 		sum += c.value[k]
@@ -234,47 +276,49 @@ func appendCompleted(dst, raw []byte, keys *[5]string, nested string) []byte {
 	seenNested := false
 	dst = append(dst, '{')
 	first := true
-	member := func(key string) {
+	member := func(dst []byte, key string) []byte {
 		if !first {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = append(transcript.AppendString(dst, key), ':')
+		return append(transcript.AppendString(dst, key), ':')
 	}
-	_ = transcript.EachMember(raw, func(key string, value []byte) {
-		if k := countIndex(keys, key); k >= 0 && !seen[k] {
+	for _, f := range fields {
+		if k := countIndex(keys, f.key); k >= 0 && !seen[k] {
 			seen[k] = true
-			member(key)
+			dst = member(dst, f.key)
 			switch {
 			case c.number[k]:
-				dst = append(dst, value...)
+				dst = append(dst, f.value...)
 			case k == 4:
 				dst = appendNumber(dst, sum)
 			default:
 				dst = append(dst, '0')
 			}
-			return
+			continue
 		}
-		if nested != "" && key == nested && !seenNested {
+		if nested != "" && f.key == nested && !seenNested {
 			seenNested = true
-			if len(value) > 0 && value[0] == '{' {
-				cost, _, _ := scanCounts(value, &costCountKeys, "")
+			if len(f.value) > 0 && f.value[0] == '{' {
+				// the cost's members go after the usage's, in the room left
+				costFields, _ := usageFields(fields[len(fields):len(fields):cap(fields)], f.value, true)
+				cost, _ := countsOf(costFields, &costCountKeys, "")
 				if !cost.any() {
-					return // a cost without a number is dropped
+					continue // a cost without a number is dropped
 				}
 				if !cost.complete() {
-					member(key)
-					dst = appendCompleted(dst, value, &costCountKeys, "")
-					return
+					dst = member(dst, f.key)
+					dst = appendCompleted(dst, costFields, &costCountKeys, "")
+					continue
 				}
 			}
 		}
-		member(key)
-		dst = append(dst, value...)
-	})
+		dst = member(dst, f.key)
+		dst = append(dst, f.value...)
+	}
 	for k := range keys {
 		if !seen[k] {
-			member(keys[k])
+			dst = member(dst, keys[k])
 			if k == 4 {
 				dst = appendNumber(dst, sum)
 			} else {
