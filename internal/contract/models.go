@@ -259,11 +259,23 @@ func NormalizeModelID(model string) string {
 	if i := strings.LastIndex(id, "-v"); i >= 0 && i+2 < len(id) && isDigits(id[i+2:]) {
 		id = id[:i]
 	}
-	b := []byte(id)
-	for i := 1; i+1 < len(b); i++ {
-		if b[i] == '.' && isDigit(b[i-1]) && isDigit(b[i+1]) {
+	return versionDashes(id)
+}
+
+// versionDashes is id with each dot between two digits read as a dash;
+// id itself (no copy) when it has none, as most ids do.
+func versionDashes(id string) string {
+	var b []byte
+	for i := 1; i+1 < len(id); i++ {
+		if id[i] == '.' && isDigit(id[i-1]) && isDigit(id[i+1]) {
+			if b == nil {
+				b = []byte(id)
+			}
 			b[i] = '-'
 		}
+	}
+	if b == nil {
+		return id
 	}
 	return string(b)
 }

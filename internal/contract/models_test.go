@@ -112,3 +112,27 @@ func TestInputBudget(t *testing.T) {
 		t.Errorf("opus 4.5 has no 1M beta: window %d", got)
 	}
 }
+
+// TestNormalizeModelID checks each platform's spelling reduced to the
+// table's key, and that an id with no dotted version (most) is read
+// without a copy.
+func TestNormalizeModelID(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"claude-opus-4-6", "claude-opus-4-6"},
+		{" Claude-Opus-4-6 ", "claude-opus-4-6"},
+		{"anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"},
+		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5-20250929"},
+		{"claude-sonnet-4-5@20250929", "claude-sonnet-4-5"},
+		{"gpt-4.1.2", "gpt-4-1-2"},
+		{"gpt-5.", "gpt-5."},
+		{".5", ".5"},
+		{"o3.mini", "o3.mini"},
+	} {
+		if got := NormalizeModelID(c.in); got != c.want {
+			t.Errorf("NormalizeModelID(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = NormalizeModelID("claude-opus-4-6") }); n != 0 {
+		t.Errorf("NormalizeModelID of a plain id: %v allocations, want 0", n)
+	}
+}

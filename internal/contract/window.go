@@ -57,7 +57,7 @@ type memo struct {
 // Budget with a memo belongs to one job: it is not safe for concurrent
 // use.
 func (b Budget) WithMemo() Budget {
-	b.memo = &memo{seed: maphash.MakeSeed(), counts: map[uint64]int{}}
+	b.memo = &memo{seed: maphash.MakeSeed()} // counts made at the first count: most jobs count nothing
 	return b
 }
 
@@ -75,6 +75,9 @@ func (b Budget) Message(m *transcript.Message) int {
 	n, ok := b.memo.counts[key]
 	if !ok {
 		n = b.Counter.Message(m)
+		if b.memo.counts == nil {
+			b.memo.counts = map[uint64]int{}
+		}
 		b.memo.counts[key] = n
 	}
 	return n
@@ -111,10 +114,8 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 	room := b.Room()
 	fixed := b.Counter.RequestBound(system, tools)
 	total := fixed
-	bounds := make([]int, len(msgs))
-	for i, m := range msgs {
-		bounds[i] = b.Counter.MessageBound(m)
-		total += bounds[i]
+	for _, m := range msgs {
+		total += b.Counter.MessageBound(m)
 	}
 	if total <= room {
 		return Count{Total: total}, false
@@ -122,8 +123,10 @@ func (b Budget) CountRequest(msgs []*transcript.Message, system, tools []byte) (
 	exact := b.Counter.Request(system, tools)
 	total += exact - fixed
 	for i := len(msgs) - 1; i >= 0 && total > room && exact <= room; i-- {
+		// the bound again, not kept from the pass above: a history that
+		// fits by its bounds (most) then needs no slice of them
 		n := b.Message(msgs[i])
-		total += n - bounds[i]
+		total += n - b.Counter.MessageBound(msgs[i])
 		exact += n
 	}
 	if total <= room {

@@ -41,11 +41,13 @@ func DecodeOptions(raw []byte) (Options, error) {
 	if len(raw) == 0 || isNull(raw) {
 		return o, nil
 	}
-	members, err := objectMembers(raw)
+	var buf, restBuf [8]member // a job's options are a few members: on the stack
+	members, err := objectMembers(buf[:0], raw)
 	if err != nil {
 		return o, &FieldError{Name: "options", Msg: "must be an object"}
 	}
-	var rest, aliases, contextAliases []member
+	rest := restBuf[:0]
+	var aliases, contextAliases []member
 	for _, m := range members {
 		switch m.key {
 		case "images":
@@ -92,7 +94,9 @@ func DecodeOptions(raw []byte) (Options, error) {
 		if known < len(members) {
 			obj = objectOf(rest[:known])
 		}
-		if err := json.Unmarshal(obj, &o); err != nil {
+		dec := new(o) // decoded on the heap, so that o, which most jobs never hand to encoding/json, stays on the stack
+		err := json.Unmarshal(obj, dec)
+		if o = *dec; err != nil {
 			return o, &FieldError{Name: "options", Msg: strings.TrimPrefix(err.Error(), "json: ")}
 		}
 	}
@@ -192,10 +196,9 @@ type member struct {
 	value json.RawMessage
 }
 
-// objectMembers lists the members of the JSON object raw in its order,
+// objectMembers appends to out the members of the JSON object raw in its order,
 // their values aliasing raw (jsontape.EachMember, which also validates it).
-func objectMembers(raw []byte) ([]member, error) {
-	var out []member
+func objectMembers(out []member, raw []byte) ([]member, error) {
 	err := jsontape.EachMember(raw, maxOptionDepth, func(key string, value []byte) {
 		if !utf8.ValidString(key) {
 			key = string([]rune(key)) // each invalid byte a U+FFFD, as encoding/json reads it

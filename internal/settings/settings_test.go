@@ -313,7 +313,7 @@ func FuzzDecodeOptions(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		members, err := objectMembers(raw)
+		members, err := objectMembers(nil, raw)
 		var want map[string]json.RawMessage
 		if json.Unmarshal(raw, &want) != nil || want == nil {
 			if err == nil {
