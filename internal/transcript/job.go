@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unique"
 
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
@@ -352,6 +353,8 @@ func strictUnmarshal(raw []byte, v any, path string, code deadletter.Code) error
 // tg as strictUnmarshal would, and reports whether it did: a job's target
 // then costs no reflection. Any other target leaves tg as it was and
 // returns false, for strictUnmarshal to decode (and to word its error).
+// Its strings are canonical (package unique): jobs name a few targets, so
+// most jobs' targets cost no allocation.
 func decodeTarget(raw []byte, tg *Target) bool {
 	var d Target
 	ok := true
@@ -370,7 +373,7 @@ func decodeTarget(raw []byte, tg *Target) bool {
 			ok = false
 			return
 		}
-		*field = string(value[1 : len(value)-1])
+		*field = unique.Make(string(value[1 : len(value)-1])).Value()
 	})
 	if err != nil || !ok {
 		return false

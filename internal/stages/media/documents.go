@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
@@ -67,7 +66,6 @@ type docRef struct {
 
 func applyDocuments(msgs []*transcript.Message, c contract.Contract, r *stage.Report) {
 	l := c.Documents
-	noPlace := fmt.Sprintf("%s has no place for it", c.Family)
 	var kept []docRef // documents left in place, in message order
 	for mi, m := range msgs {
 		blocks, ok := m.Blocks()
@@ -95,7 +93,7 @@ func applyDocuments(msgs []*transcript.Message, c contract.Contract, r *stage.Re
 			case !l.Carries(b) && b.MediaSource() == transcript.SourceText:
 				repl, count = transcript.TextBlock(b.DocumentText()), "as_text"
 			case !l.Carries(b):
-				repl = transcript.TextBlock(b.MediaPlaceholder(noPlace))
+				repl = transcript.TextBlock(b.MediaPlaceholder(string(c.Family) + " has no place for it"))
 			case b.Type() == transcript.BlockDocument:
 				kept = append(kept, docRef{msg: mi, block: bi, bytes: contract.DocumentBytes(b)})
 			}

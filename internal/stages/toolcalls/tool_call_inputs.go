@@ -47,9 +47,11 @@ type inputsRun struct {
 	msgs   []*transcript.Message
 	allow  allowList
 	policy policy.Policy
-	// preserved holds the call ids of the signed turns kept so far.
+	// preserved holds the call ids of the signed turns kept so far (nil
+	// for none: most jobs have none, and pay no map).
 	preserved map[string]struct{}
-	// earlier holds the trimmed call ids of every assistant seen so far.
+	// earlier holds the trimmed call ids of every assistant seen so far
+	// (nil for none).
 	earlier map[string]struct{}
 	// spanEnds holds the assistant that ends the span of each kept signed turn.
 	spanEnds []*transcript.Message
@@ -64,12 +66,10 @@ type inputsRun struct {
 func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	for {
 		r := &inputsRun{
-			msgs:      t.Messages,
-			allow:     newAllowList(env.Settings.Request.AllowedToolNames, env.Policy.Contract.ToolNames),
-			policy:    env.Policy,
-			preserved: map[string]struct{}{},
-			earlier:   map[string]struct{}{},
-			report:    env.Report,
+			msgs:   t.Messages,
+			allow:  newAllowList(env.Settings.Request.AllowedToolNames, env.Policy.Contract.ToolNames),
+			policy: env.Policy,
+			report: env.Report,
 		}
 		out, err := r.pass(ctx)
 		if err != nil || out == nil {
@@ -144,7 +144,7 @@ func (r *inputsRun) message(i int, m *transcript.Message) bool {
 		if r.signedTurnSafe(i, blocks) {
 			for _, b := range blocks {
 				if b.IsAnyToolCall() {
-					r.preserved[trimmedID(b)] = struct{}{}
+					r.preserved = addID(r.preserved, trimmedID(b))
 				}
 			}
 			return true
@@ -246,7 +246,7 @@ func (r *inputsRun) remember(blocks []*transcript.Block) {
 	for _, b := range blocks {
 		if b.IsAnyToolCall() {
 			if id := trimmedID(b); id != "" {
-				r.earlier[id] = struct{}{}
+				r.earlier = addID(r.earlier, id)
 			}
 		}
 	}
@@ -275,4 +275,13 @@ func frozenTurn(p policy.Policy, m *transcript.Message, blocks []*transcript.Blo
 		call = call || b.IsAnyToolCall()
 	}
 	return thinking && call && p.VerifiesTurn(m)
+}
+
+// addID adds id to the set ids, made at the first id.
+func addID(ids map[string]struct{}, id string) map[string]struct{} {
+	if ids == nil {
+		ids = map[string]struct{}{}
+	}
+	ids[id] = struct{}{}
+	return ids
 }
