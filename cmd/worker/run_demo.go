@@ -129,12 +129,8 @@ func describe(name string, done pipeline.Done) string {
 		return line + "  unchanged"
 	}
 	var changes []string
-	for stage, counts := range out.Report.Stages {
-		for what, n := range counts {
-			if n != 0 {
-				changes = append(changes, fmt.Sprintf("%s.%s=%d", stage, what, n))
-			}
-		}
+	for _, c := range out.Report.Stages.List() {
+		changes = append(changes, fmt.Sprintf("%s.%s=%d", c.Stage, c.What, c.N))
 	}
 	if pr := out.Report.Pruning; pr.SoftTrimmed+pr.HardCleared > 0 {
 		changes = append(changes, fmt.Sprintf("pruning.soft_trimmed=%d pruning.hard_cleared=%d", pr.SoftTrimmed, pr.HardCleared))

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 )
 
 // PartCount is how many parts of one kind did not reach the target as
@@ -29,7 +30,7 @@ const PartImage = "image"
 // documents and request_size), and the images the image rules replaced
 // (images omitted and stale, request_size stale_images). nil when nothing
 // was.
-func partsOf(stages map[string]map[string]int) map[string]PartCount {
+func partsOf(stages stage.Counts) map[string]PartCount {
 	var parts map[string]PartCount
 	add := func(kind string, dropped, replaced int) {
 		if dropped+replaced == 0 {
@@ -43,18 +44,17 @@ func partsOf(stages map[string]map[string]int) map[string]PartCount {
 		c.Replaced += replaced
 		parts[kind] = c
 	}
-	for stage, counts := range stages {
-		for key, n := range counts {
-			switch kind, replaced := strings.CutPrefix(key, "replaced_"); {
-			case replaced:
-				add(kind, 0, n)
-			case stage == pipeline.StageParse && strings.HasPrefix(key, "dropped_"):
-				add(strings.TrimPrefix(key, "dropped_"), n, 0)
-			case stage == "images" && (key == "omitted" || key == "stale"),
-				stage == "stale_media" && key == "images",
-				stage == "request_size" && key == "stale_images":
-				add(PartImage, 0, n)
-			}
+	for _, c := range stages.List() {
+		st, key, n := c.Stage, c.What, c.N
+		switch kind, replaced := strings.CutPrefix(key, "replaced_"); {
+		case replaced:
+			add(kind, 0, n)
+		case st == pipeline.StageParse && strings.HasPrefix(key, "dropped_"):
+			add(strings.TrimPrefix(key, "dropped_"), n, 0)
+		case st == "images" && (key == "omitted" || key == "stale"),
+			st == "stale_media" && key == "images",
+			st == "request_size" && key == "stale_images":
+			add(PartImage, 0, n)
 		}
 	}
 	return parts

@@ -53,7 +53,7 @@ func TestProcessFanoutMatchesSequential(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d: chunked outcome differs:\n got %+v\nwant %+v", seed, got, want)
 			}
-			if got.Ready && len(got.Report.Stages["tag_users"]) > 0 {
+			if got.Ready && len(got.Report.Stages.Of("tag_users")) > 0 {
 				split++
 			}
 		}

@@ -58,7 +58,7 @@ func TestProcessReportsChangesAndIsDeterministic(t *testing.T) {
 	if !bytes.Equal(a.Payload, b.Payload) {
 		t.Fatal("two runs gave different bytes")
 	}
-	if !a.Report.Changed || a.Report.Stages["tag_users"]["tagged"] != 1 {
+	if !a.Report.Changed || a.Report.Stages.Get("tag_users", "tagged") != 1 {
 		t.Fatalf("report %+v", a.Report)
 	}
 	if !strings.Contains(string(a.Payload), `{"role":"user","content":"hi","tagged":true}`) {

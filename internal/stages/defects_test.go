@@ -158,7 +158,7 @@ func TestTextRepairInTheChain(t *testing.T) {
 			if !bytes.Contains(out, []byte(`next \ud83d\ude00`)) {
 				t.Errorf("an untouched message changed: %s", out)
 			}
-			if got := env.Report.Stages["text_repair"]["repaired"]; got < 4 {
+			if got := env.Report.Stages.Get("text_repair", "repaired"); got < 4 {
 				t.Errorf("repaired %d, want at least 4 (report %v)", got, env.Report.Stages)
 			}
 			checkChain(t, tc.t, []byte(input))

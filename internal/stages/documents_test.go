@@ -100,7 +100,7 @@ func TestDocumentsReachTheTarget(t *testing.T) {
 			if strings.Contains(string(out), "image format") || strings.Contains(string(out), "image omitted") {
 				t.Errorf("a document took the image path:\n%s", out)
 			}
-			got := rep.Stages["documents"]
+			got := rep.Stages.Of("documents")
 			for k, n := range c.replaced {
 				if got[k] != n {
 					t.Errorf("report documents.%s = %d, want %d (%v)", k, got[k], n, got)
@@ -144,14 +144,14 @@ func TestDocumentsAcrossFormatsCounted(t *testing.T) {
 			placeholders := strings.Count(string(body), " not sent: ")
 			counted := 0
 			for _, stage := range []string{"documents", "request_size"} {
-				for k, n := range rep.Stages[stage] {
+				for k, n := range rep.Stages.Of(stage) {
 					if strings.HasPrefix(k, "replaced_") {
 						counted += n
 					}
 				}
 			}
 			if placeholders != counted {
-				t.Errorf("%s→%s: %d placeholders in the body, %d counted (%v)", from, to, placeholders, counted, rep.Stages["documents"])
+				t.Errorf("%s→%s: %d placeholders in the body, %d counted (%v)", from, to, placeholders, counted, rep.Stages.Of("documents"))
 			}
 			for _, m := range in.Messages {
 				blocks, _ := m.Blocks()

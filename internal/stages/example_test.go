@@ -48,8 +48,8 @@ func ExampleDefault() {
 	for _, m := range tr.Messages {
 		fmt.Println(m.Role())
 	}
-	fmt.Println("changed by:", slices.Sorted(maps.Keys(env.Report.Stages)))
-	fmt.Println("tool_result_pairing:", env.Report.Stages["tool_result_pairing"])
+	fmt.Println("changed by:", slices.Sorted(maps.Keys(env.Report.Stages.Map())))
+	fmt.Println("tool_result_pairing:", env.Report.Stages.Of("tool_result_pairing"))
 	// Output:
 	// user
 	// assistant

@@ -30,7 +30,7 @@ func TestFinishedCallWithLeftoverPartialJSON(t *testing.T) {
 			if rej != nil {
 				t.Fatalf("dead letter %s: %s", rej.Code, rej.Msg)
 			}
-			if n := env.Report.Stages["tool_call_inputs"]["dropped_calls"]; n != 0 {
+			if n := env.Report.Stages.Get("tool_call_inputs", "dropped_calls"); n != 0 {
 				t.Errorf("%d calls dropped", n)
 			}
 			p := policy.Resolve(tg)

@@ -41,7 +41,7 @@ func TestInstructionsOnlyHistory(t *testing.T) {
 			if !strings.Contains(s, "You are the heartbeat agent.") {
 				t.Errorf("the instructions are lost: %s", s)
 			}
-			if n := report.Stages["provider_turns"]["bootstrap"] + report.Stages["google_bootstrap"]["prepended"]; n != 1 {
+			if n := report.Stages.Get("provider_turns", "bootstrap") + report.Stages.Get("google_bootstrap", "prepended"); n != 1 {
 				t.Errorf("bootstrap counted %d times, want 1: %v", n, report.Stages)
 			}
 		})

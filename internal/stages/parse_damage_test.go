@@ -63,7 +63,7 @@ func TestRequestDamageRepaired(t *testing.T) {
 			}
 			for stage, counts := range stages {
 				for what, n := range counts {
-					if got := report.Stages[stage][what]; got < n {
+					if got := report.Stages.Get(stage, what); got < n {
 						t.Errorf("%s.%s = %d, want at least %d (report %v)", stage, what, got, n, report.Stages)
 					}
 				}

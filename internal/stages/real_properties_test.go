@@ -76,14 +76,14 @@ func TestRealNoFalseRefusal(t *testing.T) {
 					t.Errorf("seed %d: a valid history is refused: %v", seed, rej)
 					continue
 				}
-				if bad := changesOutside(env.Report.Stages, onValid); len(bad) > 0 {
+				if bad := changesOutside(env.Report.Stages.Map(), onValid); len(bad) > 0 {
 					t.Errorf("seed %d: stages changed a valid history beyond the documented no-ops: %v", seed, bad)
 					continue
 				}
 				if extras {
 					continue
 				}
-				_, dropThinking := env.Report.Stages["drop_thinking_blocks"]
+				dropThinking := env.Report.Stages.Of("drop_thinking_blocks") != nil
 				want, got := normalized(t, input, dropThinking), normalized(t, tr.MessagesJSON(), dropThinking)
 				if !bytes.Equal(want, got) {
 					t.Errorf("seed %d: the output is not the input once the documented no-ops are undone:\n%s", seed, messageDiff(t, want, got))

@@ -187,11 +187,9 @@ func mediaCounted(w worked, kind string) int {
 			n += v
 		}
 	}
-	for _, counts := range w.report.Stages {
-		for k, v := range counts {
-			if strings.Contains(k, kind) {
-				n += v
-			}
+	for _, c := range w.report.Stages.List() {
+		if strings.Contains(c.What, kind) {
+			n += c.N
 		}
 	}
 	return n

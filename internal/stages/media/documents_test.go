@@ -65,7 +65,7 @@ func TestDocuments(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			res := stagetest.Case{Target: c.target}.Apply(t, c.in, Documents())
 			stagetest.Equal(t, res.JSON, c.want)
-			got := res.Report.Stages["documents"]
+			got := res.Report.Stages.Of("documents")
 			if len(got) != len(c.counts) {
 				t.Errorf("counts %v, want %v", got, c.counts)
 			}
@@ -102,7 +102,7 @@ func TestRequestSizeDocuments(t *testing.T) {
 	if !strings.Contains(string(res.JSON), want) || !strings.Contains(string(res.JSON), `"name":"new.pdf"`) || strings.Contains(string(res.JSON), StaleImageMarker) {
 		t.Fatalf("want only the oldest document replaced:\n%s", strings.ReplaceAll(string(res.JSON), png, "PNG"))
 	}
-	if got := res.Report.Stages["request_size"]; got["replaced_document"] != 1 || got["stale_images"] != 0 {
+	if got := res.Report.Stages.Of("request_size"); got["replaced_document"] != 1 || got["stale_images"] != 0 {
 		t.Fatalf("report %v", got)
 	}
 }

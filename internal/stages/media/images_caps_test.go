@@ -136,7 +136,7 @@ func TestRequestSize(t *testing.T) {
 	}
 	res = c.Apply(t, in, withRequestLimit(full-len(png)/2), RequestSize())
 	imgs, stale := countBlocks(t, res.Transcript)
-	if stale[0] != 1 || imgs[1] != 1 || imgs[2] != 1 || res.Report.Stages["request_size"]["stale_images"] != 1 {
+	if stale[0] != 1 || imgs[1] != 1 || imgs[2] != 1 || res.Report.Stages.Get("request_size", "stale_images") != 1 {
 		t.Fatalf("images %v, placeholders %v: want only the oldest replaced", imgs, stale)
 	}
 	if n := res.Transcript.MessagesSize(); n > full-len(png)/2 {

@@ -141,7 +141,7 @@ func TestImagesUntouchedMessagesKeepTheirBytes(t *testing.T) {
 	if string(res.JSON) != in {
 		t.Errorf("output %s, want the input bytes", res.JSON)
 	}
-	if len(res.Report.Stages) != 0 {
+	if res.Report.Stages.Len() != 0 {
 		t.Errorf("report %v, want nothing", res.Report.Stages)
 	}
 }
@@ -179,7 +179,7 @@ func TestImagesV34Resize(t *testing.T) {
 	if r.Resized != 1 || r.BytesIn != int64(len(b64(data))) || r.BytesOut != int64(len(blk["data"].(string))) || r.BytesOut >= r.BytesIn {
 		t.Errorf("report %+v", r)
 	}
-	if got := res.Report.Stages["images"]["resized"]; got != 1 {
+	if got := res.Report.Stages.Get("images", "resized"); got != 1 {
 		t.Errorf("stage report resized = %d, want 1", got)
 	}
 }
@@ -410,7 +410,7 @@ func TestImagesRepeatedPayloadProcessedOnce(t *testing.T) {
 	if r := res.Report.Images; r.Resized != 2 || r.BytesIn != 2*int64(len(data)+len(other)) {
 		t.Errorf("report %+v, want both copies counted", r)
 	}
-	if got := res.Report.Stages["images"]["mime_fixed"]; got != 1 {
+	if got := res.Report.Stages.Get("images", "mime_fixed"); got != 1 {
 		t.Errorf("mime_fixed %d, want 1 (only the block declared image/jpeg)", got)
 	}
 }

@@ -97,14 +97,14 @@ func TestStaleMedia(t *testing.T) {
 				}
 			}
 			stagetest.Equal(t, res.JSON, want)
-			if got := res.Report.Stages["stale_media"]; got["images"] != tc.images || got["media_refs"] != tc.refs {
+			if got := res.Report.Stages.Of("stale_media"); got["images"] != tc.images || got["media_refs"] != tc.refs {
 				t.Errorf("report %v, want images %d, media_refs %d", got, tc.images, tc.refs)
 			}
 			if res.Report.Images.Stale != tc.images {
 				t.Errorf("Images.Stale %d, want %d", res.Report.Images.Stale, tc.images)
 			}
 			again := c.Apply(t, string(res.JSON), StaleMedia())
-			if string(again.JSON) != string(res.JSON) || len(again.Report.Stages) != 0 {
+			if string(again.JSON) != string(res.JSON) || again.Report.Stages.Len() != 0 {
 				t.Errorf("second run changed something: %s %v", again.JSON, again.Report.Stages)
 			}
 		})
@@ -177,7 +177,7 @@ func TestMayHoldMediaRef(t *testing.T) {
 	}
 	in := msgs(user(`"\u005bmedia attached: a] media:\/\/inbound\/x"`), asst, user(`"2"`), asst, user(`"3"`), asst, user(`"4"`), asst)
 	res := stagetest.Case{Target: stagetest.Anthropic}.Apply(t, in, StaleMedia())
-	if got := res.Report.Stages["stale_media"]["media_refs"]; got != 2 {
+	if got := res.Report.Stages.Get("stale_media", "media_refs"); got != 2 {
 		t.Errorf("escaped references: %d replaced, want 2", got)
 	}
 }

@@ -31,7 +31,7 @@ func TestPairingProperties(t *testing.T) {
 				made++
 			}
 		}
-		if got := res.Report.Stages[ToolResultPairingName]["synthetic"]; got != made {
+		if got := res.Report.Stages.Get(ToolResultPairingName, "synthetic"); got != made {
 			t.Fatalf("seed %d: report says %d synthetic results, output has %d new ones", seed, got, made)
 		}
 	}

@@ -41,7 +41,7 @@ func runResponsesCases(t *testing.T, cases []responsesCase) {
 			}
 			res := stagetest.Case{Target: openAIResponses, ModelChanged: tc.modelChanged}.Apply(t, tc.in, tc.stages...)
 			stagetest.Equal(t, res.JSON, want)
-			if len(res.Report.Stages) != len(tc.report) {
+			if res.Report.Stages.Len() != len(tc.report) {
 				t.Errorf("report = %v, want %v", res.Report.Stages, tc.report)
 			}
 			for name, w := range tc.report {
@@ -281,7 +281,7 @@ func TestResponsesGuards(t *testing.T) {
 	for _, s := range responsesChain() {
 		res := stagetest.Case{Target: stagetest.Anthropic, ModelChanged: true}.Apply(t, in, s)
 		stagetest.Equal(t, res.JSON, in)
-		if len(res.Report.Stages) != 0 {
+		if res.Report.Stages.Len() != 0 {
 			t.Errorf("%s reported %v on an Anthropic target", s.Name, res.Report.Stages)
 		}
 	}

@@ -39,7 +39,7 @@ func runPairingCases(t *testing.T, cases []pairingCase) {
 
 func checkReport(t *testing.T, r *stage.Report, name string, want map[string]int) {
 	t.Helper()
-	got := r.Stages[name]
+	got := r.Stages.Of(name)
 	if len(got) != len(want) {
 		t.Errorf("report[%s] = %v, want %v", name, got, want)
 		return
@@ -299,7 +299,7 @@ func TestToolResultPairingGuards(t *testing.T) {
 	in := arr(res("zz", "read", "x"), user("hi"))
 	res := stagetest.Case{Target: openAIResponses}.Apply(t, in, ToolResultPairing())
 	stagetest.Equal(t, res.JSON, in)
-	if len(res.Report.Stages) != 0 {
+	if res.Report.Stages.Len() != 0 {
 		t.Errorf("report = %v, want none for a Responses target", res.Report.Stages)
 	}
 	// A policy with the repair off (no table row has one today).

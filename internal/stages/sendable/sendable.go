@@ -72,10 +72,8 @@ func emptySentence(left int, env *stage.Env) string {
 // changesOf lists the report's counts as "stage what n", sorted.
 func changesOf(r *stage.Report) string {
 	var parts []string
-	for st, kinds := range r.Stages {
-		for what, n := range kinds {
-			parts = append(parts, fmt.Sprintf("%s %s %d", st, what, n))
-		}
+	for _, c := range r.Stages.List() {
+		parts = append(parts, fmt.Sprintf("%s %s %d", c.Stage, c.What, c.N))
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, ", ")

@@ -21,20 +21,7 @@ func (r *Report) AppendJSON(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"changed":`...)
 	dst = strconv.AppendBool(dst, r.Changed)
 	dst = append(dst, `,"stages":`...)
-	if r.Stages == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '{')
-		var buf [32]string
-		for i, name := range sortedKeys(buf[:0], r.Stages) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendKey(dst, name)
-			dst = appendCounts(dst, r.Stages[name])
-		}
-		dst = append(dst, '}')
-	}
+	dst = r.Stages.appendJSON(dst)
 	im := r.Images
 	dst = append(dst, `,"images":{"resized":`...)
 	dst = strconv.AppendInt(dst, int64(im.Resized), 10)
@@ -151,10 +138,8 @@ func sortedKeys[V any](keys []string, m map[string]V) []string {
 // plain reports whether every string of r is plain: printable ASCII
 // without a quote or a backslash, which encoding/json writes as it is.
 func (r *Report) plain() bool {
-	for name, counts := range r.Stages {
-		if !transcript.PlainString(name) || !plainKeys(counts) {
-			return false
-		}
+	if !r.Stages.plain() {
+		return false
 	}
 	if c := r.Contract; c != nil {
 		if !transcript.PlainString(c.Family) || !plainKeys(c.ByRule) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -20,7 +21,6 @@ func TestReportAppendJSONIsMarshal(t *testing.T) {
 	reports := []*Report{
 		NewReport(),
 		{},
-		{Stages: map[string]map[string]int{"x": nil}},
 		{Contract: &ContractReport{}},
 		{SessionRepair: &SessionRepairReport{}},
 		{SessionRepair: &SessionRepairReport{DroppedLines: 3, KeepPointsMissing: 2}},
@@ -34,8 +34,19 @@ func TestReportAppendJSONIsMarshal(t *testing.T) {
 	}
 	for range 2000 {
 		r := NewReport()
+		old := map[string]map[string]int{} // the counts as the map of maps they once were
 		for range rng.IntN(12) {
-			r.Add(pick(), pick(), rng.IntN(5))
+			stage, what, n := pick(), pick(), rng.IntN(5)
+			r.Add(stage, what, n)
+			if n > 0 {
+				if old[stage] == nil {
+					old[stage] = map[string]int{}
+				}
+				old[stage][what] += n
+			}
+		}
+		if got, want := mustJSON(t, r.Stages), mustJSON(t, old); !bytes.Equal(got, want) {
+			t.Fatalf("counts:\n got %s\nwant %s (the map of maps)", got, want)
 		}
 		r.Changed = rng.IntN(2) == 0
 		r.Images = ImageReport{rng.IntN(9), rng.IntN(9), rng.IntN(9), rng.Int64N(1 << 40), -rng.Int64N(9)}
@@ -97,6 +108,12 @@ func fill(v reflect.Value) {
 		v.Set(reflect.New(v.Type().Elem()))
 		fill(v.Elem())
 	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[Counts]() {
+			var c Counts
+			c.add("s", "s", 7)
+			v.Set(reflect.ValueOf(c))
+			return
+		}
 		for i := range v.NumField() {
 			fill(v.Field(i))
 		}
@@ -129,5 +146,48 @@ func TestReportAppendJSONContextFit(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
+	}
+}
+
+// mustJSON is transcript.Marshal's encoding of v.
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := transcript.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestCounts: Get, Of, Len and List read what Add counted, in order, and a
+// report's first counts cost one allocation, not a map per rule.
+func TestCounts(t *testing.T) {
+	r := NewReport()
+	r.Add("usage", "normalised", 4)
+	r.Add("anthropic_turns", "merged", 1)
+	r.Add("usage", "zeroed", 0)
+	r.Add("anthropic_turns", "merged", 1)
+	r.Add("usage", "zeroed", 2)
+	c := r.Stages
+	if c.Get("anthropic_turns", "merged") != 2 || c.Get("usage", "zeroed") != 2 || c.Get("usage", "none") != 0 || c.Get("none", "merged") != 0 {
+		t.Errorf("Get: %v", c)
+	}
+	if got := c.Of("usage"); len(got) != 2 || got["normalised"] != 4 || got["zeroed"] != 2 || c.Of("none") != nil {
+		t.Errorf("Of: %v", got)
+	}
+	want := []Count{{"anthropic_turns", "merged", 2}, {"usage", "normalised", 4}, {"usage", "zeroed", 2}}
+	if c.Len() != 2 || !slices.Equal(c.List(), want) {
+		t.Errorf("Len %d, List %v, want 2, %v", c.Len(), c.List(), want)
+	}
+	if got := c.String(); got != `{"anthropic_turns":{"merged":2},"usage":{"normalised":4,"zeroed":2}}` {
+		t.Errorf("String: %s", got)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		r := NewReport()
+		for _, s := range []string{"usage", "model_snapshot", "invalid_signatures", "anthropic_turns"} {
+			r.Add(s, "changed", 1)
+		}
+	}); n > 2 {
+		t.Errorf("a report of four counts: %v allocations, want at most 2", n)
 	}
 }

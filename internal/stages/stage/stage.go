@@ -103,17 +103,18 @@ type Settings struct {
 }
 
 // Report records what the chain changed; it goes into the ready payload.
-// Its JSON encoding is deterministic (encoding/json sorts map keys).
+// Its JSON encoding is deterministic (encoding/json sorts map keys, and
+// Counts writes its counts in that order).
 type Report struct {
-	Changed       bool                      `json:"changed"`
-	Stages        map[string]map[string]int `json:"stages"`
-	Images        ImageReport               `json:"images"`
-	Pruning       PruningReport             `json:"pruning"`
-	SessionRepair *SessionRepairReport      `json:"session_repair,omitempty"`
-	Contract      *ContractReport           `json:"contract,omitempty"`
-	ContextFit    *ContextFitReport         `json:"context_fit,omitempty"`
-	BytesIn       int                       `json:"bytes_in"`
-	BytesOut      int                       `json:"bytes_out"`
+	Changed       bool                 `json:"changed"`
+	Stages        Counts               `json:"stages"`
+	Images        ImageReport          `json:"images"`
+	Pruning       PruningReport        `json:"pruning"`
+	SessionRepair *SessionRepairReport `json:"session_repair,omitempty"`
+	Contract      *ContractReport      `json:"contract,omitempty"`
+	ContextFit    *ContextFitReport    `json:"context_fit,omitempty"`
+	BytesIn       int                  `json:"bytes_in"`
+	BytesOut      int                  `json:"bytes_out"`
 }
 
 // ImageReport counts image work.
@@ -175,18 +176,12 @@ type ContextFitReport struct {
 }
 
 // NewReport returns an empty report.
-func NewReport() *Report { return &Report{Stages: map[string]map[string]int{}} }
+func NewReport() *Report { return &Report{} }
 
 // Add counts n changes of kind what by stage; n <= 0 records nothing, so a
 // stage that changed nothing leaves no entry.
 func (r *Report) Add(stage, what string, n int) {
-	if n <= 0 {
-		return
+	if n > 0 {
+		r.Stages.add(stage, what, n)
 	}
-	m := r.Stages[stage]
-	if m == nil {
-		m = map[string]int{}
-		r.Stages[stage] = m
-	}
-	m[what] += n
 }

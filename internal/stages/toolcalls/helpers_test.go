@@ -63,7 +63,7 @@ func (c idCase) run(t *testing.T, stages ...stage.Stage) stagetest.Result {
 		if string(res.JSON) != c.in {
 			t.Errorf("want the input unchanged\n got: %s\n  in: %s", res.JSON, c.in)
 		}
-		if len(res.Report.Stages) != 0 {
+		if res.Report.Stages.Len() != 0 {
 			t.Errorf("unchanged input reported changes: %v", res.Report.Stages)
 		}
 		return res

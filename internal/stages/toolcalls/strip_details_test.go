@@ -22,7 +22,7 @@ func TestStripDetails(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { c.run(t, StripDetails()) })
 	}
 	res := stagetest.Case{Target: anthropic}.Apply(t, cases[1].in, StripDetails())
-	if got := res.Report.Stages[detailsStage]["removed"]; got != 1 {
+	if got := res.Report.Stages.Get(detailsStage, "removed"); got != 1 {
 		t.Errorf("report removed = %d, want 1", got)
 	}
 }

@@ -203,7 +203,7 @@ func TestToolCallIDsEarly(t *testing.T) {
 			if string(both.JSON) != string(late.JSON) {
 				t.Fatalf("early+late differs from late alone\nboth: %s\nlate: %s", both.JSON, late.JSON)
 			}
-			if tt.early && len(both.Report.Stages[idsStage]) != 0 {
+			if tt.early && len(both.Report.Stages.Of(idsStage)) != 0 {
 				t.Fatalf("late run changed the early output: %v", both.Report.Stages)
 			}
 			c.CheckProperties(t, []byte(in), ToolCallIDsInImagePass(), ToolCallIDs())

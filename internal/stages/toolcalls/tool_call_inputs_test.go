@@ -129,7 +129,7 @@ func TestToolCallInputsDropsNeverSynthesise(t *testing.T) {
 	}
 	want := map[string]int{"dropped_calls": 3, "messages_removed": 1, "signed_turns_dropped": 1}
 	for k, n := range want {
-		if got := res.Report.Stages[inputsStage][k]; got != n {
+		if got := res.Report.Stages.Get(inputsStage, k); got != n {
 			t.Errorf("report %s = %d, want %d", k, got, n)
 		}
 	}

@@ -41,7 +41,7 @@ func runCases(t *testing.T, cases []ruleCase, stages ...stage.Stage) {
 			stagetest.Equal(t, got.JSON, tc.want)
 			if tc.report != nil {
 				for what, n := range tc.report {
-					if g := got.Report.Stages[stages[0].Name][what]; g != n {
+					if g := got.Report.Stages.Get(stages[0].Name, what); g != n {
 						t.Errorf("report %s.%s = %d, want %d (all: %v)", stages[0].Name, what, g, n, got.Report.Stages)
 					}
 				}
