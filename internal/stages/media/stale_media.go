@@ -50,7 +50,7 @@ func StaleMedia() stage.Stage {
 func applyStaleMedia(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	pruneBefore := staleBoundary(t.Messages)
 	images, refs := 0, 0
-	for _, c := range stage.ChunkResults(env, pruneBefore, func(lo, hi int) staleCounts {
+	for c := range stage.Chunks(env, pruneBefore, func(lo, hi int) staleCounts {
 		return scrubStaleRange(ctx, t.Messages, lo, hi)
 	}) {
 		if c.err != nil {
