@@ -154,12 +154,13 @@ func (p *Processor) parse(_ context.Context, j *jobState) error {
 // that takes its tool history as text (wire.ToolsAsText).
 func (p *Processor) prepare(_ context.Context, j *jobState) error {
 	t := j.t
+	pol := policy.Resolve(t.Target)
 	resolved, err := p.resolve(t)
-	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(policy.Resolve(t.Target))), wire.PlaceNext(t)); err != nil {
+	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(pol)), wire.PlaceNext(t)); err != nil {
 		return &stage.Reject{Code: deadletter.CodeInvalidJob, Msg: err.Error()}
 	}
 	j.env = stage.Env{
-		Policy:        policy.Resolve(t.Target),
+		Policy:        pol,
 		Settings:      resolved,
 		Report:        stage.NewReport(),
 		Budget:        stage.BudgetFor(t.Target, resolved),

@@ -2,6 +2,7 @@ package media
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"regexp"
@@ -50,14 +51,16 @@ func StaleMedia() stage.Stage {
 func applyStaleMedia(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	pruneBefore := staleBoundary(t.Messages)
 	images, refs := 0, 0
-	for c := range stage.Chunks(env, pruneBefore, func(lo, hi int) staleCounts {
+	var err error // the first chunk's that the context stopped
+	stage.EachChunk(env, pruneBefore, func(lo, hi int) staleCounts {
 		return scrubStaleRange(ctx, t.Messages, lo, hi)
-	}) {
-		if c.err != nil {
-			return c.err
-		}
+	}, func(c staleCounts) {
+		err = cmp.Or(err, c.err)
 		images += c.images
 		refs += c.refs
+	})
+	if err != nil {
+		return err
 	}
 	env.Report.Add("stale_media", "images", images)
 	env.Report.Add("stale_media", "media_refs", refs)

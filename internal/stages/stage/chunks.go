@@ -1,7 +1,5 @@
 package stage
 
-import "iter"
-
 // ChunkResults runs a per-message rule over a history of n messages in
 // contiguous chunks [lo, hi) of near-equal length, f once per chunk, some
 // chunks in parallel: as many as env.Fanout.Chunks(n) gives, or one call
@@ -20,20 +18,22 @@ func ChunkResults[T any](e *Env, n int, f func(lo, hi int) T) []T {
 	return out
 }
 
-// Chunks is ChunkResults for a rule that reads each chunk's result once,
-// in order (for c := range Chunks(...)): a history in one chunk, a small
-// job's, then keeps its one result on the stack instead of in a slice.
-func Chunks[T any](e *Env, n int, f func(lo, hi int) T) iter.Seq[T] {
-	return func(yield func(T) bool) {
-		if e.chunks(n) == 1 {
-			yield(f(0, n))
-			return
-		}
-		for _, r := range ChunkResults(e, n, f) {
-			if !yield(r) {
-				return
-			}
-		}
+// EachChunk is ChunkResults for a rule that reads each chunk's result
+// once, in order: it calls merge with each result, in chunk order, when
+// every chunk has run. A history in one chunk, a small job's, then hands
+// its one result over on the stack instead of in a slice; merge is only
+// called, never kept, so it and what it captures stay on the caller's
+// stack too. (Not in a rule written as a closure inside its constructor:
+// stages.Default inlines the constructor, and compiled there the closure
+// passes its functions to the generic call as escaping; there
+// ChunkResults costs the same.)
+func EachChunk[T any](e *Env, n int, f func(lo, hi int) T, merge func(T)) {
+	if e.chunks(n) == 1 {
+		merge(f(0, n))
+		return
+	}
+	for _, r := range ChunkResults(e, n, f) {
+		merge(r)
 	}
 }
 

@@ -16,30 +16,24 @@ func (f seqFanout) Run(k int, run func(int)) {
 	}
 }
 
-// TestChunks: Chunks yields ChunkResults' results in chunk order, with or
-// without a Fanout, stops where the loop breaks, and a history in one
-// chunk costs no allocation for its result.
-func TestChunks(t *testing.T) {
+// TestEachChunk: EachChunk merges ChunkResults' results in chunk order,
+// with or without a Fanout, and a history in one chunk costs no
+// allocation for its result.
+func TestEachChunk(t *testing.T) {
 	span := func(lo, hi int) [2]int { return [2]int{lo, hi} }
 	for _, e := range []*Env{{}, {Fanout: seqFanout{1}}, {Fanout: seqFanout{3}}, {Fanout: seqFanout{50}}} {
 		for _, n := range []int{0, 1, 2, 10} {
-			want := ChunkResults(e, n, span)
-			if got := slices.Collect(Chunks(e, n, span)); !slices.Equal(got, want) {
-				t.Errorf("fanout %v, %d messages: Chunks %v, ChunkResults %v", e.Fanout, n, got, want)
-			}
-			for c := range Chunks(e, n, span) {
-				if c != want[0] {
-					t.Errorf("fanout %v, %d messages: first chunk %v, want %v", e.Fanout, n, c, want[0])
-				}
-				break
+			var got [][2]int
+			EachChunk(e, n, span, func(c [2]int) { got = append(got, c) })
+			if want := ChunkResults(e, n, span); !slices.Equal(got, want) {
+				t.Errorf("fanout %v, %d messages: EachChunk %v, ChunkResults %v", e.Fanout, n, got, want)
 			}
 		}
 	}
 	e := &Env{}
 	if n := testing.AllocsPerRun(100, func() {
-		for c := range Chunks(e, 10, span) {
-			_ = c
-		}
+		total := 0
+		EachChunk(e, 10, span, func(c [2]int) { total += c[1] })
 	}); n != 0 {
 		t.Errorf("one chunk: %v allocations, want 0", n)
 	}

@@ -17,7 +17,7 @@ const detailsStage = "strip_details"
 func StripDetails() stage.Stage {
 	return stage.Stage{Name: detailsStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
-		for c := range stage.Chunks(env, len(t.Messages), func(lo, hi int) detailsCount {
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) detailsCount {
 			var c detailsCount
 			for i := lo; i < hi; i++ {
 				if i%ctxCheckEvery == 0 {

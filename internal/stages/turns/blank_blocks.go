@@ -28,7 +28,7 @@ func BlankBlocks() stage.Stage {
 		n := len(t.Messages)
 		drop := make([]bool, n) // written per chunk, read after all chunks
 		removed, placeholders, dropped, videos := 0, 0, 0, 0
-		for c := range stage.Chunks(env, n, func(lo, hi int) blankCounts {
+		for _, c := range stage.ChunkResults(env, n, func(lo, hi int) blankCounts {
 			return blankBlocksOf(t.Messages, lo, hi, drop)
 		}) {
 			removed, placeholders, dropped, videos = removed+c.removed, placeholders+c.placeholders, dropped+c.dropped, videos+c.videos

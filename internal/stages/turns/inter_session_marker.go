@@ -23,7 +23,7 @@ func InterSessionMarker() stage.Stage {
 	const name = "inter_session_marker"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
-		for c := range stage.Chunks(env, len(t.Messages), func(lo, hi int) int {
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) int {
 			annotated := 0
 			for _, m := range t.Messages[lo:hi] {
 				if m.Role() != transcript.RoleUser {

@@ -96,7 +96,7 @@ func snapshotTime(t *transcript.Transcript, env *stage.Env) (int64, bool) {
 		return now, true
 	}
 	var latest latestTime
-	for c := range stage.Chunks(env, len(t.Messages), func(lo, hi int) latestTime {
+	stage.EachChunk(env, len(t.Messages), func(lo, hi int) latestTime {
 		var l latestTime
 		for _, m := range t.Messages[lo:hi] {
 			if ts, ok := m.Timestamp(); ok {
@@ -104,11 +104,11 @@ func snapshotTime(t *transcript.Transcript, env *stage.Env) (int64, bool) {
 			}
 		}
 		return l
-	}) {
+	}, func(c latestTime) {
 		if c.found {
 			latest.see(c.ts)
 		}
-	}
+	})
 	return latest.ts, latest.found
 }
 

@@ -29,7 +29,7 @@ func ThoughtSignatures() stage.Stage {
 		}
 		opts := env.Policy.SanitizeThoughtSignatures
 		n := 0
-		for c := range stage.Chunks(env, len(t.Messages), func(lo, hi int) int {
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) int {
 			stripped := 0
 			for _, m := range t.Messages[lo:hi] {
 				if m.Role() != transcript.RoleAssistant || m.StopReason() == transcript.StopError {

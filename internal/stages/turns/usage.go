@@ -29,7 +29,7 @@ func Usage() stage.Stage {
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		comp := compactionOf(t.Messages)
 		var sum usageCounts
-		for c := range stage.Chunks(env, len(t.Messages), func(lo, hi int) usageCounts {
+		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) usageCounts {
 			return usageOf(t.Messages, lo, hi, comp)
 		}) {
 			sum.zeroed += c.zeroed
