@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
@@ -134,21 +133,14 @@ func Recovered(stage string, r any) Outcome {
 // The job's tapes go back to the pool when it ends: the outcome holds no
 // view of them (the payload is a fresh buffer).
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	j := jobStates.Get().(*jobState)
-	j.value, j.enc = rec.Value, rec.ContentEncoding()
+	j := &jobState{value: rec.Value, enc: rec.ContentEncoding()}
 	defer func() {
 		if j.t != nil {
 			j.t.Release()
 		}
-		*j = jobState{} // the outcome holds copies of what it needs, never j
-		jobStates.Put(j)
 	}()
 	return runSteps(ctx, j, p.steps)
 }
-
-// jobStates are the jobState of Process's jobs, reused: a job's state
-// lives exactly as long as its Process call.
-var jobStates = sync.Pool{New: func() any { return new(jobState) }}
 
 // DecodeJob decodes a job under the processor's limits, its message array
 // parsed in chunks across the fanout's helpers when the job is large
