@@ -22,8 +22,8 @@ type Count struct {
 	N           int
 }
 
-// countsCap is the room of a report's first count: a small job's rules
-// count about two to eight changes.
+// countsCap is the room for a report's first counts (NewReport's): a
+// small job's rules count about two to eight changes.
 const countsCap = 8
 
 // add adds n to the count of (stage, what), keeping the list in order.

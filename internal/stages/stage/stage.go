@@ -175,8 +175,19 @@ type ContextFitReport struct {
 	Fits            bool   `json:"fits"`
 }
 
-// NewReport returns an empty report.
-func NewReport() *Report { return &Report{} }
+// NewReport returns an empty report, with room for a small job's counts
+// in the same allocation.
+func NewReport() *Report {
+	r := new(roomyReport)
+	r.Stages.list = r.room[:0]
+	return &r.Report
+}
+
+// roomyReport is a Report and the room of its first counts.
+type roomyReport struct {
+	Report
+	room [countsCap]Count
+}
 
 // Add counts n changes of kind what by stage; n <= 0 records nothing, so a
 // stage that changed nothing leaves no entry.
