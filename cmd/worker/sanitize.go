@@ -90,16 +90,18 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	}
 	defer closeProc()
 
+	// The payload is written to stdout as it is encoded (ProcessTo), never
+	// held whole: a long history keeps only its input and tapes live.
 	var out pipeline.Outcome
 	switch {
 	case *from != "":
-		out, err = sanitizeRequest(ctx, proc, input, *from, *target, *render)
+		out, err = sanitizeRequest(ctx, proc, input, *from, *target, *render, stdout)
 	case transcript.LooksLikeSession(input):
-		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render)
+		out, err = sanitizeSession(ctx, proc, cfg, input, *target, *render, stdout)
 	case *target != "" || *render != "":
-		out, err = sanitizeJob(ctx, proc, input, *target, *render)
+		out, err = sanitizeJob(ctx, proc, input, *target, *render, stdout)
 	default:
-		out, err = proc.Process(ctx, recordOf(input))
+		out, err = proc.ProcessTo(ctx, recordOf(input), stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
@@ -109,7 +111,7 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "worker sanitize: %s: %s\n", out.Code, firstLine(out.Error))
 		return failureStatus(out.Code)
 	}
-	if _, err := stdout.Write(append(out.Payload, '\n')); err != nil {
+	if _, err := stdout.Write([]byte{'\n'}); err != nil {
 		fmt.Fprintf(stderr, "worker sanitize: writing the payload: %v\n", err)
 		return exitRuntime
 	}
@@ -117,8 +119,9 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 }
 
 // sanitizeSession decodes a JSONL session for the --target (or, without
-// one, for its last assistant turn's target, as replay does) and runs it.
-func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, targetFlag, render string) (pipeline.Outcome, error) {
+// one, for its last assistant turn's target, as replay does) and runs it,
+// writing its payload to w.
+func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.Config, input []byte, targetFlag, render string, w io.Writer) (pipeline.Outcome, error) {
 	tg := transcript.Target{Provider: "unset"}
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
@@ -142,14 +145,15 @@ func sanitizeSession(ctx context.Context, proc *pipeline.Processor, cfg config.C
 	if render != "" {
 		t.Options.Render = render
 	}
-	return proc.Sanitize(ctx, t)
+	return proc.SanitizeTo(ctx, t, w)
 }
 
 // sanitizeRequest runs a provider request body of format from as a request
-// job for the target (or the format's own provider and API). The body is
+// job for the target (or the format's own provider and API), writing its
+// payload to w. The body is
 // validated here, as the job decode validates a job's request (wire.Parse
 // takes valid JSON).
-func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte, from, targetFlag, render string) (pipeline.Outcome, error) {
+func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte, from, targetFlag, render string, w io.Writer) (pipeline.Outcome, error) {
 	f, ok := wire.ParseFormat(from)
 	if !ok {
 		return pipeline.Outcome{Code: deadletter.CodeInvalidJob, Error: fmt.Sprintf("--from: %q is not one of %v", from, wire.Formats)}, nil
@@ -169,14 +173,14 @@ func sanitizeRequest(ctx context.Context, proc *pipeline.Processor, input []byte
 	t := &transcript.Transcript{JobID: "local", Tenant: "local", SessionID: "local", Target: tg,
 		Input: &transcript.Request{Format: string(f), Body: input}, InputBytes: len(input)}
 	t.Options.Render = render
-	return proc.Sanitize(ctx, t)
+	return proc.SanitizeTo(ctx, t, w)
 }
 
 // sanitizeJob runs a job with its target replaced by --target and its
-// render option by --render (each when given); a large job is decoded in
-// chunks, as the worker decodes it. Choice: the job must still be valid as
+// render option by --render (each when given), writing its payload to w; a
+// large job is decoded in chunks, as the worker decodes it. Choice: the job must still be valid as
 // it stands (its own target included), as the worker would receive it.
-func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, targetFlag, render string) (pipeline.Outcome, error) {
+func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, targetFlag, render string, w io.Writer) (pipeline.Outcome, error) {
 	var tg transcript.Target
 	if targetFlag != "" {
 		parsed, err := policy.ParseTarget(targetFlag)
@@ -195,7 +199,7 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 	if render != "" {
 		t.Options.Render = render
 	}
-	return proc.Sanitize(ctx, t)
+	return proc.SanitizeTo(ctx, t, w)
 }
 
 // failureStatus is the exit status of a job that did not come back ready:

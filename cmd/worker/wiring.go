@@ -51,6 +51,7 @@ func recordOf(value []byte) transport.Record {
 func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
 	var r io.Reader = stdin
 	name := "standard input"
+	size := int64(0) // the file's size when known
 	if path != "" && path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
@@ -58,8 +59,11 @@ func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
 		}
 		defer f.Close()
 		r, name = f, path
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	data, err := readAll(io.LimitReader(r, maxBytes+1), min(size, maxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
@@ -72,6 +76,27 @@ func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer sized for size bytes: a file read
+// whole is one allocation of its size, not the doubling buffers of
+// io.ReadAll (about twice the file, live at once as it grows, for a large
+// job). A reader longer than size grows it as io.ReadAll would.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1) // one byte more, so the end is read without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // interleaved reorders args so that flags may follow positional arguments

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"time"
 
@@ -133,13 +134,38 @@ func Recovered(stage string, r any) Outcome {
 // The job's tapes go back to the pool when it ends: the outcome holds no
 // view of them (the payload is a fresh buffer).
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	j := &jobState{value: rec.Value, enc: rec.ContentEncoding()}
+	return p.process(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding()})
+}
+
+// ProcessTo is Process writing the ready payload to w as it is encoded
+// (transcript.WritePayload), never held whole, instead of into the
+// Outcome's Payload, which stays nil: a long history then keeps its input
+// and its tapes live, not a payload of their size beside them. Nothing is
+// written unless the job is ready. Its error is the context's, or the
+// write's (the payload is then cut short).
+func (p *Processor) ProcessTo(ctx context.Context, rec transport.Record, w io.Writer) (Outcome, error) {
+	return p.process(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding(), out: w})
+}
+
+// process runs every step over the record of j and returns its tapes to
+// the pool when it ends.
+func (p *Processor) process(ctx context.Context, j *jobState) (Outcome, error) {
 	defer func() {
 		if j.t != nil {
 			j.t.Release()
 		}
 	}()
-	return runSteps(ctx, j, p.steps)
+	return runWritten(ctx, j, p.steps)
+}
+
+// runWritten is runSteps, whose Outcome gives way to the payload's write
+// error (ProcessTo, SanitizeTo).
+func runWritten(ctx context.Context, j *jobState, steps []step) (Outcome, error) {
+	out, err := runSteps(ctx, j, steps)
+	if err == nil && j.writeErr != nil {
+		return Outcome{}, j.writeErr
+	}
+	return out, err
 }
 
 // DecodeJob decodes a job under the processor's limits, its message array
@@ -182,6 +208,12 @@ func codecParallel(fan stage.Fanout, chunks int) transcript.Parallel {
 // internal_error outcome naming the step it happened in (Recovered).
 func (p *Processor) Sanitize(ctx context.Context, t *transcript.Transcript) (Outcome, error) {
 	return runSteps(ctx, &jobState{t: t}, p.steps[decoded:])
+}
+
+// SanitizeTo is Sanitize writing the ready payload to w as ProcessTo does.
+// The transcript stays the caller's to release.
+func (p *Processor) SanitizeTo(ctx context.Context, t *transcript.Transcript, w io.Writer) (Outcome, error) {
+	return runWritten(ctx, &jobState{t: t, out: w}, p.steps[decoded:])
 }
 
 // renderRequest adds the provider request body to the payload (job option

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -34,7 +35,11 @@ type jobState struct {
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
 	in      []*transcript.Message  // the messages as the rules got them
-	payload []byte                 // the ready payload, once encoded
+	payload []byte                 // the ready payload, once encoded (out nil)
+	// out, when set, is where the ready payload is written as it is
+	// encoded instead (ProcessTo), and writeErr that write's error.
+	out      io.Writer
+	writeErr error
 }
 
 // jobSteps is a job, step by step, in the order it meets them: the list
@@ -230,6 +235,12 @@ func (p *Processor) encode(_ context.Context, j *jobState) error {
 	b, err := report.AppendJSON(buf[:0])
 	if err != nil {
 		return fmt.Errorf("encoding the report: %w", err)
+	}
+	if j.out != nil {
+		if err := t.WritePayload(j.out, msgs, b); err != nil {
+			j.writeErr = fmt.Errorf("writing the payload: %w", err)
+		}
+		return nil
 	}
 	j.payload = t.AppendPayload(nil, msgs, b)
 	return nil

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"unsafe"
 )
@@ -117,20 +118,74 @@ func (e *EncodedMessages) appendTo(dst []byte) []byte {
 		starts[c] = off
 		off += p.size
 	}
-	e.run(func(c int) { e.parts[c].write(dst[starts[c]:starts[c]:starts[c]+e.parts[c].size], e.msgs) })
+	e.run(func(c int) {
+		out := spanWriter{buf: dst[starts[c] : starts[c] : starts[c]+e.parts[c].size]}
+		e.parts[c].write(&out, e.msgs)
+	})
 	return dst
 }
 
-// write appends the part's messages to region, whose capacity is exactly
-// the part's size, and returns it filled. Runs of messages written as their input bytes (all but
-// the changed ones) that lie one after another in the input, each pair
-// with exactly the separator the output writes (one comma) between them,
-// are copied as one span of the input: an untouched job is one copy of its
-// message array. The bytes are those of writing every message in turn.
-func (p *encodedPart) write(region []byte, msgs []*Message) []byte {
+// writeTo writes the JSON array to w, part after part, through a buffer of
+// streamBuffer bytes: a span of the input longer than that is written
+// straight from the input, so the array is never held whole (the bytes
+// are appendTo's).
+func (e *EncodedMessages) writeTo(w io.Writer) error {
+	out := spanWriter{buf: make([]byte, 0, streamBuffer), w: w}
+	out.put([]byte{'['})
+	for c := range e.parts {
+		e.parts[c].write(&out, e.msgs)
+	}
+	out.put([]byte{']'})
+	return out.flush()
+}
+
+// streamBuffer is writeTo's buffer: large enough that the short spans and
+// edited messages of a damaged history go out in few writes.
+const streamBuffer = 256 << 10
+
+// spanWriter is where a part's messages go: appended to buf (whose
+// capacity appendTo sizes exactly) when w is nil, else gathered in buf and
+// written to w as it fills, a span longer than buf written as it is.
+type spanWriter struct {
+	buf []byte
+	w   io.Writer
+	err error
+}
+
+// put writes b.
+func (s *spanWriter) put(b []byte) {
+	if s.w != nil && len(s.buf)+len(b) > cap(s.buf) {
+		s.flush()
+		if len(b) >= cap(s.buf) {
+			if s.err == nil {
+				_, s.err = s.w.Write(b)
+			}
+			return
+		}
+	}
+	s.buf = append(s.buf, b...)
+}
+
+// flush writes what buf holds to w, and returns the first write error.
+func (s *spanWriter) flush() error {
+	if len(s.buf) > 0 && s.err == nil {
+		_, s.err = s.w.Write(s.buf)
+	}
+	s.buf = s.buf[:0]
+	return s.err
+}
+
+// write puts the part's messages to out. Runs of messages written as their
+// input bytes (all but the changed ones) that lie one after another in the
+// input, each pair with exactly the separator the output writes (one comma)
+// between them, are put as one span of the input: an untouched job is one
+// copy of its message array. The bytes are those of writing every message
+// in turn.
+func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
 	j, prev := 0, 0
 	var run []byte // the input the pending run is a span of; nil for none
 	var runOff, runEnd uint32
+	comma := []byte{','}
 	for i := p.from; i < p.to; i++ {
 		changed := j < len(p.changedAt) && p.changedAt[j] == i
 		if !changed {
@@ -140,32 +195,33 @@ func (p *encodedPart) write(region []byte, msgs []*Message) []byte {
 				continue
 			}
 			if run != nil {
-				region, run = append(region, run[runOff:runEnd]...), nil
+				out.put(run[runOff:runEnd])
+				run = nil
 			}
 			if i > 0 {
-				region = append(region, ',')
+				out.put(comma)
 			}
 			if ok {
 				run, runOff, runEnd = data, off, end
 			} else {
-				region = append(region, msgs[i].Raw()...)
+				out.put(msgs[i].Raw())
 			}
 			continue
 		}
 		if run != nil {
-			region, run = append(region, run[runOff:runEnd]...), nil
+			out.put(run[runOff:runEnd])
+			run = nil
 		}
 		if i > 0 {
-			region = append(region, ',')
+			out.put(comma)
 		}
-		region = append(region, p.changed[prev:p.changedEnd[j]]...)
+		out.put(p.changed[prev:p.changedEnd[j]])
 		prev = p.changedEnd[j]
 		j++
 	}
 	if run != nil {
-		region = append(region, run[runOff:runEnd]...)
+		out.put(run[runOff:runEnd])
 	}
-	return region
 }
 
 // sameInput reports whether a and b are the same input buffer (the tapes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -491,18 +492,47 @@ func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
 // AppendPayload is EncodePayload with the messages msgs encoded from t
 // (EncodeMessages; possibly in parallel parts, with the same bytes).
 func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []byte) []byte {
-	if len(report) == 0 {
-		report = []byte("{}")
-	}
 	// The envelope and the request are estimated; the messages are measured.
 	dst = slices.Grow(dst, msgs.Size()+len(report)+512)
+	dst = t.appendPayloadHead(dst)
+	dst = msgs.appendTo(dst)
+	return t.appendPayloadTail(dst, report)
+}
+
+// WritePayload writes to w the bytes AppendPayload appends, without ever
+// holding the payload whole: the message list goes out as the spans of the
+// input and the encoded changed messages it is made of (a long history's
+// payload is about its input's size, so holding it would double what the
+// job keeps live; `worker sanitize` writes its output file this way).
+func (t *Transcript) WritePayload(w io.Writer, msgs *EncodedMessages, report []byte) error {
+	if _, err := w.Write(t.appendPayloadHead(make([]byte, 0, 512))); err != nil {
+		return err
+	}
+	if err := msgs.writeTo(w); err != nil {
+		return err
+	}
+	_, err := w.Write(t.appendPayloadTail(nil, report))
+	return err
+}
+
+// appendPayloadHead appends the payload up to its message list: the
+// envelope, the input's format, and the messages member's key.
+func (t *Transcript) appendPayloadHead(dst []byte) []byte {
 	dst = t.appendEnvelope(dst)
 	if t.Input != nil {
 		dst = append(dst, `,"input_format":`...)
 		dst = AppendString(dst, t.Input.Format)
 	}
-	dst = append(dst, `,"messages":`...)
-	dst = msgs.appendTo(dst)
+	return append(dst, `,"messages":`...)
+}
+
+// appendPayloadTail appends the payload after its message list: the
+// rendered request, the tool names, the entries to append and the report
+// ("{}" when empty), and the closing brace.
+func (t *Transcript) appendPayloadTail(dst []byte, report []byte) []byte {
+	if len(report) == 0 {
+		report = []byte("{}")
+	}
 	if t.Request != nil {
 		dst = append(dst, `,"request_format":`...)
 		dst = AppendString(dst, t.Request.Format)

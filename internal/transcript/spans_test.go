@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -85,6 +86,13 @@ func checkSpans(t *testing.T, what string, tr *transcript.Transcript, run func(i
 		if !bytes.Equal(got, payload) {
 			t.Fatalf("%s, %d parts: the payload differs from the sequential one", what, k)
 		}
+		var written bytes.Buffer
+		if err := tr.WritePayload(&written, tr.EncodeMessages(transcript.Parallel{Chunks: k, Run: run}), nil); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(written.Bytes(), payload) {
+			t.Fatalf("%s, %d parts: the payload written differs from the one appended:\n%s\n%s", what, k, written.Bytes(), payload)
+		}
 	}
 }
 
@@ -131,5 +139,42 @@ func TestUntouchedListIsItsInput(t *testing.T) {
 	}
 	if got := tr.MessagesJSON(); !bytes.Equal(got, history) {
 		t.Fatalf("the untouched list differs from its input:\n%s\n%s", got, history)
+	}
+}
+
+// failingWriter takes n bytes, then fails every write.
+type failingWriter struct{ n int }
+
+var errWriteFailed = errors.New("disk full")
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	if len(b) > w.n {
+		return w.n, errWriteFailed
+	}
+	w.n -= len(b)
+	return len(b), nil
+}
+
+// TestWritePayloadStopsAtTheFirstError holds WritePayload to its writer's
+// error wherever the payload is cut: before the messages, inside them (a
+// history longer than the stream's buffer, written partly from the input
+// itself) and after them.
+func TestWritePayloadStopsAtTheFirstError(t *testing.T) {
+	_, job := sessiongen.New(sessiongen.Config{Seed: 31, Messages: 3000, Damage: sessiongen.Realistic()}).Job(0)
+	tr, err := transcript.DecodeJob(job, transcript.Limits{MaxBytes: 1 << 30, MaxMessages: 1 << 20, MaxDepth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole bytes.Buffer
+	if err := tr.WritePayload(&whole, tr.EncodeMessages(transcript.Parallel{}), nil); err != nil {
+		t.Fatal(err)
+	}
+	if whole.Len() < 1<<20 {
+		t.Fatalf("the history's payload is %d bytes, too short to reach past the stream's buffer", whole.Len())
+	}
+	for _, n := range []int{0, 100, whole.Len() / 2, whole.Len() - 2} {
+		if err := tr.WritePayload(&failingWriter{n: n}, tr.EncodeMessages(transcript.Parallel{}), nil); !errors.Is(err, errWriteFailed) {
+			t.Errorf("cut after %d of %d bytes: error %v, want the writer's", n, whole.Len(), err)
+		}
 	}
 }
