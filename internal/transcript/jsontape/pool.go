@@ -15,8 +15,9 @@ import (
 // three above (a pass whose input had more entries per byte than its
 // estimate released larger arrays), so it finds arrays it will not regrow.
 // A tape whose arrays together are larger than MaxPooledBytes is not kept:
-// a rare 100 MB job does not pin its ~45 MB of arrays for the jobs of a few
-// MB that follow (one tape of a 10 MB history is about 5 MB). What the
+// a rare 100 MB job does not pin its ~70 MB of arrays (their capacity:
+// newTape) for the jobs of a few MB that follow (one tape of a 10 MB
+// history is about 7 MB). What the
 // pool holds beyond that the collector frees when it is idle (sync.Pool).
 const MaxPooledBytes = 16 << 20
 
@@ -37,7 +38,12 @@ var tapePools [poolClasses]sync.Pool // of *tapeArrays, by class
 // span bytes of messages (a part's share of the input), its arrays from the
 // pool when it holds some large enough.
 func newTape(data []byte, span int) *Tape {
-	messages, nodes, members := 16+span/1024, 16+span/256, 64+span/64
+	// A history of short messages has a member per ~35 bytes and a node
+	// per ~140: sized for that, its arrays are not regrown (each growth a
+	// copy, the old array garbage the size of the new). A history of long
+	// texts has fewer: the capacity it does not use is address space, not
+	// memory (fresh pages no one writes).
+	messages, nodes, members := 16+span/1024, 16+span/128, 64+span/32
 	t := &Tape{Data: data}
 	if a := takeArrays(members); a != nil {
 		t.Nodes, t.Members, t.Messages, t.arrays = a.nodes[:0], a.members[:0], a.messages[:0], a

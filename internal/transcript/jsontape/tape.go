@@ -45,13 +45,58 @@ type Node struct {
 	Keys uint64
 }
 
-// Member is one member of an object node: the spans of its key (quotes
-// included) and of its value.
+// Member is one member of an object node: the span of its value, and its
+// key's length, from which the key's span is found (keySpan): the key ends
+// at the quote before the colon before the value, so it needs no offset of
+// its own. A member is 12 bytes: a history of short messages has about one
+// member per 35 bytes of input, so the members are the bulk of a tape.
 type Member struct {
-	Key, KeyEnd uint32
-	Val, ValEnd uint32
-	Flags       Flags
-	KeyID       uint8 // the key's index in KeyNames, 0 for another key
+	Val, ValEnd uint32 // the value's span in Data
+	// KeyLen is the key's length, quotes included, or 0 for a key of
+	// 64 KiB or more (its start is then found by its opening quote).
+	KeyLen uint16
+	Flags  Flags
+	KeyID  uint8 // the key's index in KeyNames, 0 for another key
+}
+
+// keySpan returns the span of member m's key in data, quotes included: it
+// ends at the last quote before the value (between them only space and the
+// colon), and starts KeyLen before its end, or, for a key too long for
+// KeyLen, at the first quote before its end that no backslash escapes.
+func keySpan(data []byte, m *Member) (start, end uint32) {
+	end = m.Val
+	for colon := false; ; {
+		end--
+		c := data[end]
+		if c == '"' && colon {
+			break
+		}
+		colon = colon || c == ':'
+	}
+	end++ // past the closing quote
+	if m.KeyLen != 0 {
+		return end - uint32(m.KeyLen), end
+	}
+	for start = end - 2; ; start-- {
+		if data[start] != '"' {
+			continue
+		}
+		slashes := uint32(0)
+		for start-slashes > 0 && data[start-slashes-1] == '\\' {
+			slashes++
+		}
+		if slashes%2 == 0 {
+			return start, end
+		}
+	}
+}
+
+// keyLen is the KeyLen of a key of n bytes (quotes included).
+func keyLen(n int) uint16 {
+	if n > 0xFFFF {
+		return 0
+	}
+	return uint16(n)
 }
 
 // Flags are the bits a tape keeps per node and per member.
@@ -93,7 +138,8 @@ func (t *Tape) Value(m *Member) []byte { return t.Data[m.Val:m.ValEnd:m.ValEnd] 
 
 // Key returns member m's key, decoded when it holds an escape.
 func (t *Tape) Key(m *Member) string {
-	raw := t.Data[m.Key:m.KeyEnd]
+	start, end := keySpan(t.Data, m)
+	raw := t.Data[start:end]
 	if m.Flags&KeyEscaped == 0 {
 		return AliasString(raw[1 : len(raw)-1])
 	}
@@ -125,8 +171,10 @@ func (t *Tape) Find(n *Node, key string) uint32 {
 			continue
 		}
 		if m.Flags&KeyEscaped == 0 {
-			if int(m.KeyEnd-m.Key) == len(key)+2 && string(t.Data[m.Key+1:m.KeyEnd-1]) == key {
-				return n.First + uint32(i)
+			if m.KeyLen == 0 || int(m.KeyLen) == len(key)+2 {
+				if start, end := keySpan(t.Data, m); string(t.Data[start+1:end-1]) == key {
+					return n.First + uint32(i)
+				}
 			}
 		} else if t.Key(m) == key {
 			return n.First + uint32(i)
@@ -243,11 +291,11 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 		if err != nil {
 			return n, vstart, err
 		}
-		m := Member{Key: uint32(kstart), KeyEnd: uint32(kend), Val: uint32(vstart)}
+		m := Member{Val: uint32(vstart), KeyLen: keyLen(kend - kstart)}
 		if s.escaped {
 			m.Flags |= KeyEscaped
 		}
-		key := keyOf(raw, &m)
+		key := keyOf(raw[kstart:kend], m.Flags)
 		m.KeyID = keyID(key)
 		n.Keys |= 1 << m.KeyID &^ 1 // bit 0 is "no common key": never set
 		var vend int
@@ -286,14 +334,14 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 	}
 }
 
-// keyOf returns member m's key for the pass's own comparisons: a view of
-// the input, decoded only when it holds an escape.
-func keyOf(raw []byte, m *Member) string {
-	k := raw[m.Key+1 : m.KeyEnd-1]
-	if m.Flags&KeyEscaped == 0 {
-		return AliasString(k)
+// keyOf returns the key raw (quotes included) of a member with flags for
+// the pass's own comparisons: a view of the input, decoded only when it
+// holds an escape.
+func keyOf(raw []byte, flags Flags) string {
+	if flags&KeyEscaped == 0 {
+		return AliasString(raw[1 : len(raw)-1])
 	}
-	d, _ := DecodeString(raw[m.Key:m.KeyEnd])
+	d, _ := DecodeString(raw)
 	return d
 }
 
