@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
 
 // largeRun is one large history through `worker sanitize` (the whole
@@ -145,7 +142,7 @@ func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte
 		if procs > runtime.NumCPU() {
 			continue
 		}
-		p, err := runMeasured(ctx, exec.Command(l.worker, "sanitize", in), append(env, "GOMAXPROCS="+strconv.Itoa(procs)), out, r.JobMB)
+		p, err := runMeasured(ctx, l.python, []string{l.worker, "sanitize", in}, append(env, "GOMAXPROCS="+strconv.Itoa(procs)), out, r.JobMB)
 		if err != nil {
 			return r, nil, fmt.Errorf("worker sanitize on %d messages, %s: %w", n, shape, err)
 		}
@@ -165,7 +162,7 @@ func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte
 		return r, nil, err
 	}
 	r.Repairs = strings.TrimSpace(parsed.repairs())
-	if r.Python, err = runMeasured(ctx, exec.Command(l.python, "-c", pythonLoadDump, in, out), os.Environ(), "", r.JobMB); err != nil {
+	if r.Python, err = runMeasured(ctx, l.python, []string{l.python, "-c", pythonLoadDump, in, out}, os.Environ(), "", r.JobMB); err != nil {
 		return r, nil, fmt.Errorf("python json on %d messages, %s: %w", n, shape, err)
 	}
 	r.ratios()
@@ -199,9 +196,17 @@ func (r *largeRun) ratios() {
 	}
 }
 
-// runMeasured runs cmd to completion, its standard output to the file
-// stdout ("": discarded), and returns its wall time, CPU time and peak RSS.
-func runMeasured(ctx context.Context, cmd *exec.Cmd, env []string, stdout string, inputMB float64) (largeProcess, error) {
+// runMeasured runs argv to completion through python's spawnMeasured, its
+// standard output to the file stdout ("": discarded), and returns its wall
+// time, CPU time and peak RSS as spawnMeasured reports them.
+func runMeasured(ctx context.Context, python string, argv, env []string, stdout string, inputMB float64) (largeProcess, error) {
+	report, err := os.CreateTemp("", "hygiene-bench-rusage-")
+	if err != nil {
+		return largeProcess{}, err
+	}
+	report.Close()
+	defer os.Remove(report.Name())
+	cmd := exec.Command(python, append([]string{"-c", spawnMeasured, report.Name()}, argv...)...)
 	cmd.Env, cmd.Stdout = env, io.Discard
 	if stdout != "" {
 		f, err := os.Create(stdout)
@@ -213,28 +218,54 @@ func runMeasured(ctx context.Context, cmd *exec.Cmd, env []string, stdout string
 	}
 	var stderr limitedBuffer
 	cmd.Stderr = &stderr
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return largeProcess{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
 	defer stop()
-	err := cmd.Wait()
-	wall := time.Since(start)
-	if err != nil {
+	if err := cmd.Wait(); err != nil {
 		return largeProcess{}, fmt.Errorf("%w: %s", err, stderr.String())
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return largeProcess{}, errors.New("no rusage for the subprocess")
+	figures, err := os.ReadFile(report.Name())
+	if err != nil {
+		return largeProcess{}, err
 	}
-	p := largeProcess{WallMs: ms(wall), CPUMs: ms(time.Duration(ru.Utime.Nano() + ru.Stime.Nano())),
-		PeakRSSMB: float64(ru.Maxrss) * 1024 / 1e6} // Maxrss is in KiB on Linux
+	var maxrssKiB, cpuS, wallS float64
+	if _, err := fmt.Sscan(string(figures), &maxrssKiB, &cpuS, &wallS); err != nil {
+		return largeProcess{}, fmt.Errorf("the rusage of %s: %q: %w", argv[0], figures, err)
+	}
+	p := largeProcess{WallMs: wallS * 1e3, CPUMs: cpuS * 1e3, PeakRSSMB: maxrssKiB * 1024 / 1e6} // ru_maxrss is in KiB on Linux
 	if inputMB > 0 {
 		p.PeakRSSOverIn = p.PeakRSSMB / inputMB
 	}
 	return p, nil
 }
+
+// spawnMeasured runs sys.argv[2:] as a child of a fork of this small
+// Python process and writes the child's rusage peak RSS (KiB), CPU seconds
+// and wall seconds to the file sys.argv[1], exiting with the child's
+// status. A Go process starts its children with vfork, and Linux counts
+// the parent's peak RSS as the child's when the child execs (its memory
+// was the parent's until then), so a child of the bench process itself
+// reports at least the bench's peak RSS (~290 MB after generating a
+// 100k-message history): its rusage cannot measure a worker smaller than
+// that. A child of this fork starts from Python's ~10 MB.
+const spawnMeasured = `import os, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+start = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic() - start
+with open(out, "w") as f:
+    f.write("%d %.6f %.6f\n" % (ru.ru_maxrss, ru.ru_utime + ru.ru_stime, wall))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 1)
+`
 
 // limitedBuffer keeps the first 4 KiB written to it: a subprocess's error
 // output, for the error message.
