@@ -108,11 +108,12 @@ func newCollector(env *stage.Env, replay bool) *collector {
 // whose call ids may be kept. It only reads the messages, so chunks run in
 // parallel.
 func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo, hi int) idChunk {
-	// An agent's history is about a third tool calls and a third results:
-	// sized for that, the sites grow at most once or twice instead of a
-	// dozen times (each growth a copy, and garbage the size of the sites).
-	hint := (hi-lo)/3 + 1
-	ch := idChunk{calls: make([]callSite, 0, hint), results: make([]resultSite, 0, hint)}
+	// The sites are sized once, by a count of the chunk's call blocks and
+	// results (a bound: a call or result without an id has no site), so
+	// they are never regrown: each growth was a copy, and garbage the size
+	// of the sites, live beside them while the chunk was read.
+	calls, results := countSites(msgs[lo:hi])
+	ch := idChunk{calls: make([]callSite, 0, calls), results: make([]resultSite, 0, results)}
 	if c.replay && c.allow != nil {
 		ch.lastReal = map[string]int{}
 	}
@@ -143,6 +144,25 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 		}
 	}
 	return ch
+}
+
+// countSites bounds the sites collect finds in msgs: the tool-call blocks
+// of the assistants, and the tool results.
+func countSites(msgs []*transcript.Message) (calls, results int) {
+	for _, m := range msgs {
+		switch m.Role() {
+		case transcript.RoleAssistant:
+			blocks, _ := m.Blocks()
+			for _, b := range blocks {
+				if b.IsToolCall() {
+					calls++
+				}
+			}
+		case transcript.RoleToolResult:
+			results++
+		}
+	}
+	return calls, results
 }
 
 // collectCalls adds the calls of assistant m (message i) to ch, and m to
