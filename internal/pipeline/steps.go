@@ -34,6 +34,7 @@ type jobState struct {
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
 	in      []*transcript.Message  // the messages as the rules got them
+	skip    stage.Skipper          // which rules the job skips (ruleSteps)
 	payload []byte                 // the ready payload, once encoded
 }
 
@@ -182,7 +183,9 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 
 // ruleSteps are the rules of chain as steps, each named by its rule and
 // wrapped by instrumented (its span, its duration told to observe, a panic
-// an error). A job whose context ended stops before the next rule.
+// an error). A job whose context ended stops before the next rule. A rule
+// whose inputs the job lacks (stage.Skipper: what its Needs declares) is
+// skipped before its instruments: no span, no duration, no call.
 func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step {
 	steps := make([]step, len(chain))
 	for i, rule := range chain {
@@ -190,6 +193,9 @@ func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step 
 		steps[i] = step{s.Name, func(ctx context.Context, j *jobState) error {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if j.skip.Skip(&rule, j.t, &j.env) {
+				return nil
 			}
 			return s.Apply(ctx, j.t, &j.env)
 		}}

@@ -11,9 +11,10 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// BenchmarkDefaultChain runs decode, the whole default chain and encode over
-// a text-only history of about 10 MB for an Anthropic target, with the
-// realistic damage mix (most messages untouched), and with none.
+// BenchmarkDefaultChain runs decode, the whole default chain (stage.Run:
+// the rules whose inputs the job lacks skipped, as the pipeline does) and
+// encode over a text-only history of about 10 MB for an Anthropic target,
+// with the realistic damage mix (most messages untouched), and with none.
 func BenchmarkDefaultChain(b *testing.B) {
 	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
 	for _, c := range []struct {
@@ -36,10 +37,8 @@ func BenchmarkDefaultChain(b *testing.B) {
 				}
 				messages += len(tr.Messages)
 				env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport()}
-				for _, s := range chain {
-					if err := s.Apply(context.Background(), tr, env); err != nil {
-						b.Fatal(err)
-					}
+				if err := stage.Run(context.Background(), chain, tr, env); err != nil {
+					b.Fatal(err)
 				}
 				_ = tr.MessagesJSON()
 			}
@@ -112,7 +111,11 @@ func BenchmarkDefaultChainHeap(b *testing.B) {
 		}
 		peak = max(peak, liveHeap()-base)
 		env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport()}
+		var skip stage.Skipper
 		for _, s := range chain {
+			if skip.Skip(&s, tr, env) {
+				continue
+			}
 			if err := s.Apply(context.Background(), tr, env); err != nil {
 				b.Fatal(err)
 			}

@@ -25,7 +25,7 @@ const FunctionCallDowngradeName = "fc_downgrade"
 // call is rewritten, not only toolCallId and toolUseId, so that no alias
 // keeps naming a call id that no longer exists. Count: calls, results.
 func FunctionCallDowngrade() stage.Stage {
-	return stage.Stage{Name: FunctionCallDowngradeName, Apply: applyFunctionCallDowngrade}
+	return stage.Stage{Name: FunctionCallDowngradeName, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: applyFunctionCallDowngrade}
 }
 
 func applyFunctionCallDowngrade(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {

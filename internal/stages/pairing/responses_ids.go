@@ -52,7 +52,7 @@ const maxResponsesIDLen = 64
 // already valid and distinct is left untouched. Counts: calls, results,
 // items_dropped.
 func ResponsesIDs() stage.Stage {
-	return stage.Stage{Name: ResponsesIDsName, Apply: applyResponsesIDs}
+	return stage.Stage{Name: ResponsesIDsName, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: applyResponsesIDs}
 }
 
 // idSite is one tool call and what its id becomes.

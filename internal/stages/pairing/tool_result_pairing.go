@@ -36,7 +36,7 @@ const ToolResultPairingName = "tool_result_pairing"
 // name: synthetic, moved, orphan, duplicate, synthetic_replaced,
 // failed_turn, failed_turn_result, renamed, adopted, null_dropped.
 func ToolResultPairing() stage.Stage {
-	return stage.Stage{Name: ToolResultPairingName, Apply: applyToolResultPairing}
+	return stage.Stage{Name: ToolResultPairingName, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: applyToolResultPairing}
 }
 
 func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {

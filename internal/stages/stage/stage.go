@@ -25,8 +25,54 @@ import (
 // second run over its own output changes nothing. An error means a bug or a
 // cancelled context, never bad input: bad input is repaired, not rejected.
 type Stage struct {
-	Name  string // metric label and report key; a fixed, bounded set
+	Name string // metric label and report key; a fixed, bounded set
+	// Needs declares what the rule reads: in a job whose messages hold
+	// none of these facts (transcript.Facts) it changes, reports and
+	// refuses nothing, whatever the policy, so the runner skips it
+	// (Skipper). Zero: the rule always runs.
+	Needs transcript.Facts
 	Apply func(ctx context.Context, t *transcript.Transcript, env *Env) error
+}
+
+// Skipper decides, rule by rule along a chain, which rules a job skips: a
+// rule that declared Needs the job's messages hold none of. It reads the
+// job's facts when a rule asks and keeps them until a rule runs, which may
+// change the messages. The zero Skipper is ready; one Skipper serves one
+// job's chain.
+type Skipper struct {
+	facts transcript.Facts
+	known bool
+}
+
+// Skip reports whether rule s has nothing to do in t; when it returns
+// false the caller runs s. env.RunAll skips nothing.
+func (k *Skipper) Skip(s *Stage, t *transcript.Transcript, env *Env) bool {
+	if s.Needs != 0 && !env.RunAll {
+		if !k.known {
+			k.facts, k.known = t.Facts(), true
+		}
+		if k.facts&s.Needs == 0 {
+			return true
+		}
+	}
+	k.known = false
+	return false
+}
+
+// Run applies the rules of chain to t in order, each unless its Skipper
+// skips it, and returns the first error: the chain as the pipeline runs
+// it, without the pipeline's instruments.
+func Run(ctx context.Context, chain []Stage, t *transcript.Transcript, env *Env) error {
+	var k Skipper
+	for i := range chain {
+		if k.Skip(&chain[i], t, env) {
+			continue
+		}
+		if err := chain[i].Apply(ctx, t, env); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Env is what a stage may read besides the transcript.
@@ -50,6 +96,9 @@ type Env struct {
 	// history into chunks that run in parallel (package fanout); nil runs
 	// every rule sequentially.
 	Fanout Fanout
+	// RunAll makes the runner run every rule, what it Needs ignored: the
+	// output must be the same, which the tests check by flipping it.
+	RunAll bool
 }
 
 // Fanout runs the chunks of one job's work in parallel, within bounds the

@@ -41,7 +41,7 @@ const toolsAsTextStage = "tools_as_text"
 // shape (merging the user turns this makes adjacent) is ProviderTurns' job.
 // stopReason is left as it is: providers do not read it.
 func ToolsAsText() stage.Stage {
-	return stage.Stage{Name: toolsAsTextStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: toolsAsTextStage, Needs: transcript.FactToolCall | transcript.FactToolCallSnake | transcript.FactToolResult | transcript.FactOtherBlock, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !env.Settings.Request.NoToolsOffered() {
 			return nil
 		}

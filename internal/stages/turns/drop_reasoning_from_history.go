@@ -17,7 +17,7 @@ import (
 // job contract, so the policy flag alone decides.
 func DropReasoningFromHistory() stage.Stage {
 	const name = "drop_reasoning_from_history"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !env.Policy.DropReasoningFromHistory {
 			return nil
 		}

@@ -14,7 +14,7 @@ import (
 // build's form). The latest assistant is kept verbatim, even thinking-only.
 func DropThinkingBlocks() stage.Stage {
 	const name = "drop_thinking_blocks"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !env.Policy.DropThinkingBlocks {
 			return nil
 		}

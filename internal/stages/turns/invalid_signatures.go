@@ -27,7 +27,7 @@ import (
 // after it and no other assistant sits between it and the preceding user).
 func InvalidSignatures() stage.Stage {
 	const name = "invalid_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !env.Policy.SignedThinkingProvider() && !env.Policy.PreserveSignatures {
 			return nil
 		}

@@ -15,7 +15,7 @@ import (
 // exemption, and no provider guard: the retry asked for it.
 func ReplayInvalidSignatures() stage.Stage {
 	const name = "replay_invalid_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !env.Settings.Request.ReplayInvalid || env.Policy.DropThinkingBlocks {
 			return nil
 		}

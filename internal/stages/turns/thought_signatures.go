@@ -23,7 +23,7 @@ import (
 // never a Gemini signature.
 func ThoughtSignatures() stage.Stage {
 	const name = "thought_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactAssistant, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if env.Policy.PreserveSignatures {
 			return nil
 		}
