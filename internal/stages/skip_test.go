@@ -174,17 +174,24 @@ func TestNeedsAreWideEnough(t *testing.T) {
 }
 
 // checkNeeds runs chain over window for tg, every rule run, and checks that
-// a rule whose Needs the messages lack changes nothing (see
-// TestNeedsAreWideEnough); checked counts such runs by rule.
+// a rule whose Needs the messages lack changes nothing, and that no rule
+// brings in a fact some rule reads that it did not declare in Adds (see
+// TestNeedsAreWideEnough); checked counts the runs of the first kind by
+// rule.
 func checkNeeds(t *testing.T, chain []stage.Stage, tg transcript.Target, window []byte, req settings.Request, checked map[string]int) {
 	t.Helper()
 	tr, err := transcript.FromMessages(window, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var read transcript.Facts // every fact some rule reads
+	for _, s := range chain {
+		read |= s.Needs
+	}
 	env := skipEnv(tr, tg, req, true)
 	for _, s := range chain {
-		lacks := s.Needs != 0 && tr.Facts()&s.Needs == 0
+		held := tr.Facts()
+		lacks := s.Needs != 0 && held&s.Needs == 0
 		var before []byte
 		if lacks {
 			before = outcomeBytes(t, tr, env, nil)
@@ -196,6 +203,9 @@ func checkNeeds(t *testing.T, chain []stage.Stage, tg transcript.Target, window 
 				t.Fatalf("rule %s changed messages that lack its Needs (%b; they hold %b), target %s:\n%s\n%s",
 					s.Name, s.Needs, tr.Facts(), tg.API, window, firstDiff(before, after))
 			}
+		}
+		if added := tr.Facts() & read &^ (held | s.Adds); added != 0 {
+			t.Fatalf("rule %s brought in facts %b it does not declare in Adds, target %s:\n%s\n%s", s.Name, added, tg.API, window, tr.MessagesJSON())
 		}
 		if err != nil {
 			return

@@ -10,12 +10,14 @@ import "github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 //
 // The decode records each message's facts once, from its tape entry (the
 // role, block types and common keys the scan already noted), so the facts
-// of a history nobody edited cost one load per message. They stay right
-// when rules edit messages because they are recomputed, not kept: a
-// message that a rule wrote to, or built, or whose blocks it replaced or
-// edited, is looked at again each time its facts are asked for
-// (Message.Facts), and the facts of a job are the union over its messages
-// as they are now (Transcript.Facts). No rule has to say what it adds.
+// of a history nobody edited cost one load per message. A message's facts
+// stay exact when rules edit it: one that a rule wrote to, built, or whose
+// blocks it replaced or edited is read again each time its facts are
+// asked for (Message.Facts). A job's facts (Transcript.Facts, the union
+// over its messages) are read once by the runner (stage.Skipper), which
+// then keeps a "may hold" superset: a rule only removes what a job held,
+// or adds what it declares it may add (stage.Stage.Adds: a synthetic tool
+// result, say), so no rule makes the runner skip a rule it should run.
 type Facts uint32
 
 // The facts of a message. A fact is set when at least one entry holds it.

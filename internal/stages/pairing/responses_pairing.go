@@ -17,7 +17,7 @@ const ResponsesPairingName = "responses_pairing"
 // because the Responses invariant (spec §3.15) requires every call to be
 // answered. Counts are reported as ToolResultPairing's, under this name.
 func ResponsesPairing() stage.Stage {
-	return stage.Stage{Name: ResponsesPairingName, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: applyResponsesPairing}
+	return stage.Stage{Name: ResponsesPairingName, Needs: pairingNeeds, Adds: syntheticResult, Apply: applyResponsesPairing}
 }
 
 func applyResponsesPairing(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {

@@ -8,6 +8,14 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
+// pairingNeeds are what the pairing repair reads: tool calls and tool
+// results.
+const pairingNeeds = transcript.FactToolCall | transcript.FactToolResult
+
+// syntheticResult is what the pairing repair may bring into a job: a
+// synthetic tool result, with its details.
+const syntheticResult = transcript.FactToolResult | transcript.FactDetails
+
 // ToolResultPairingName is the report key and metric label of ToolResultPairing.
 const ToolResultPairingName = "tool_result_pairing"
 
@@ -36,7 +44,7 @@ const ToolResultPairingName = "tool_result_pairing"
 // name: synthetic, moved, orphan, duplicate, synthetic_replaced,
 // failed_turn, failed_turn_result, renamed, adopted, null_dropped.
 func ToolResultPairing() stage.Stage {
-	return stage.Stage{Name: ToolResultPairingName, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: applyToolResultPairing}
+	return stage.Stage{Name: ToolResultPairingName, Needs: pairingNeeds, Adds: syntheticResult, Apply: applyToolResultPairing}
 }
 
 func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {

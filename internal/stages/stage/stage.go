@@ -31,14 +31,20 @@ type Stage struct {
 	// refuses nothing, whatever the policy, so the runner skips it
 	// (Skipper). Zero: the rule always runs.
 	Needs transcript.Facts
+	// Adds declares the facts some rule Needs that the rule may bring
+	// into a job that lacked them (a synthetic tool result, a document
+	// made of an image): the runner adds them to the job's facts after
+	// the rule ran.
+	Adds  transcript.Facts
 	Apply func(ctx context.Context, t *transcript.Transcript, env *Env) error
 }
 
 // Skipper decides, rule by rule along a chain, which rules a job skips: a
-// rule that declared Needs the job's messages hold none of. It reads the
-// job's facts when a rule asks and keeps them until a rule runs, which may
-// change the messages. The zero Skipper is ready; one Skipper serves one
-// job's chain.
+// rule that declared Needs the job's facts hold none of. It reads the
+// job's facts (Transcript.Facts) once, when the first rule that declared
+// Needs asks, and then keeps a superset of them: the rules that run can
+// only remove what the job held, or add what they declare (Adds). The zero
+// Skipper is ready; one Skipper serves one job's chain.
 type Skipper struct {
 	facts transcript.Facts
 	known bool
@@ -55,7 +61,7 @@ func (k *Skipper) Skip(s *Stage, t *transcript.Transcript, env *Env) bool {
 			return true
 		}
 	}
-	k.known = false
+	k.facts |= s.Adds
 	return false
 }
 
