@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
@@ -211,4 +215,54 @@ func checkNeeds(t *testing.T, chain []stage.Stage, tg transcript.Target, window 
 			return
 		}
 	}
+}
+
+// BenchmarkChainSkip is BenchmarkDefaultChain's job (decode, chain,
+// encode) with the rule skip on and off (stage.Env.RunAll) in turn, each
+// iteration one of each, on one locked OS thread: it reports each one's
+// CPU time per job (ms-cpu-skip, ms-cpu-run-all) and the share the skip
+// saves, figures a shared machine's load hardly moves.
+func BenchmarkChainSkip(b *testing.B) {
+	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	for _, c := range []struct {
+		name   string
+		damage sessiongen.Damage
+	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
+		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
+			TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
+		b.Run(c.name, func(b *testing.B) {
+			chain := Default(imgs)
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var spent [2]time.Duration // skip, run-all
+			for i := 0; b.Loop(); i++ {
+				for k := range 2 {
+					runAll := (i+k)%2 == 1
+					start := threadCPU(b)
+					tr, err := transcript.FromMessages(history, tg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), RunAll: runAll}
+					if err := stage.Run(context.Background(), chain, tr, env); err != nil {
+						b.Fatal(err)
+					}
+					_ = tr.MessagesJSON()
+					spent[(i+k)%2] += threadCPU(b) - start
+				}
+			}
+			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "ms-cpu-skip")
+			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "ms-cpu-run-all")
+			b.ReportMetric(100*(1-float64(spent[0])/float64(spent[1])), "%saved")
+		})
+	}
+}
+
+// threadCPU is the CPU time of the calling OS thread.
+func threadCPU(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
