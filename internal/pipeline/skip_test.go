@@ -99,8 +99,9 @@ func TestSkipKeepsOutcomes(t *testing.T) {
 }
 
 // TestRuleStepsSkipWhatTheJobLacks: a rule that declares Needs the job's
-// messages lack is not called, nor timed; one that declares none, or whose
-// Needs the job holds, is.
+// messages lack, or whose guard (On) is off for the job, is not called,
+// nor timed; one that declares none, or whose Needs the job holds and
+// guard is on, is.
 func TestRuleStepsSkipWhatTheJobLacks(t *testing.T) {
 	called := map[string]int{}
 	rule := func(name string, needs transcript.Facts) stage.Stage {
@@ -109,17 +110,21 @@ func TestRuleStepsSkipWhatTheJobLacks(t *testing.T) {
 			return nil
 		}}
 	}
+	off, on := rule("off", 0), rule("on", transcript.FactUser)
+	off.On = func(env *stage.Env) bool { return env.Policy.IsResponsesAPI() }
+	on.On = func(env *stage.Env) bool { return env.Policy.IsAnthropicFamily() }
 	observed := map[string]int{}
 	cfg := config.Default()
 	p := NewProcessor(cfg.Limits, ResolverFor(cfg), Deps{
-		Stages:  []stage.Stage{rule("always", 0), rule("images", transcript.FactImage), rule("text", transcript.FactText|transcript.FactImage)},
+		Stages: []stage.Stage{rule("always", 0), rule("images", transcript.FactImage), rule("text", transcript.FactText|transcript.FactImage),
+			off, on},
 		Observe: func(name string, _ time.Duration) { observed[name]++ },
 	})
 	out, err := p.Process(context.Background(), transport.Record{Value: []byte(processJob)})
 	if err != nil || !out.Ready {
 		t.Fatalf("%+v %v", out, err)
 	}
-	if want := map[string]int{"always": 1, "text": 1}; !reflect.DeepEqual(called, want) || observed["images"] != 0 || observed["text"] != 1 {
+	if want := map[string]int{"always": 1, "text": 1, "on": 1}; !reflect.DeepEqual(called, want) || observed["images"] != 0 || observed["off"] != 0 || observed["text"] != 1 {
 		t.Fatalf("called %v (want %v), observed %v", called, want, observed)
 	}
 }

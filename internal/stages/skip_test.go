@@ -143,14 +143,16 @@ func TestSkipKeepsOutput(t *testing.T) {
 	}
 }
 
-// TestNeedsAreWideEnough checks each rule's declaration directly: over
+// TestNeedsAreWideEnough checks each rule's declarations directly: over
 // short runs of messages cut from the inputs (one to four messages, which
 // lack most facts), for the targets in turn and two request settings (the
-// default, no tools offered), the chain runs every rule, and
-// before each rule whose Needs the messages lack, as they are at that
-// point, the rule must leave them, the report and the refusal as they
-// were. A declaration too narrow fails here for the window that holds what
-// the rule reads but not what it declared.
+// default, no tools offered), the chain runs every rule, and before each
+// rule the runner would skip (its guard, On, is off, or the messages as
+// they are at that point lack its Needs) the rule must leave them, the
+// report and the refusal as they were; and no rule may bring in a fact a
+// rule reads unless it declares it (Adds), so the runner's facts stay a
+// superset of the job's. A declaration too narrow, or a guard that is not
+// the rule's, fails here for a window where it matters.
 func TestNeedsAreWideEnough(t *testing.T) {
 	chain := Default(imgs)
 	checked := map[string]int{}
@@ -171,14 +173,15 @@ func TestNeedsAreWideEnough(t *testing.T) {
 		}
 	}
 	for _, s := range chain {
-		if s.Needs != 0 && checked[s.Name] == 0 {
-			t.Errorf("rule %s was never run on messages that lack its Needs: its declaration is untested", s.Name)
+		if (s.Needs != 0 || s.On != nil) && checked[s.Name] == 0 {
+			t.Errorf("rule %s was never run where the runner skips it: its declaration is untested", s.Name)
 		}
 	}
 }
 
 // checkNeeds runs chain over window for tg, every rule run, and checks that
-// a rule whose Needs the messages lack changes nothing, and that no rule
+// a rule the runner would skip (its guard off, or its Needs lacking)
+// changes nothing, and that no rule
 // brings in a fact some rule reads that it did not declare in Adds (see
 // TestNeedsAreWideEnough); checked counts the runs of the first kind by
 // rule.
@@ -195,7 +198,7 @@ func checkNeeds(t *testing.T, chain []stage.Stage, tg transcript.Target, window 
 	env := skipEnv(tr, tg, req, true)
 	for _, s := range chain {
 		held := tr.Facts()
-		lacks := s.Needs != 0 && held&s.Needs == 0
+		lacks := s.On != nil && !s.On(env) || s.Needs != 0 && held&s.Needs == 0
 		var before []byte
 		if lacks {
 			before = outcomeBytes(t, tr, env, nil)
@@ -204,8 +207,8 @@ func checkNeeds(t *testing.T, chain []stage.Stage, tg transcript.Target, window 
 		if lacks {
 			checked[s.Name]++
 			if after := outcomeBytes(t, tr, env, err); !bytes.Equal(before, after) {
-				t.Fatalf("rule %s changed messages that lack its Needs (%b; they hold %b), target %s:\n%s\n%s",
-					s.Name, s.Needs, tr.Facts(), tg.API, window, firstDiff(before, after))
+				t.Fatalf("rule %s changed messages it skips (guard on %v; Needs %b, they hold %b), target %s:\n%s\n%s",
+					s.Name, s.On == nil || s.On(env), s.Needs, held, tg.API, window, firstDiff(before, after))
 			}
 		}
 		if added := tr.Facts() & read &^ (held | s.Adds); added != 0 {

@@ -35,12 +35,18 @@ type Stage struct {
 	// into a job that lacked them (a synthetic tool result, a document
 	// made of an image): the runner adds them to the job's facts after
 	// the rule ran.
-	Adds  transcript.Facts
+	Adds transcript.Facts
+	// On, when set, is the rule's own policy guard (the test its Apply
+	// starts with): false means the job's policy and settings leave the
+	// rule nothing to do, so the runner skips it before its instruments.
+	// Nil: the rule decides inside Apply.
+	On    func(env *Env) bool
 	Apply func(ctx context.Context, t *transcript.Transcript, env *Env) error
 }
 
 // Skipper decides, rule by rule along a chain, which rules a job skips: a
-// rule that declared Needs the job's facts hold none of. It reads the
+// rule whose guard (On) is off for the job, or that declared Needs the
+// job's facts hold none of. It reads the
 // job's facts (Transcript.Facts) once, when the first rule that declared
 // Needs asks, and then keeps a superset of them: the rules that run can
 // only remove what the job held, or add what they declare (Adds). The zero
@@ -50,10 +56,17 @@ type Skipper struct {
 	known bool
 }
 
-// Skip reports whether rule s has nothing to do in t; when it returns
-// false the caller runs s. env.RunAll skips nothing.
+// Skip reports whether rule s has nothing to do in t: its guard (On) says
+// so, or t lacks what it Needs. When it returns false the caller runs s.
+// env.RunAll skips nothing.
 func (k *Skipper) Skip(s *Stage, t *transcript.Transcript, env *Env) bool {
-	if s.Needs != 0 && !env.RunAll {
+	if env.RunAll {
+		return false
+	}
+	if s.On != nil && !s.On(env) {
+		return true
+	}
+	if s.Needs != 0 {
 		if !k.known {
 			k.facts, k.known = t.Facts(), true
 		}
