@@ -16,13 +16,9 @@ import (
 // encode over a text-only history of about 10 MB for an Anthropic target,
 // with the realistic damage mix (most messages untouched), and with none.
 func BenchmarkDefaultChain(b *testing.B) {
-	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
-	for _, c := range []struct {
-		name   string
-		damage sessiongen.Damage
-	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
-		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
-			TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
+	tg := chainTarget
+	for _, c := range chainHistories() {
+		history := c.data
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(history)))
 			b.ReportAllocs()
@@ -47,6 +43,29 @@ func BenchmarkDefaultChain(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(messages), "B/msg")
 		})
 	}
+}
+
+// chainTarget is the target of BenchmarkDefaultChain's histories.
+var chainTarget = transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+
+// chainHistory is one of BenchmarkDefaultChain's histories, by name.
+type chainHistory struct {
+	name string
+	data []byte
+}
+
+// chainHistories are BenchmarkDefaultChain's histories: text-only, about
+// 10 MB, for chainTarget, with the realistic damage mix and with none.
+func chainHistories() []chainHistory {
+	var out []chainHistory
+	for _, c := range []struct {
+		name   string
+		damage sessiongen.Damage
+	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
+		out = append(out, chainHistory{c.name, sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6,
+			Damage: c.damage, TextChars: 400, ToolResultChars: 2500, Target: chainTarget}).History()})
+	}
+	return out
 }
 
 // BenchmarkFinalStages runs only the stages issue 16 (request_size,

@@ -226,13 +226,9 @@ func checkNeeds(t *testing.T, chain []stage.Stage, tg transcript.Target, window 
 // CPU time per job (ms-cpu-skip, ms-cpu-run-all) and the share the skip
 // saves, figures a shared machine's load hardly moves.
 func BenchmarkChainSkip(b *testing.B) {
-	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
-	for _, c := range []struct {
-		name   string
-		damage sessiongen.Damage
-	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
-		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
-			TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
+	tg := chainTarget
+	for _, c := range chainHistories() {
+		history := c.data
 		b.Run(c.name, func(b *testing.B) {
 			chain := Default(imgs)
 			runtime.LockOSThread()
