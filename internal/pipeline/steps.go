@@ -33,8 +33,8 @@ type jobState struct {
 	t       *transcript.Transcript // the job, once decoded
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
-	in      []*transcript.Message  // the messages as the rules got them
 	skip    stage.Skipper          // which rules the job skips (ruleSteps)
+	in      []*transcript.Message  // the messages as the rules got them
 	payload []byte                 // the ready payload, once encoded
 }
 
