@@ -112,14 +112,16 @@ func tapeFacts(tp *jsontape.Tape, tn *jsontape.Node) Facts {
 	if tn.Flags&jsontape.ContentArray == 0 {
 		return f
 	}
-	for _, bn := range tp.Nodes[tn.Blocks : tn.Blocks+tn.NBlocks] {
+	blocks := tp.Nodes[tn.Blocks : tn.Blocks+tn.NBlocks]
+	for i := range blocks {
+		bn := &blocks[i]
 		switch {
 		case bn.Flags&jsontape.IsObject == 0:
 			f |= FactOtherBlock
 		case bn.KindValue != 0:
 			f |= blockFacts[bn.KindValue]
 		default:
-			f |= blockFact(tp.KindString(&bn))
+			f |= blockFact(tp.KindString(bn))
 		}
 	}
 	return f
