@@ -34,6 +34,7 @@ type jobState struct {
 	t       *transcript.Transcript // the job, once decoded
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
+	skip    stage.Skipper          // which rules the job skips (ruleSteps)
 	in      []*transcript.Message  // the messages as the rules got them
 	payload []byte                 // the ready payload, once encoded (out nil)
 	// out, when set, is where the ready payload is written as it is
@@ -187,7 +188,9 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 
 // ruleSteps are the rules of chain as steps, each named by its rule and
 // wrapped by instrumented (its span, its duration told to observe, a panic
-// an error). A job whose context ended stops before the next rule.
+// an error). A job whose context ended stops before the next rule. A rule
+// whose inputs the job lacks (stage.Skipper: what its Needs declares) is
+// skipped before its instruments: no span, no duration, no call.
 func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step {
 	steps := make([]step, len(chain))
 	for i, rule := range chain {
@@ -195,6 +198,9 @@ func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step 
 		steps[i] = step{s.Name, func(ctx context.Context, j *jobState) error {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if j.skip.Skip(&rule, j.t, &j.env) {
+				return nil
 			}
 			return s.Apply(ctx, j.t, &j.env)
 		}}

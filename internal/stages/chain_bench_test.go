@@ -11,17 +11,14 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// BenchmarkDefaultChain runs decode, the whole default chain and encode over
-// a text-only history of about 10 MB for an Anthropic target, with the
-// realistic damage mix (most messages untouched), and with none.
+// BenchmarkDefaultChain runs decode, the whole default chain (stage.Run:
+// the rules whose inputs the job lacks skipped, as the pipeline does) and
+// encode over a text-only history of about 10 MB for an Anthropic target,
+// with the realistic damage mix (most messages untouched), and with none.
 func BenchmarkDefaultChain(b *testing.B) {
-	tg := transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
-	for _, c := range []struct {
-		name   string
-		damage sessiongen.Damage
-	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
-		history := sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6, Damage: c.damage,
-			TextChars: 400, ToolResultChars: 2500, Target: tg}).History()
+	tg := chainTarget
+	for _, c := range chainHistories() {
+		history := c.data
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(history)))
 			b.ReportAllocs()
@@ -36,10 +33,8 @@ func BenchmarkDefaultChain(b *testing.B) {
 				}
 				messages += len(tr.Messages)
 				env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport()}
-				for _, s := range chain {
-					if err := s.Apply(context.Background(), tr, env); err != nil {
-						b.Fatal(err)
-					}
+				if err := stage.Run(context.Background(), chain, tr, env); err != nil {
+					b.Fatal(err)
 				}
 				_ = tr.MessagesJSON()
 			}
@@ -48,6 +43,29 @@ func BenchmarkDefaultChain(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(messages), "B/msg")
 		})
 	}
+}
+
+// chainTarget is the target of BenchmarkDefaultChain's histories.
+var chainTarget = transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}
+
+// chainHistory is one of BenchmarkDefaultChain's histories, by name.
+type chainHistory struct {
+	name string
+	data []byte
+}
+
+// chainHistories are BenchmarkDefaultChain's histories: text-only, about
+// 10 MB, for chainTarget, with the realistic damage mix and with none.
+func chainHistories() []chainHistory {
+	var out []chainHistory
+	for _, c := range []struct {
+		name   string
+		damage sessiongen.Damage
+	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
+		out = append(out, chainHistory{c.name, sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6,
+			Damage: c.damage, TextChars: 400, ToolResultChars: 2500, Target: chainTarget}).History()})
+	}
+	return out
 }
 
 // BenchmarkFinalStages runs only the stages issue 16 (request_size,
@@ -112,7 +130,11 @@ func BenchmarkDefaultChainHeap(b *testing.B) {
 		}
 		peak = max(peak, liveHeap()-base)
 		env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport()}
+		var skip stage.Skipper
 		for _, s := range chain {
+			if skip.Skip(&s, tr, env) {
+				continue
+			}
 			if err := s.Apply(context.Background(), tr, env); err != nil {
 				b.Fatal(err)
 			}

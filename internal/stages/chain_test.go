@@ -121,12 +121,17 @@ func runChainFanout(t testing.TB, tg transcript.Target, messages []byte, entries
 	return tr, env, applyDefault(t, tr, env)
 }
 
-// applyDefault applies the default chain to tr with env and returns the
+// applyDefault applies the default chain to tr with env (skipping what the
+// pipeline's runner skips, unless env.RunAll) and returns the
 // Reject of the stage that refused the job, if one did; any other error
 // fails the test.
 func applyDefault(t testing.TB, tr *transcript.Transcript, env *stage.Env) *stage.Reject {
 	t.Helper()
+	var skip stage.Skipper
 	for _, s := range Default(imgs) {
+		if skip.Skip(&s, tr, env) {
+			continue
+		}
 		err := s.Apply(context.Background(), tr, env)
 		if rej, ok := errors.AsType[*stage.Reject](err); ok {
 			return rej

@@ -40,10 +40,8 @@ func ExampleDefault() {
 		Report:        stage.NewReport(),
 		InputMessages: len(tr.Messages),
 	}
-	for _, s := range stages.Default(imgs) {
-		if err := s.Apply(context.Background(), tr, env); err != nil {
-			panic(err) // a *stage.Reject would be the job's dead letter
-		}
+	if err := stage.Run(context.Background(), stages.Default(imgs), tr, env); err != nil {
+		panic(err) // a *stage.Reject would be the job's dead letter
 	}
 	for _, m := range tr.Messages {
 		fmt.Println(m.Role())

@@ -52,7 +52,11 @@ func outcome(t *testing.T, tg transcript.Target, messages string, contextWindow 
 	env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), InputMessages: len(tr.Messages),
 		Settings: stage.Settings{Images: settings.Images{MaxDimensionPx: 1200, MaxBytes: 5 << 20, MaxInputPixels: 25_000_000,
 			MaxBase64Bytes: 64 << 20, MaxFrames: 64}, Request: settings.Request{ContextWindowTokens: new(contextWindow)}, ContractMode: mode}}
+	var skip stage.Skipper
 	for _, s := range Default(imgs) {
+		if skip.Skip(&s, tr, env) {
+			continue
+		}
 		err := s.Apply(context.Background(), tr, env)
 		var rej *stage.Reject
 		if errors.As(err, &rej) {

@@ -4,6 +4,12 @@
 // (pruning §3.18, stale media §3.19) and the provider-acceptance pass that
 // goes beyond OpenClaw. Reading Default shows the whole pipeline. Each rule
 // guards itself on the job's policy, so the list never changes per job.
+// Below the list, the runner (stage.Run, the pipeline's rule steps) skips
+// a rule that has nothing to do: each rule's constructor declares the
+// facts it reads (stage.Stage.Needs, transcript.Facts) and, for a rule
+// with a plain policy guard, that guard (stage.Stage.On); a rule without a
+// declaration (the checks that must look: the turn shape, the contract,
+// the sizes) always runs.
 //
 // The rules live in four packages, one file per rule:
 //   - turns: provenance marker, assistant replay, blank blocks, thinking

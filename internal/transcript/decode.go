@@ -29,6 +29,7 @@ func (m *Message) wrap(t *jsontape.Tape, ni uint32, blockSlab []Block, ptrs []*B
 	tn := &t.Nodes[ni]
 	m.members = node{t: t, n: ni}
 	m.invalidText = tn.Flags&jsontape.InvalidText != 0
+	m.facts = tapeFacts(t, tn)
 	if tn.Flags&jsontape.ContentArray == 0 {
 		return k
 	}

@@ -377,6 +377,7 @@ type Message struct {
 	isArray     bool     // the content is a JSON array
 	changed     bool     // the block list itself was replaced or a block repaired
 	invalidText bool     // the decoder saw invalid UTF-8 or a lone surrogate in it
+	facts       Facts    // what the decode recorded it holds (see Facts)
 }
 
 // NewMessage builds a message from members (a rule's synthetic message).

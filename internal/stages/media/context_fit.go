@@ -53,11 +53,11 @@ import (
 // in every mode but report.
 func ContextFit() stage.Stage {
 	const name = "context_fit"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		b := env.Budget
-		if !b.Active() {
+	return stage.Stage{Name: name, On: contextFitOn, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !contextFitOn(env) {
 			return nil
 		}
+		b := env.Budget
 		system, tools := contract.FixedParts(t.Options)
 		c, counted := b.CountRequest(t.Messages, system, tools)
 		if !counted || c.Total <= b.Room() {
@@ -262,3 +262,7 @@ func addMarker(m *transcript.Message, turns, messages int) {
 	blocks, _ := m.Blocks()
 	m.SetBlocks(append([]*transcript.Block{marker}, blocks...))
 }
+
+// contextFitOn is the guard of the context-window fit: the job has a
+// token budget.
+func contextFitOn(env *stage.Env) bool { return env.Budget.Active() }

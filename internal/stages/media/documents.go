@@ -35,7 +35,7 @@ const documentsStage = "documents"
 // or changes them, and a PDF is never an image (package wire reads a
 // non-image MIME type as a document).
 func Documents() stage.Stage {
-	return stage.Stage{Name: documentsStage, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: documentsStage, Needs: transcript.FactImage | transcript.FactDocument, Adds: transcript.FactDocument, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		applyDocuments(t.Messages, env.Policy.Contract, env.Report)
 		return nil
 	}}

@@ -57,7 +57,7 @@ const imageLabel = "session:history"
 // own pool bounds the decoding across jobs; this bounds the copies one job
 // holds at once); results are written back in block order.
 func Images(p *images.Processor) stage.Stage {
-	return stage.Stage{Name: "images", Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: "images", Needs: transcript.FactImage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		return applyImages(ctx, p, t, env)
 	}}
 }

@@ -32,7 +32,7 @@ const (
 // least hardClearRatio (and at least minPrunableToolChars of them remain).
 // Only tool-result content changes; ids, names, isError and order stay.
 func Pruning() stage.Stage {
-	return stage.Stage{Name: "pruning", Apply: applyPruning}
+	return stage.Stage{Name: "pruning", On: pruningOn, Apply: applyPruning}
 }
 
 // pruningConfig is settings.Pruning clamped to the spec's ranges.
@@ -97,7 +97,7 @@ type prunable struct {
 }
 
 func applyPruning(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if !ttlGateOpen(env.Settings) || env.Settings.Request.ContextWindow() <= 0 {
+	if !pruningOn(env) {
 		return nil
 	}
 	cfg := newPruningConfig(env.Settings.Pruning)
@@ -226,4 +226,10 @@ func firstUser(msgs []*transcript.Message) int {
 		}
 	}
 	return len(msgs)
+}
+
+// pruningOn is the guard of §3.18: the TTL gate is open and the job gives
+// its context window.
+func pruningOn(env *stage.Env) bool {
+	return ttlGateOpen(env.Settings) && env.Settings.Request.ContextWindow() > 0
 }

@@ -16,7 +16,7 @@ import (
 // result. Results that already carry it are not touched.
 func AlignResultIDs() stage.Stage {
 	const name = "result_ids_aligned"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
 		msgs := t.Messages
 		for i := 0; i < len(msgs); i++ {

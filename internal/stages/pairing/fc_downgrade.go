@@ -25,11 +25,11 @@ const FunctionCallDowngradeName = "fc_downgrade"
 // call is rewritten, not only toolCallId and toolUseId, so that no alias
 // keeps naming a call id that no longer exists. Count: calls, results.
 func FunctionCallDowngrade() stage.Stage {
-	return stage.Stage{Name: FunctionCallDowngradeName, Apply: applyFunctionCallDowngrade}
+	return stage.Stage{Name: FunctionCallDowngradeName, On: responsesOn, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: applyFunctionCallDowngrade}
 }
 
 func applyFunctionCallDowngrade(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if !env.Policy.IsResponsesAPI() {
+	if !responsesOn(env) {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

@@ -22,11 +22,11 @@ const OrphanReasoningName = "orphan_reasoning"
 // since it becomes no Responses output item either. Counts: blocks_dropped,
 // messages_dropped.
 func OrphanReasoning() stage.Stage {
-	return stage.Stage{Name: OrphanReasoningName, Apply: applyOrphanReasoning}
+	return stage.Stage{Name: OrphanReasoningName, On: responsesOn, Needs: transcript.FactThinking, Apply: applyOrphanReasoning}
 }
 
 func applyOrphanReasoning(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if !env.Policy.IsResponsesAPI() {
+	if !responsesOn(env) {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

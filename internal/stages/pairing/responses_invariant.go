@@ -21,11 +21,11 @@ const ResponsesInvariantName = "responses_invariant"
 // returns a *ReplayError and the job fails rather than send a replay the
 // API would reject. Repair counts are reported under this stage's name.
 func ResponsesInvariant() stage.Stage {
-	return stage.Stage{Name: ResponsesInvariantName, Apply: applyResponsesInvariant}
+	return stage.Stage{Name: ResponsesInvariantName, On: responsesOn, Adds: syntheticResult, Apply: applyResponsesInvariant}
 }
 
 func applyResponsesInvariant(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if !env.Policy.IsResponsesAPI() {
+	if !responsesOn(env) {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

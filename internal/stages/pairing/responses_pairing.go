@@ -17,11 +17,15 @@ const ResponsesPairingName = "responses_pairing"
 // because the Responses invariant (spec §3.15) requires every call to be
 // answered. Counts are reported as ToolResultPairing's, under this name.
 func ResponsesPairing() stage.Stage {
-	return stage.Stage{Name: ResponsesPairingName, Apply: applyResponsesPairing}
+	return stage.Stage{Name: ResponsesPairingName, On: responsesOn, Needs: pairingNeeds, Adds: syntheticResult, Apply: applyResponsesPairing}
 }
 
+// responsesOn is the guard of the OpenAI Responses family's rules: the
+// target is of that family.
+func responsesOn(env *stage.Env) bool { return env.Policy.IsResponsesAPI() }
+
 func applyResponsesPairing(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if !env.Policy.IsResponsesAPI() {
+	if !responsesOn(env) {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

@@ -8,6 +8,14 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
+// pairingNeeds are what the pairing repair reads: tool calls and tool
+// results.
+const pairingNeeds = transcript.FactToolCall | transcript.FactToolResult
+
+// syntheticResult is what the pairing repair may bring into a job: a
+// synthetic tool result, with its details.
+const syntheticResult = transcript.FactToolResult | transcript.FactDetails
+
 // ToolResultPairingName is the report key and metric label of ToolResultPairing.
 const ToolResultPairingName = "tool_result_pairing"
 
@@ -36,11 +44,18 @@ const ToolResultPairingName = "tool_result_pairing"
 // name: synthetic, moved, orphan, duplicate, synthetic_replaced,
 // failed_turn, failed_turn_result, renamed, adopted, null_dropped.
 func ToolResultPairing() stage.Stage {
-	return stage.Stage{Name: ToolResultPairingName, Apply: applyToolResultPairing}
+	return stage.Stage{Name: ToolResultPairingName, On: pairingOn, Needs: pairingNeeds, Adds: syntheticResult, Apply: applyToolResultPairing}
+}
+
+// pairingOn is the guard of the tool-result pairing repair: the policy
+// repairs pairing, and the target is not of the Responses family (whose
+// own rules pair).
+func pairingOn(env *stage.Env) bool {
+	return !env.Policy.IsResponsesAPI() && env.Policy.RepairToolUseResultPairing
 }
 
 func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	if env.Policy.IsResponsesAPI() || !env.Policy.RepairToolUseResultPairing {
+	if !pairingOn(env) {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {

@@ -25,8 +25,73 @@ import (
 // second run over its own output changes nothing. An error means a bug or a
 // cancelled context, never bad input: bad input is repaired, not rejected.
 type Stage struct {
-	Name  string // metric label and report key; a fixed, bounded set
+	Name string // metric label and report key; a fixed, bounded set
+	// Needs declares what the rule reads: in a job whose messages hold
+	// none of these facts (transcript.Facts) it changes, reports and
+	// refuses nothing, whatever the policy, so the runner skips it
+	// (Skipper). Zero: the rule always runs.
+	Needs transcript.Facts
+	// Adds declares the facts some rule Needs that the rule may bring
+	// into a job that lacked them (a synthetic tool result, a document
+	// made of an image): the runner adds them to the job's facts after
+	// the rule ran.
+	Adds transcript.Facts
+	// On, when set, is the rule's own policy guard (the test its Apply
+	// starts with): false means the job's policy and settings leave the
+	// rule nothing to do, so the runner skips it before its instruments.
+	// Nil: the rule decides inside Apply.
+	On    func(env *Env) bool
 	Apply func(ctx context.Context, t *transcript.Transcript, env *Env) error
+}
+
+// Skipper decides, rule by rule along a chain, which rules a job skips: a
+// rule whose guard (On) is off for the job, or that declared Needs the
+// job's facts hold none of. It reads the
+// job's facts (Transcript.Facts) once, when the first rule that declared
+// Needs asks, and then keeps a superset of them: the rules that run can
+// only remove what the job held, or add what they declare (Adds). The zero
+// Skipper is ready; one Skipper serves one job's chain.
+type Skipper struct {
+	facts transcript.Facts
+	known bool
+}
+
+// Skip reports whether rule s has nothing to do in t: its guard (On) says
+// so, or t lacks what it Needs. When it returns false the caller runs s.
+// env.RunAll skips nothing.
+func (k *Skipper) Skip(s *Stage, t *transcript.Transcript, env *Env) bool {
+	if env.RunAll {
+		return false
+	}
+	if s.On != nil && !s.On(env) {
+		return true
+	}
+	if s.Needs != 0 {
+		if !k.known {
+			k.facts, k.known = t.Facts(), true
+		}
+		if k.facts&s.Needs == 0 {
+			return true
+		}
+	}
+	k.facts |= s.Adds
+	return false
+}
+
+// Run applies the rules of chain to t in order, each unless its Skipper
+// skips it, and returns the first error: the chain as the pipeline runs
+// it, without the pipeline's instruments.
+func Run(ctx context.Context, chain []Stage, t *transcript.Transcript, env *Env) error {
+	var k Skipper
+	for i := range chain {
+		if k.Skip(&chain[i], t, env) {
+			continue
+		}
+		if err := chain[i].Apply(ctx, t, env); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Env is what a stage may read besides the transcript.
@@ -50,6 +115,9 @@ type Env struct {
 	// history into chunks that run in parallel (package fanout); nil runs
 	// every rule sequentially.
 	Fanout Fanout
+	// RunAll makes the runner run every rule, what it Needs ignored: the
+	// output must be the same, which the tests check by flipping it.
+	RunAll bool
 }
 
 // Fanout runs the chunks of one job's work in parallel, within bounds the

@@ -51,7 +51,8 @@ func (c Case) Apply(tb testing.TB, messagesJSON string, stages ...stage.Stage) R
 	return res
 }
 
-// Run runs the stages in order over messagesJSON and returns the result,
+// Run runs the stages in order over messagesJSON (stage.Run: a stage whose
+// Needs the messages lack is skipped) and returns the result,
 // or the first error a stage returned (a *stage.Reject for a refusal).
 func (c Case) Run(messagesJSON []byte, stages ...stage.Stage) (Result, error) {
 	t, err := transcript.FromMessages(messagesJSON, transcript.Target(c.Target))
@@ -60,10 +61,8 @@ func (c Case) Run(messagesJSON []byte, stages ...stage.Stage) (Result, error) {
 	}
 	t.CustomEntries = c.CustomEntries
 	env := &stage.Env{Policy: policy.Resolve(c.Target), Settings: c.Settings, Report: stage.NewReport(), ModelChanged: c.ModelChanged, Budget: c.Budget}
-	for _, s := range stages {
-		if err := s.Apply(context.Background(), t, env); err != nil {
-			return Result{}, err
-		}
+	if err := stage.Run(context.Background(), stages, t, env); err != nil {
+		return Result{}, err
 	}
 	return Result{Transcript: t, Report: env.Report, Env: env, JSON: t.MessagesJSON()}, nil
 }

@@ -15,7 +15,7 @@ const detailsStage = "strip_details"
 // synthetic-result provenance) that is never sent to a provider. Nothing else
 // changes; a history without details is left untouched.
 func StripDetails() stage.Stage {
-	return stage.Stage{Name: detailsStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: detailsStage, Needs: transcript.FactDetails, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
 		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) detailsCount {
 			var c detailsCount

@@ -15,6 +15,10 @@ const (
 	idsEarlyStage = "tool_call_ids_early"
 )
 
+// idSites are what the id rules read: the ids of tool calls and tool
+// results.
+const idSites = transcript.FactToolCall | transcript.FactToolResult
+
 // ToolCallIDs returns the tool-call id rule (spec §3.6, newer build; §4 step 11).
 //
 // When the policy sets SanitizeToolCallIDs and a ToolCallIDMode, it rewrites
@@ -51,7 +55,7 @@ const (
 //
 // A history that needs no change is left untouched.
 func ToolCallIDs() stage.Stage {
-	return stage.Stage{Name: idsStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: idsStage, Needs: idSites, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		p := env.Policy
 		switch {
 		case p.SanitizeToolCallIDs && p.ToolCallIDMode != policy.IDModeNone:
@@ -69,7 +73,7 @@ func ToolCallIDs() stage.Stage {
 // the OpenAI Responses family. Its output is a fixed point of ToolCallIDs,
 // so the later step 11 run changes nothing it already did.
 func ToolCallIDsInImagePass() stage.Stage {
-	return stage.Stage{Name: idsEarlyStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: idsEarlyStage, Needs: idSites, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		p := env.Policy
 		if !p.SanitizeToolCallIDs || p.ToolCallIDMode == policy.IDModeNone || p.AllowProviderOwnedThinkingReplay() || p.IsResponsesAPI() {
 			return nil

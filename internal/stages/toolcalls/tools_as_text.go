@@ -41,8 +41,8 @@ const toolsAsTextStage = "tools_as_text"
 // shape (merging the user turns this makes adjacent) is ProviderTurns' job.
 // stopReason is left as it is: providers do not read it.
 func ToolsAsText() stage.Stage {
-	return stage.Stage{Name: toolsAsTextStage, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Settings.Request.NoToolsOffered() {
+	return stage.Stage{Name: toolsAsTextStage, On: toolsAsTextOn, Needs: transcript.FactToolCall | transcript.FactToolCallSnake | transcript.FactToolResult | transcript.FactOtherBlock, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !toolsAsTextOn(env) {
 			return nil
 		}
 		calls, results := 0, 0
@@ -198,3 +198,6 @@ func resultContent(raw []byte) (string, []*transcript.Block) {
 	}
 	return strings.Join(texts, "\n"), images
 }
+
+// toolsAsTextOn is the guard of the rule: the job offers no tools.
+func toolsAsTextOn(env *stage.Env) bool { return env.Settings.Request.NoToolsOffered() }

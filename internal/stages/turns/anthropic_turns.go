@@ -31,8 +31,8 @@ import (
 //     from the docs and gives no test for them.
 func AnthropicTurns() stage.Stage {
 	const name = "anthropic_turns"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Policy.ValidateAnthropicTurns {
+	return stage.Stage{Name: name, On: anthropicTurnsOn, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !anthropicTurnsOn(env) {
 			return nil
 		}
 		var changed, removed, n int
@@ -283,3 +283,7 @@ func omitToolCalls(m *transcript.Message) {
 		m.SetBlocks([]*transcript.Block{transcript.TextBlock(toolCallsOmitted)})
 	}
 }
+
+// anthropicTurnsOn is the guard of §3.12.2: the policy validates Anthropic
+// turns.
+func anthropicTurnsOn(env *stage.Env) bool { return env.Policy.ValidateAnthropicTurns }

@@ -15,8 +15,8 @@ import (
 // Assistants without a timestamp, or at or after T, are untouched.
 func CompactionStaleSignatures() stage.Stage {
 	const name = "compaction_stale_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Policy.SignedThinkingProvider() && !env.Policy.PreserveSignatures {
+	return stage.Stage{Name: name, On: signaturesOn, Needs: transcript.FactCompaction, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !signaturesOn(env) {
 			return nil
 		}
 		boundary, ok := latestCompaction(t.Messages)

@@ -17,8 +17,8 @@ import (
 // job contract, so the policy flag alone decides.
 func DropReasoningFromHistory() stage.Stage {
 	const name = "drop_reasoning_from_history"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Policy.DropReasoningFromHistory {
+	return stage.Stage{Name: name, On: dropReasoningOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !dropReasoningOn(env) {
 			return nil
 		}
 		keep := currentTurnToolCall(t.Messages)
@@ -33,3 +33,7 @@ func DropReasoningFromHistory() stage.Stage {
 		return nil
 	}}
 }
+
+// dropReasoningOn is the guard of §3.8.4: the policy drops reasoning from
+// history.
+func dropReasoningOn(env *stage.Env) bool { return env.Policy.DropReasoningFromHistory }

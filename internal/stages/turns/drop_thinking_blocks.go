@@ -14,8 +14,8 @@ import (
 // build's form). The latest assistant is kept verbatim, even thinking-only.
 func DropThinkingBlocks() stage.Stage {
 	const name = "drop_thinking_blocks"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Policy.DropThinkingBlocks {
+	return stage.Stage{Name: name, On: dropThinkingOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !dropThinkingOn(env) {
 			return nil
 		}
 		latest := latestArrayAssistant(t.Messages)
@@ -30,3 +30,6 @@ func DropThinkingBlocks() stage.Stage {
 		return nil
 	}}
 }
+
+// dropThinkingOn is the guard of §3.8.1: the policy drops thinking blocks.
+func dropThinkingOn(env *stage.Env) bool { return env.Policy.DropThinkingBlocks }

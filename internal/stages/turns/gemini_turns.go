@@ -16,8 +16,8 @@ import (
 // contributes a text block instead of nothing.
 func GeminiTurns() stage.Stage {
 	const name = "gemini_turns"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Policy.ValidateGeminiTurns {
+	return stage.Stage{Name: name, On: geminiTurnsOn, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !geminiTurnsOn(env) {
 			return nil
 		}
 		var n int
@@ -26,3 +26,6 @@ func GeminiTurns() stage.Stage {
 		return nil
 	}}
 }
+
+// geminiTurnsOn is the guard of §3.12.1: the policy validates Gemini turns.
+func geminiTurnsOn(env *stage.Env) bool { return env.Policy.ValidateGeminiTurns }

@@ -23,11 +23,11 @@ import (
 // twice in a job.
 func GoogleBootstrap() stage.Stage {
 	const name = "google_bootstrap"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		google := env.Policy.IsGoogleFamily()
-		if !google && !env.Policy.ApplyGoogleTurnOrdering {
+	return stage.Stage{Name: name, On: googleBootstrapOn, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !googleBootstrapOn(env) {
 			return nil
 		}
+		google := env.Policy.IsGoogleFamily()
 		if len(t.Messages) == 0 || t.Messages[0].Role() != transcript.RoleAssistant {
 			return nil
 		}
@@ -70,4 +70,10 @@ func hasCustomEntry(t *transcript.Transcript, customType string) bool {
 		}
 	}
 	return false
+}
+
+// googleBootstrapOn is the guard of §3.11: a Google target, or a policy
+// that applies Google's turn ordering.
+func googleBootstrapOn(env *stage.Env) bool {
+	return env.Policy.IsGoogleFamily() || env.Policy.ApplyGoogleTurnOrdering
 }

@@ -21,7 +21,7 @@ import (
 // ones count as absent.
 func InterSessionMarker() stage.Stage {
 	const name = "inter_session_marker"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactProvenance, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		n := 0
 		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) int {
 			annotated := 0

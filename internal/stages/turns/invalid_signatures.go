@@ -27,8 +27,8 @@ import (
 // after it and no other assistant sits between it and the preceding user).
 func InvalidSignatures() stage.Stage {
 	const name = "invalid_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Policy.SignedThinkingProvider() && !env.Policy.PreserveSignatures {
+	return stage.Stage{Name: name, On: signaturesOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !signaturesOn(env) {
 			return nil
 		}
 		latest := latestArrayAssistant(t.Messages)
@@ -82,4 +82,10 @@ func lastWithRole(msgs []*transcript.Message) int {
 		}
 	}
 	return -1
+}
+
+// signaturesOn is the guard of the signature rules (§3.4.2, §3.4.3): the
+// target signs its thinking, or the policy preserves signatures.
+func signaturesOn(env *stage.Env) bool {
+	return env.Policy.SignedThinkingProvider() || env.Policy.PreserveSignatures
 }

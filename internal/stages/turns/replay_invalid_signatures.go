@@ -15,8 +15,8 @@ import (
 // exemption, and no provider guard: the retry asked for it.
 func ReplayInvalidSignatures() stage.Stage {
 	const name = "replay_invalid_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if !env.Settings.Request.ReplayInvalid || env.Policy.DropThinkingBlocks {
+	return stage.Stage{Name: name, On: replayInvalidOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !replayInvalidOn(env) {
 			return nil
 		}
 		n := 0
@@ -28,4 +28,10 @@ func ReplayInvalidSignatures() stage.Stage {
 		env.Report.Add(name, "stripped", n)
 		return nil
 	}}
+}
+
+// replayInvalidOn is the guard of §3.4.1: the job asks to replay invalid
+// signatures, and the policy keeps thinking.
+func replayInvalidOn(env *stage.Env) bool {
+	return env.Settings.Request.ReplayInvalid && !env.Policy.DropThinkingBlocks
 }

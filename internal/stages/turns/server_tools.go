@@ -52,7 +52,7 @@ const (
 // by §3.2 in the same pass.
 func ServerTools() stage.Stage {
 	const name = "server_tools"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactOtherBlock, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		keep := env.Policy.API == "anthropic-messages" && !env.Settings.Request.NoToolsOffered()
 		var c serverToolCounts
 		for _, m := range t.Messages {

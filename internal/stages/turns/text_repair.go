@@ -26,7 +26,7 @@ import (
 // changed, "signed_thinking_dropped" the signed blocks dropped.
 func TextRepair() stage.Stage {
 	const name = "text_repair"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactInvalidText, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		repaired, messages, dropped := 0, 0, 0
 		for _, m := range t.Messages {
 			if !m.HasInvalidText() {

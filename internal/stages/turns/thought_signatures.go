@@ -23,8 +23,8 @@ import (
 // never a Gemini signature.
 func ThoughtSignatures() stage.Stage {
 	const name = "thought_signatures"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		if env.Policy.PreserveSignatures {
+	return stage.Stage{Name: name, On: thoughtSignaturesOn, Needs: transcript.FactAssistant, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !thoughtSignaturesOn(env) {
 			return nil
 		}
 		opts := env.Policy.SanitizeThoughtSignatures
@@ -116,3 +116,7 @@ func isStrictBase64(s string) bool {
 	}
 	return enc.EncodeToString(decoded) == core
 }
+
+// thoughtSignaturesOn is the guard of the §3.9 strip: the policy does not
+// preserve signatures.
+func thoughtSignaturesOn(env *stage.Env) bool { return !env.Policy.PreserveSignatures }

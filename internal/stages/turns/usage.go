@@ -26,7 +26,7 @@ const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalToke
 //     their places; a usage that already has these values is not touched.
 func Usage() stage.Stage {
 	const name = "usage"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: name, Needs: transcript.FactAssistant, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		comp := compactionOf(t.Messages)
 		var sum usageCounts
 		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) usageCounts {

@@ -1,0 +1,77 @@
+package transcript_test
+
+import (
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/sessiongen"
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// TestFactsAtDecodeMatchAReading: the facts the decode records of every
+// message (from its tape entry) are the facts read from the message's
+// members and blocks, over realistic histories of every API family and
+// generated ones with every kind of damage, images and invalid text
+// included.
+func TestFactsAtDecodeMatchAReading(t *testing.T) {
+	var inputs [][]byte
+	for i, tg := range sessiongen.RealAPIs {
+		inputs = append(inputs, sessiongen.RealShapes(sessiongen.RealConfig{Seed: uint64(i), Target: tg, Turns: 5, Foreign: true,
+			StandIns: true, ExtraRoles: true}).History())
+	}
+	for seed := range uint64(4) {
+		inputs = append(inputs, sessiongen.New(sessiongen.Config{Seed: seed, Messages: 60, ToolCallDensity: 0.7, Damage: sessiongen.Heavy(),
+			Images: 1, ImageWidth: 32, ImageHeight: 32, RealLengthIDs: true}).History())
+	}
+	inputs = append(inputs, []byte(`[null,"x",{"role":"user","content":[null,{"type":"document","text":"t"},{"type":"tool_use"},{"type":"x"},{}]},`+
+		`{"role":"tool","details":1,"provenance":{},"content":"\ud800"},{"role":"compactionSummary"},{"role":"assistant","content":[{"type":"redacted_thinking"}]},`+
+		`{"role":"assistant","content":[{"type":"functionCall"},{"type":"video"},{"type":"image"}]},{"role":7,"content":[{"type":7}]}]`))
+	union := transcript.Facts(0)
+	for i, input := range inputs {
+		tr, err := transcript.FromMessages(input, transcript.Target{Provider: "anthropic", API: "anthropic-messages"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, m := range tr.Messages {
+			if got, want := m.Facts(), transcript.ReadFacts(m); got != want {
+				t.Fatalf("input %d, message %d: decode recorded %b, a reading gives %b: %s", i, j, got, want, m.Raw())
+			}
+			union |= m.Facts()
+		}
+	}
+	if all := transcript.FactInvalidText<<1 - 1; union != all {
+		t.Fatalf("the inputs hold facts %b of %b: the test does not see every fact", union, all)
+	}
+}
+
+// TestFactsFollowEdits: a job's facts are what its messages hold as
+// edited: a block a rule adds, replaces or edits, a member it deletes, a
+// message it builds or removes.
+func TestFactsFollowEdits(t *testing.T) {
+	tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":"hi","details":{}},{"role":"assistant","content":[{"type":"text","text":"yo"}]}]`),
+		transcript.Target{Provider: "anthropic", API: "anthropic-messages"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, want transcript.Facts) {
+		t.Helper()
+		if got := tr.Facts(); got != want {
+			t.Fatalf("%s: facts %b, want %b", step, got, want)
+		}
+	}
+	base := transcript.FactUser | transcript.FactAssistant | transcript.FactText
+	check("as decoded", base|transcript.FactDetails)
+	tr.Messages[0].Delete("details")
+	check("details deleted", base)
+	blocks, _ := tr.Messages[1].Blocks()
+	tr.Messages[1].SetBlocks(append(blocks, transcript.NewBlock(transcript.Field{Key: "type", Value: transcript.JSONString("image")})))
+	check("an image added", base|transcript.FactImage)
+	blocks, _ = tr.Messages[1].Blocks()
+	blocks[0].SetString("type", "thinking")
+	check("a block's type edited", transcript.FactUser|transcript.FactAssistant|transcript.FactImage|transcript.FactThinking)
+	tr.Messages = append(tr.Messages, transcript.NewMessage(transcript.Field{Key: "role", Value: transcript.JSONString("toolResult")}))
+	check("a result built", transcript.FactUser|transcript.FactAssistant|transcript.FactImage|transcript.FactThinking|transcript.FactToolResult)
+	tr.Messages = tr.Messages[:1]
+	check("messages removed", transcript.FactUser)
+	tr.Messages[0].SetContentString("still text")
+	check("content rewritten", transcript.FactUser)
+}
