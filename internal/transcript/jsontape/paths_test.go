@@ -119,6 +119,17 @@ func TestScanPathsAgree(t *testing.T) {
 			}
 		}
 	}
+	// Runs of backslashes of every length ending at every position around
+	// a block's end: the escape carry from one block to the next.
+	for run := 1; run <= 5; run++ {
+		for at := 56; at <= 136; at++ {
+			for _, after := range []string{`"`, `n`, `u00e9`, `ud800`, "\x01", `x`} {
+				body := strings.Repeat("a", max(0, at-run)) + strings.Repeat(`\`, run) + after + "b"
+				checkPaths(t, []byte(`"`+body+`"`))
+				checkPaths(t, []byte(`{"k":"`+body+`","v":"x"}`))
+			}
+		}
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []string{"a", "Z", " ", `"`, `\`, `\n`, `\u0041`, "é", "中", "\xff", "\x01", "{", "}", "[", "]", ":", ","}
 	for range 3000 {
@@ -159,7 +170,8 @@ func TestPlainRunPaths(t *testing.T) {
 // against encoding/json's validity and string decoding.
 func FuzzScanPaths(f *testing.F) {
 	for _, s := range []string{`"a\"b"`, `"\ud83d\ude00 é"`, `"\ud800"`, "\"\xff\xfe\"", `[{"role":"user","content":"hi"}]`,
-		`{"a":[1,2,{"b":"` + strings.Repeat("x", 100) + `\n"}]}`, `"` + strings.Repeat("é", 40) + `"`} {
+		`{"a":[1,2,{"b":"` + strings.Repeat("x", 100) + `\n"}]}`, `"` + strings.Repeat("é", 40) + `"`,
+		`{"k":"` + strings.Repeat("y", 58) + `\\\\\"\\","n":"\u00e9\t"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkPaths(t, data) })
@@ -170,6 +182,7 @@ func FuzzScanPaths(f *testing.F) {
 func FuzzScanPathsString(f *testing.F) {
 	f.Add([]byte(strings.Repeat("abc", 30) + `\"` + strings.Repeat("é", 30)))
 	f.Add([]byte("\x00" + strings.Repeat("z", 70)))
+	f.Add([]byte(strings.Repeat("q", 61) + `\\\"\\\\\u0041` + strings.Repeat("é", 30)))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkPaths(t, []byte(fmt.Sprintf(`"%s"`, body)))
 	})

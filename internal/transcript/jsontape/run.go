@@ -16,3 +16,11 @@ func plainRun(data []byte, i int) int { return plainRunWords(data, i) }
 // utf8Run steps over the bytes of 0x80 and above at i inside a string, and
 // reports whether they held invalid UTF-8: here one sequence at a time.
 func utf8Run(data []byte, i int) (int, bool) { return utf8Rune(data, i) }
+
+// blockIndex is the structural index of a block of the input: this build
+// has none (see index_simd.go).
+type blockIndex struct{}
+
+// strBlocks is str on the structural index: this build has none, and
+// reads every string in str.
+func (s *scanner) strBlocks(int) (int, bool) { return 0, false }

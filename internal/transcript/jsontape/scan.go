@@ -19,6 +19,9 @@ type scanner struct {
 	// escape: the tape records it, so a reader of a plain string never
 	// looks for a backslash.
 	escaped bool
+	// ix is the structural index of the block of the input read last
+	// (index_simd.go; empty in a build without vectors).
+	ix blockIndex
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.
@@ -170,10 +173,17 @@ var plainStringByte = func() (t [256]bool) {
 // str validates the string starting at the quote at i and returns the index
 // past its closing quote. A string with invalid UTF-8 or a lone surrogate
 // escape is valid JSON text to this scanner; it is counted in invalidText.
-// Plain bytes are stepped over a word or a vector at a time (plainRun),
-// and UTF-8 is validated as it is met (utf8Run), so no string is read
-// twice.
+// On vectors a string is read from the structural index (strBlocks); one
+// that holds an error or a surrogate escape, and every string of the
+// scalar scan, is read here: plain bytes are stepped over a word or a
+// vector at a time (plainRun), and UTF-8 is validated as it is met
+// (utf8Run), so no string is read twice.
 func (s *scanner) str(i int) (int, error) {
+	if vectorScan {
+		if end, ok := s.strBlocks(i); ok {
+			return end, nil
+		}
+	}
 	start := i
 	i++
 	badUTF8 := false
