@@ -11,14 +11,19 @@
 // the tape and writes untouched values as their input bytes. The arrays
 // are reused across jobs from a pool (Tape.Release, MaxPooledBytes).
 //
-// The scan steps over a string's plain bytes in two ways, which give the
-// same results byte for byte (TestScanPathsAgree, FuzzScanPaths): eight
-// bytes a step in scalar Go (words.go), or, built with GOEXPERIMENT=simd
-// on amd64 and run on a CPU with AVX2, 64-byte blocks of vector compares
-// with simd/archsimd, a bitmask of the block's quotes, backslashes and
-// control bytes (run_simd.go), with UTF-8 checked a run at a time. The
-// image and the release binary are built with the experiment; a plain
-// build runs the scalar scan.
+// The scan reads strings in two ways, which give the same results byte
+// for byte (TestScanPathsAgree, FuzzScanPaths): a byte at a time with
+// plain bytes eight a step in scalar Go (words.go), or, built with
+// GOEXPERIMENT=simd on amd64 and run on a CPU with AVX2, from a
+// structural index (index_simd.go): per 64-byte block, vector compares
+// with simd/archsimd give bitmasks of its quotes, backslashes, control
+// bytes and bytes of 0x80 and above, the backslash runs give the escaped
+// bytes (carried from block to block), and a string's end is its first
+// quote not escaped, its checks the bits below it, with UTF-8 validated
+// from its first byte of 0x80 and above. A string with an error or a
+// surrogate escape is read a byte at a time on both, so the errors are
+// the same. The image and the release binary are built with the
+// experiment; a plain build runs the scalar scan.
 //
 // It imports only the standard library.
 //

@@ -138,6 +138,9 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 		base += 64
 		live = ^uint64(0)
+		if carry == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
+			base = plainRunBlocks(data, base) &^ 63
+		}
 	}
 	return 0, false
 }
