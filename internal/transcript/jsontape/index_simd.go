@@ -29,6 +29,11 @@ type blockIndex struct {
 	quote, backslash, ctrl, high uint64
 }
 
+// blockCache is the scanner's index of the block it read last.
+type blockCache struct {
+	ix blockIndex
+}
+
 // block returns the index of the block at base, reading it unless it is
 // the one read last.
 func (s *scanner) block(base int) *blockIndex {

@@ -17,9 +17,11 @@ func plainRun(data []byte, i int) int { return plainRunWords(data, i) }
 // reports whether they held invalid UTF-8: here one sequence at a time.
 func utf8Run(data []byte, i int) (int, bool) { return utf8Rune(data, i) }
 
-// blockIndex is the structural index of a block of the input: this build
-// has none (see index_simd.go).
-type blockIndex struct{}
+// blockCache is the scanner's structural index of the block read last:
+// this build has none (see index_simd.go).
+//
+//lint:ignore U1000 the scanner's field of this type is empty here
+type blockCache struct{}
 
 // strBlocks is str on the structural index: this build has none, and
 // reads every string in str.

@@ -19,9 +19,9 @@ type scanner struct {
 	// escape: the tape records it, so a reader of a plain string never
 	// looks for a backslash.
 	escaped bool
-	// ix is the structural index of the block of the input read last
-	// (index_simd.go; empty in a build without vectors).
-	ix blockIndex
+	// blockCache holds the structural index of the block of the input read
+	// last (index_simd.go; empty in a build without vectors).
+	blockCache //lint:ignore U1000 a build without vectors (run.go) has an empty one that nothing reads
 }
 
 // syntaxError is a JSON syntax error at a byte offset of the scanned text.
