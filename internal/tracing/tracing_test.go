@@ -11,6 +11,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/pipeline/pipelinetest"
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
@@ -20,20 +21,22 @@ const (
 )
 
 // newTraced is the real processor wrapped in the job span, recording into
-// an in-memory exporter.
-func newTraced(t *testing.T) (Processor, *tracetest.InMemoryExporter, int) {
+// an in-memory exporter, and the processor's rule chain.
+func newTraced(t *testing.T) (Processor, *tracetest.InMemoryExporter, []stage.Stage) {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	proc, chain := pipelinetest.Processor(t, config.Default())
-	return Processor{Next: proc, Tracer: tp.Tracer("test")}, exp, len(chain)
+	return Processor{Next: proc, Tracer: tp.Tracer("test")}, exp, chain
 }
 
 // A job with a traceparent gets a span in that trace, child of the
-// caller's span, and one child span per stage.
+// caller's span, and one child span per stage it ran: a rule the runner
+// skips (stage.Skipper: its guard is off, or the job lacks what it Needs)
+// has none, and a rule that declares neither always runs.
 func TestJobSpanJoinsTheRecordsTraceWithAChildPerStage(t *testing.T) {
-	p, exp, stageCount := newTraced(t)
+	p, exp, chain := newTraced(t)
 	job, err := os.ReadFile("../../examples/anthropic-damaged.json")
 	if err != nil {
 		t.Fatal(err)
@@ -66,17 +69,26 @@ func TestJobSpanJoinsTheRecordsTraceWithAChildPerStage(t *testing.T) {
 	if jobSpan.SpanKind != trace.SpanKindConsumer {
 		t.Errorf("job span kind %v", jobSpan.SpanKind)
 	}
-	children := 0
+	spanned := map[string]int{}
 	for _, s := range spans {
 		if s.Name != JobSpan {
 			if s.Parent.SpanID() != sc.SpanID() || s.SpanContext.TraceID() != sc.TraceID() {
 				t.Errorf("stage span %s is not a child of the job span", s.Name)
 			}
-			children++
+			spanned[s.Name]++
 		}
 	}
-	if children != stageCount {
-		t.Errorf("%d stage spans, want one per stage (%d)", children, stageCount)
+	inChain := map[string]bool{}
+	for _, st := range chain {
+		inChain[st.Name] = true
+		if always := st.Needs == 0 && st.On == nil; always && spanned[st.Name] != 1 {
+			t.Errorf("rule %s always runs: %d spans, want 1", st.Name, spanned[st.Name])
+		}
+	}
+	for name, n := range spanned {
+		if !inChain[name] || n != 1 {
+			t.Errorf("stage span %s: %d of them, in the chain %v; want one span per rule that ran", name, n, inChain[name])
+		}
 	}
 	attrs := map[string]string{}
 	for _, kv := range jobSpan.Attributes {
