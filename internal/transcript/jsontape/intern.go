@@ -22,93 +22,10 @@ var KeyNames = [...]string{"", "role", "content", "type", "text", "id", "name", 
 var _ = [64 - len(KeyNames)]struct{}{}
 
 // keyID returns the index of key in KeyNames, or 0.
-func keyID(key string) uint8 {
-	switch key {
-	case "role":
-		return 1
-	case "content":
-		return 2
-	case "type":
-		return 3
-	case "text":
-		return 4
-	case "id":
-		return 5
-	case "name":
-		return 6
-	case "data":
-		return 7
-	case "timestamp":
-		return 8
-	case "toolName":
-		return 9
-	case "toolCallId":
-		return 10
-	case "toolUseId":
-		return 11
-	case "tool_call_id":
-		return 12
-	case "tool_use_id":
-		return 13
-	case "callId":
-		return 14
-	case "call_id":
-		return 15
-	case "usage":
-		return 16
-	case "mimeType":
-		return 17
-	case "thinking":
-		return 18
-	case "thinkingSignature":
-		return 19
-	case "signature":
-		return 20
-	case "textSignature":
-		return 21
-	case "provider":
-		return 22
-	case "api":
-		return 23
-	case "model":
-		return 24
-	case "isError":
-		return 25
-	case "is_error":
-		return 26
-	case "details":
-		return 27
-	case "summary":
-		return 28
-	case "stopReason":
-		return 29
-	case "errorMessage":
-		return 30
-	case "input":
-		return 31
-	case "arguments":
-		return 32
-	case "partialJson":
-		return 33
-	case "cost":
-		return 34
-	case "redacted":
-		return 35
-	case "customType":
-		return 36
-	case "thought_signature":
-		return 37
-	case "provenance":
-		return 38
-	case "seq":
-		return 39
-	case "message":
-		return 40
-	case "responseId":
-		return 41
-	}
-	return 0
-}
+func keyID(key string) uint8 { return keyNames.index(key) }
+
+// keyNames finds a key's index in KeyNames with one hash and one compare.
+var keyNames = newNameTable(KeyNames[:])
 
 // KindValues are the roles and block types of spec §1.2 and §1.3 (legacy
 // aliases included) a tape records as a number (Node.KindValue); index 0
@@ -117,11 +34,59 @@ var KindValues = [...]string{"", "user", "assistant", "toolResult", "compactionS
 	"text", "image", "thinking", "redacted_thinking", "toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call", "video"}
 
 // kindValue returns the index of s in KindValues, or 0.
-func kindValue(s string) uint8 {
-	for i := 1; i < len(KindValues); i++ {
-		if KindValues[i] == s {
-			return uint8(i)
+func kindValue(s string) uint8 { return kindValues.index(s) }
+
+// kindValues finds a kind's index in KindValues with one hash and one
+// compare.
+var kindValues = newNameTable(KindValues[:])
+
+// A nameTable maps each of a short list of names (at most 255, index 0
+// unused) to its index by a perfect hash: a name's slot is a product of its
+// length and three of its bytes, and the multiplier is chosen when the
+// table is made so that no two names share a slot. A look-up is one hash,
+// one load and one string compare, where a switch or a loop over the names
+// compares several (keys and kinds are looked up once per member and
+// node of every history).
+type nameTable struct {
+	mult  uint32
+	slot  [256]uint8 // the index in names of the name whose hash is the slot, 0 for none
+	names []string
+}
+
+// newNameTable returns the table of names (names[0] is no name). It tries
+// multipliers in a fixed order, so the table is the same on every run, and
+// panics when none of them separates the names (a list too long for 256
+// slots; the tests build every table).
+func newNameTable(names []string) *nameTable {
+	t := &nameTable{names: names}
+next:
+	for mult := uint32(0x9e3779b1); mult != 0x9e3779b1+2*100000; mult += 2 {
+		t.mult, t.slot = mult, [256]uint8{}
+		for i := 1; i < len(names); i++ {
+			h := t.hash(names[i])
+			if t.slot[h] != 0 {
+				continue next
+			}
+			t.slot[h] = uint8(i)
 		}
+		return t
+	}
+	panic("jsontape: no multiplier separates the names")
+}
+
+// hash returns s's slot; s is not empty.
+func (t *nameTable) hash(s string) uint8 {
+	n := len(s)
+	return uint8((uint32(n)<<24 | uint32(s[0])<<16 | uint32(s[n/2])<<8 | uint32(s[n-1])) * t.mult >> 24)
+}
+
+// index returns the index of s in the table's names, or 0.
+func (t *nameTable) index(s string) uint8 {
+	if len(s) == 0 {
+		return 0
+	}
+	if i := t.slot[t.hash(s)]; i != 0 && t.names[i] == s {
+		return i
 	}
 	return 0
 }

@@ -1,0 +1,69 @@
+package jsontape
+
+import (
+	"slices"
+	"testing"
+)
+
+// linearIndex is the definition the name tables must agree with: the
+// index of s in names, or 0.
+func linearIndex(names []string, s string) uint8 {
+	if i := slices.Index(names[1:], s); i >= 0 {
+		return uint8(i + 1)
+	}
+	return 0
+}
+
+// TestNameTables: every key and kind is found at its index, and names
+// that share a slot's bytes with one (a prefix, a different middle, an
+// empty string, another case) are not.
+func TestNameTables(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		index func(string) uint8
+	}{{KeyNames[:], keyID}, {KindValues[:], kindValue}} {
+		for i, n := range tc.names[1:] {
+			if got := tc.index(n); got != uint8(i+1) {
+				t.Errorf("%q: index %d, want %d", n, got, i+1)
+			}
+			for _, other := range []string{n[:len(n)-1], n + "x", "x" + n, n[:len(n)/2] + "\x00" + n[len(n)/2+1:], string(rune(n[0]-32)) + n[1:]} {
+				if got, want := tc.index(other), linearIndex(tc.names, other); got != want {
+					t.Errorf("%q: index %d, want %d", other, got, want)
+				}
+			}
+		}
+		if got := tc.index(""); got != 0 {
+			t.Errorf(`"": index %d, want 0`, got)
+		}
+	}
+}
+
+// FuzzNameTables holds the perfect-hash look-ups to a linear search of
+// the names.
+func FuzzNameTables(f *testing.F) {
+	for _, n := range append(KeyNames[:], KindValues[:]...) {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := keyID(s), linearIndex(KeyNames[:], s); got != want {
+			t.Fatalf("keyID(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := kindValue(s), linearIndex(KindValues[:], s); got != want {
+			t.Fatalf("kindValue(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+// BenchmarkNameTables looks up every key once, and as many other member
+// names of real histories the tables do not hold.
+func BenchmarkNameTables(b *testing.B) {
+	others := []string{"cache_control", "source", "media_type", "tool_calls", "function", "finish_reason", "index", "logprobs", "refusal", "annotations", "cacheRead", "cacheWrite", "totalTokens", "output", "parentId", "cwd"}
+	for b.Loop() {
+		for _, n := range KeyNames[1:] {
+			keyID(n)
+		}
+		for _, n := range others {
+			keyID(n)
+		}
+	}
+}
