@@ -97,7 +97,8 @@ func readN(t *testing.T, b broker, topic string, n int) []transport.Record {
 // The traceparent and tracestate of a job record reach its ready record or
 // dead letter through the real broker, and the job's spans are in the
 // record's trace: the job span a child of the producer's span, one stage
-// span per stage under it.
+// span per stage the job ran under it (a rule the runner skips has none;
+// a rule that declares neither Needs nor On always runs).
 func TestTraceContextPropagates(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b broker) {
 		tp := newTopics(t, b)
@@ -133,7 +134,8 @@ func TestTraceContextPropagates(t *testing.T) {
 				t.Errorf("%s on %s: traceparent %q tracestate %q, want %q and %q", id, rec.Topic, got, state, parent[id], "acme="+id)
 			}
 		}
-		jobSpans, stageSpans := 0, 0
+		jobSpans := 0
+		stageSpans := map[string]map[string]int{} // trace -> stage -> spans
 		for _, s := range exp.GetSpans() {
 			if s.Name == tracing.JobSpan {
 				jobSpans++
@@ -146,11 +148,26 @@ func TestTraceContextPropagates(t *testing.T) {
 					t.Errorf("job span %s is not parented on any job's traceparent", want)
 				}
 			} else {
-				stageSpans++
+				trace := s.SpanContext.TraceID().String()
+				if stageSpans[trace] == nil {
+					stageSpans[trace] = map[string]int{}
+				}
+				stageSpans[trace][s.Name]++
 			}
 		}
-		if jobSpans != 4 || stageSpans < 3*len(chain) {
-			t.Errorf("%d job spans and %d stage spans, want 4 and one per stage of each good job", jobSpans, stageSpans)
+		if jobSpans != 4 || len(stageSpans) != 3 {
+			t.Errorf("%d job spans and stage spans in %d traces, want 4 and the 3 good jobs'", jobSpans, len(stageSpans))
+		}
+		for trace, spans := range stageSpans {
+			for _, st := range chain {
+				if n := spans[st.Name]; n > 1 || (n == 0 && st.Needs == 0 && st.On == nil) {
+					t.Errorf("trace %s: %d spans of stage %s, want one per stage the job ran", trace, n, st.Name)
+				}
+				delete(spans, st.Name)
+			}
+			if len(spans) > 0 {
+				t.Errorf("trace %s: stage spans %v not of the chain", trace, spans)
+			}
 		}
 	})
 }
