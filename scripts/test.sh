@@ -91,6 +91,10 @@ log "worker audit examples/ --fail-on-drop"
 go run ./cmd/worker audit examples/ examples/*.json --fail-on-drop
 
 go test -race -timeout 45m "$@" ./...
+# Allocation bounds, without the race detector, whose instrumentation
+# changes allocation counts (the tests skip themselves under -race).
+log "allocation bounds without the race detector"
+go test -timeout 10m -run '^TestProcessSmallJobAllocs$' "$@" ./internal/pipeline
 # The same packages' tests with the vector string scan the image is built
 # with (GOEXPERIMENT=simd: internal/transcript/jsontape/run_simd.go): the
 # codec's own tests compare the two scans, and the golden files of the
