@@ -27,6 +27,9 @@ import (
 type blockIndex struct {
 	at                           int // base+1; 0 before the first block is read
 	quote, backslash, ctrl, high uint64
+	// stop has the bits of backslash, ctrl and high: a string whose bytes
+	// have none of them is plain, and ends at its first quote.
+	stop uint64
 }
 
 // blockCache is the scanner's index of the block it read last.
@@ -68,6 +71,7 @@ func (x *blockIndex) read(data []byte, base int) {
 	// byte of 0x80 and above is negative.
 	x.ctrl = bits64(lo.Min(control).Equal(lo), hi.Min(control).Equal(hi))
 	x.high = bits64(lo.AsInt8x32().Less(zero), hi.AsInt8x32().Less(zero)) & valid
+	x.stop = x.backslash | x.ctrl | x.high
 	archsimd.ClearAVXUpperBits()
 }
 
@@ -102,7 +106,26 @@ func escapedBytes(backslash, carry uint64) (escaped, next uint64) {
 // counts invalid UTF-8 as str does. Otherwise it returns false and leaves
 // s as it was, and str reads the string a byte at a time, which gives the
 // error at the byte where it is, or counts the lone surrogates.
+//
+// A string that ends in the block read last, with no escape, control byte
+// or byte of 0x80 and above, as most keys and short values are, is read
+// from that block's index here, in code small enough to be inlined into
+// str; any other string in strBlocksLong.
 func (s *scanner) strBlocks(i int) (int, bool) {
+	p := i + 1
+	if x := &s.ix; x.at == p&^63+1 {
+		live := ^uint64(0) << (p & 63)
+		if q := x.quote & live; q != 0 && x.stop&live&(q&-q-1) == 0 {
+			s.escaped = false
+			return p&^63 + bits.TrailingZeros64(q) + 1, true
+		}
+	}
+	return s.strBlocksLong(i)
+}
+
+// strBlocksLong is strBlocks for a string it cannot read from the block
+// read last alone.
+func (s *scanner) strBlocksLong(i int) (int, bool) {
 	data := s.data
 	p := i + 1
 	base := p &^ 63
