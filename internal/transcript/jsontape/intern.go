@@ -1,5 +1,7 @@
 package jsontape
 
+import "encoding/binary"
+
 // internKey returns the common member names as the program's own string
 // constants. Rules look members up by these names many times per message;
 // an interned key compares equal to the caller's literal without reading
@@ -17,6 +19,13 @@ func internKey(key string) string {
 // (Member.KeyID); index 0 is no name. Find compares these numbers, so a
 // lookup of a common member reads no input byte.
 var KeyNames = [...]string{"", "role", "content", "type", "text", "id", "name", "data", "timestamp", "toolName", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id", "usage", "mimeType", "thinking", "thinkingSignature", "signature", "textSignature", "provider", "api", "model", "isError", "is_error", "details", "summary", "stopReason", "errorMessage", "input", "arguments", "partialJson", "cost", "redacted", "customType", "thought_signature", "provenance", "seq", "message", "responseId"}
+
+// The KeyNames indexes the scan itself compares with (TestKeyNumbers).
+const (
+	keyRole    = 1
+	keyContent = 2
+	keyType    = 3
+)
 
 // Node.Keys has a bit per KeyNames entry.
 var _ = [64 - len(KeyNames)]struct{}{}
@@ -47,10 +56,20 @@ var kindValues = newNameTable(KindValues[:])
 // one load and one string compare, where a switch or a loop over the names
 // compares several (keys and kinds are looked up once per member and
 // node of every history).
+//
+// The scan looks a key up where it stands in the input (indexAt): a name
+// of up to 16 bytes is then compared as one or two words loaded from the
+// input, with no call.
 type nameTable struct {
 	mult  uint32
 	slot  [256]uint8 // the index in names of the name whose hash is the slot, 0 for none
 	names []string
+	// size and words are each name's length and its first and last
+	// eight bytes as little-endian words (a name shorter than eight: its
+	// bytes, zero above, and 0), by index: arrays of 256, so a look-up by
+	// a uint8 needs no bounds check.
+	size  [256]int
+	words [256][2]uint64
 }
 
 // newNameTable returns the table of names (names[0] is no name). It tries
@@ -59,6 +78,17 @@ type nameTable struct {
 // slots; the tests build every table).
 func newNameTable(names []string) *nameTable {
 	t := &nameTable{names: names}
+	for i, n := range names {
+		t.size[i] = len(n)
+		var w [16]byte
+		if len(n) < 8 {
+			copy(w[:], n)
+		} else {
+			copy(w[:8], n)
+			copy(w[8:], n[len(n)-8:]) // a name over 16 bytes is compared as a string
+		}
+		t.words[i] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
+	}
 next:
 	for mult := uint32(0x9e3779b1); mult != 0x9e3779b1+2*100000; mult += 2 {
 		t.mult, t.slot = mult, [256]uint8{}
@@ -75,9 +105,12 @@ next:
 }
 
 // hash returns s's slot; s is not empty.
-func (t *nameTable) hash(s string) uint8 {
-	n := len(s)
-	return uint8((uint32(n)<<24 | uint32(s[0])<<16 | uint32(s[n/2])<<8 | uint32(s[n-1])) * t.mult >> 24)
+func (t *nameTable) hash(s string) uint8 { return t.hashOf(len(s), s[0], s[len(s)/2], s[len(s)-1]) }
+
+// hashOf returns the slot of a name of n bytes whose first, middle (at
+// n/2) and last bytes are these.
+func (t *nameTable) hashOf(n int, first, middle, last byte) uint8 {
+	return uint8((uint32(n)<<24 | uint32(first)<<16 | uint32(middle)<<8 | uint32(last)) * t.mult >> 24)
 }
 
 // index returns the index of s in the table's names, or 0.
@@ -86,6 +119,40 @@ func (t *nameTable) index(s string) uint8 {
 		return 0
 	}
 	if i := t.slot[t.hash(s)]; i != 0 && t.names[i] == s {
+		return i
+	}
+	return 0
+}
+
+// indexAt returns the index of the name data[start:end] in the table's
+// names, or 0, as index does. A name of eight to 16 bytes is compared as
+// its first and last words, one shorter as the word at start with the
+// bytes past end masked off (when data holds eight bytes from start; the
+// scan's keys are followed by at least their closing quote).
+func (t *nameTable) indexAt(data []byte, start, end int) uint8 {
+	name := data[start:end]
+	n := len(name)
+	if n == 0 {
+		return 0
+	}
+	i := t.slot[t.hashOf(n, name[0], name[n/2], name[n-1])]
+	if i == 0 || t.size[i] != n {
+		return 0
+	}
+	w := &t.words[i]
+	switch {
+	case n >= 8 && n <= 16:
+		if binary.LittleEndian.Uint64(data[start:]) == w[0] && binary.LittleEndian.Uint64(data[end-8:]) == w[1] {
+			return i
+		}
+		return 0
+	case n < 8 && start+8 <= len(data):
+		if binary.LittleEndian.Uint64(data[start:])&(1<<(8*n)-1) == w[0] {
+			return i
+		}
+		return 0
+	}
+	if string(name) == t.names[i] {
 		return i
 	}
 	return 0

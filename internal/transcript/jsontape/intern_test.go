@@ -2,6 +2,7 @@ package jsontape
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,52 @@ func TestNameTables(t *testing.T) {
 	}
 }
 
+// checkIndexAt holds nameTable.indexAt, the look-up of a name where it
+// stands in the input, to a linear search: s at the end of the data
+// (nothing to load past it), before a closing quote, and before other
+// bytes.
+func checkIndexAt(t *testing.T, s string) {
+	t.Helper()
+	for _, tc := range []struct {
+		table *nameTable
+		names []string
+	}{{keyNames, KeyNames[:]}, {kindValues, KindValues[:]}} {
+		want := linearIndex(tc.names, s)
+		for _, data := range []string{s, `"` + s + `"`, `"` + s + `":"value","type":"text"}`, "xx" + s + "\x00\x00\x00\x00\x00\x00\x00\x00"} {
+			start := strings.Index(data, s)
+			if got := tc.table.indexAt([]byte(data), start, start+len(s)); got != want {
+				t.Fatalf("indexAt(%q, %d, %d) = %d, want %d", data, start, start+len(s), got, want)
+			}
+		}
+	}
+}
+
+// TestIndexAt checks the look-up in place on every name and on the names
+// TestNameTables builds from them (each length around the word sizes).
+func TestIndexAt(t *testing.T) {
+	for _, n := range append(KeyNames[1:], KindValues[1:]...) {
+		checkIndexAt(t, n)
+		for _, other := range []string{n[:len(n)-1], n + "x", "x" + n, n[:len(n)/2] + "\x00" + n[len(n)/2+1:], n[:len(n)-1] + "\x00", string(rune(n[0]-32)) + n[1:]} {
+			checkIndexAt(t, other)
+		}
+		for k := range len(n) { // one byte changed anywhere: the first word, the last, the overlap
+			b := []byte(n)
+			b[k] ^= 0x20
+			checkIndexAt(t, string(b))
+		}
+	}
+	checkIndexAt(t, "")
+}
+
+// TestKeyNumbers checks the key numbers the scan compares with.
+func TestKeyNumbers(t *testing.T) {
+	for id, name := range map[int]string{keyRole: "role", keyContent: "content", keyType: "type"} {
+		if KeyNames[id] != name {
+			t.Errorf("KeyNames[%d] = %q, want %q", id, KeyNames[id], name)
+		}
+	}
+}
+
 // FuzzNameTables holds the perfect-hash look-ups to a linear search of
 // the names.
 func FuzzNameTables(f *testing.F) {
@@ -51,6 +98,7 @@ func FuzzNameTables(f *testing.F) {
 		if got, want := kindValue(s), linearIndex(KindValues[:], s); got != want {
 			t.Fatalf("kindValue(%q) = %d, want %d", s, got, want)
 		}
+		checkIndexAt(t, s)
 	})
 }
 

@@ -276,9 +276,9 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 	raw := s.data
 	start := len(b.memberStack)
 	kindAt := -1 // the Kind member's place among the node's members
-	kind := "type"
+	kind := uint8(keyType)
 	if message {
-		kind = "role"
+		kind = keyRole
 	}
 	seenContent := false // only the first "content" member is the content (Find)
 	i = s.skipSpace(i + 1)
@@ -295,31 +295,30 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 		if s.escaped {
 			m.Flags |= KeyEscaped
 		}
-		key := keyOf(raw[kstart:kend], m.Flags)
-		m.KeyID = keyID(key)
+		m.KeyID = memberKeyID(raw, kstart, kend, m.Flags)
 		n.Keys |= 1 << m.KeyID &^ 1 // bit 0 is "no common key": never set
 		var vend int
-		if message && !seenContent && key == "content" && vstart < len(raw) && raw[vstart] == '[' {
+		if message && !seenContent && m.KeyID == keyContent && vstart < len(raw) && raw[vstart] == '[' {
 			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
 			n.Flags |= ContentArray
-		} else {
-			s.escaped = false
-			vend, err = s.value(vstart, depth)
-			if s.escaped && raw[vstart] == '"' {
+		} else if vstart < len(raw) && raw[vstart] == '"' { // most values are strings: no dispatch
+			if vend, err = s.str(vstart); s.escaped {
 				m.Flags |= Escaped
 			}
+		} else {
+			vend, err = s.value(vstart, depth)
 		}
 		if err != nil {
 			return n, vend, err
 		}
 		m.ValEnd = uint32(vend)
-		if kindAt < 0 && key == kind {
+		if kindAt < 0 && m.KeyID == kind {
 			kindAt = len(b.memberStack) - start
 			if m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
-				n.KindValue = kindValue(AliasString(raw[vstart+1 : vend-1]))
+				n.KindValue = kindValues.indexAt(raw, vstart+1, vend-1)
 			}
 		}
-		seenContent = seenContent || key == "content"
+		seenContent = seenContent || m.KeyID == keyContent
 		b.memberStack = append(b.memberStack, m)
 		var closed bool
 		if i, closed, err = s.nextMember(vend); err != nil || closed {
@@ -334,15 +333,15 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 	}
 }
 
-// keyOf returns the key raw (quotes included) of a member with flags for
-// the pass's own comparisons: a view of the input, decoded only when it
-// holds an escape.
-func keyOf(raw []byte, flags Flags) string {
+// memberKeyID returns the KeyID of the key raw[kstart:kend] (quotes
+// included) of a member with flags: looked up where it stands in the
+// input, or decoded first when it holds an escape.
+func memberKeyID(raw []byte, kstart, kend int, flags Flags) uint8 {
 	if flags&KeyEscaped == 0 {
-		return AliasString(raw[1 : len(raw)-1])
+		return keyNames.indexAt(raw, kstart+1, kend-1)
 	}
-	d, _ := DecodeString(raw)
-	return d
+	d, _ := DecodeString(raw[kstart:kend])
+	return keyID(d)
 }
 
 // blockArray validates a message's content array at i (depth depth),
@@ -398,7 +397,10 @@ func (s *scanner) memberKeySpan(i int) (kstart, kend, vstart int, err error) {
 			return i, kend, i, s.errAt(i, "invalid object key")
 		}
 	}
-	j := s.skipSpace(kend)
+	j := kend
+	if j < len(raw) && raw[j] != ':' { // most keys are followed by the colon
+		j = s.skipSpace(j)
+	}
 	if j >= len(raw) || raw[j] != ':' {
 		return i, kend, j, s.errAt(j, "expected ':' after object key")
 	}
