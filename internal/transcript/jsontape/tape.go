@@ -292,10 +292,12 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			return n, vstart, err
 		}
 		m := Member{Val: uint32(vstart), KeyLen: keyLen(kend - kstart)}
-		if s.escaped {
+		if !s.escaped { // the key's number, looked up where it stands
+			m.KeyID = keyNames.indexAt(raw, kstart+1, kend-1)
+		} else {
 			m.Flags |= KeyEscaped
+			m.KeyID = escapedKeyID(raw[kstart:kend])
 		}
-		m.KeyID = memberKeyID(raw, kstart, kend, m.Flags)
 		n.Keys |= 1 << m.KeyID &^ 1 // bit 0 is "no common key": never set
 		var vend int
 		if message && !seenContent && m.KeyID == keyContent && vstart < len(raw) && raw[vstart] == '[' {
@@ -333,14 +335,10 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 	}
 }
 
-// memberKeyID returns the KeyID of the key raw[kstart:kend] (quotes
-// included) of a member with flags: looked up where it stands in the
-// input, or decoded first when it holds an escape.
-func memberKeyID(raw []byte, kstart, kend int, flags Flags) uint8 {
-	if flags&KeyEscaped == 0 {
-		return keyNames.indexAt(raw, kstart+1, kend-1)
-	}
-	d, _ := DecodeString(raw[kstart:kend])
+// escapedKeyID returns the KeyID of the key raw (quotes included) that
+// holds an escape: the number of the name it decodes to.
+func escapedKeyID(raw []byte) uint8 {
+	d, _ := DecodeString(raw)
 	return keyID(d)
 }
 
