@@ -322,6 +322,10 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 		}
 		seenContent = seenContent || m.KeyID == keyContent
 		b.memberStack = append(b.memberStack, m)
+		if vend+1 < len(raw) && raw[vend] == ',' && raw[vend+1] == '"' { // the next key, as nextMember reads it
+			i = vend + 1
+			continue
+		}
 		var closed bool
 		if i, closed, err = s.nextMember(vend); err != nil || closed {
 			if err == nil {
