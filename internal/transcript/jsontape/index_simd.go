@@ -99,6 +99,27 @@ func escapedBytes(backslash, carry uint64) (escaped, next uint64) {
 	return escaped, escape >> 63
 }
 
+// strCached is str for a string it can read from the block read last
+// alone: one that ends in that block, with no escape, control byte or byte
+// of 0x80 and above, as most keys and short values are. It returns the
+// index past the string at the quote at i, and true, and clears
+// s.escaped; or false and leaves s as it was. It is small enough to be
+// inlined into the member loop and str.
+func (s *scanner) strCached(i int) (int, bool) {
+	p := i + 1
+	x := &s.ix
+	if x.at != p&^63+1 {
+		return 0, false
+	}
+	live := ^uint64(0) << (p & 63)
+	q := x.quote & live
+	if q == 0 || x.stop&live&(q&-q-1) != 0 {
+		return 0, false
+	}
+	s.escaped = false
+	return p&^63 + bits.TrailingZeros64(q) + 1, true
+}
+
 // strBlocks is str on the structural index, for the strings it can take
 // whole: it returns the index past the string at the quote at i, and true,
 // when the string is terminated and holds no control byte and only escapes
@@ -106,26 +127,7 @@ func escapedBytes(backslash, carry uint64) (escaped, next uint64) {
 // counts invalid UTF-8 as str does. Otherwise it returns false and leaves
 // s as it was, and str reads the string a byte at a time, which gives the
 // error at the byte where it is, or counts the lone surrogates.
-//
-// A string that ends in the block read last, with no escape, control byte
-// or byte of 0x80 and above, as most keys and short values are, is read
-// from that block's index here, in code small enough to be inlined into
-// str; any other string in strBlocksLong.
 func (s *scanner) strBlocks(i int) (int, bool) {
-	p := i + 1
-	if x := &s.ix; x.at == p&^63+1 {
-		live := ^uint64(0) << (p & 63)
-		if q := x.quote & live; q != 0 && x.stop&live&(q&-q-1) == 0 {
-			s.escaped = false
-			return p&^63 + bits.TrailingZeros64(q) + 1, true
-		}
-	}
-	return s.strBlocksLong(i)
-}
-
-// strBlocksLong is strBlocks for a string it cannot read from the block
-// read last alone.
-func (s *scanner) strBlocksLong(i int) (int, bool) {
 	data := s.data
 	p := i + 1
 	base := p &^ 63

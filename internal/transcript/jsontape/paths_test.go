@@ -130,6 +130,29 @@ func TestScanPathsAgree(t *testing.T) {
 			}
 		}
 	}
+	// Messages laid out with white space and with broken separators at
+	// each place the member loop reads one (the vector scan reads a plain
+	// key, its colon and its value from the block read last).
+	for _, sep := range []string{"", " ", "\n  ", "\t", "x", ",", ":"} {
+		for _, at := range []string{"key", "colon", "value", "comma", "close"} {
+			s := func(place, dflt string) string {
+				if place == at {
+					return sep
+				}
+				return dflt
+			}
+			msg := `{"role"` + s("key", "") + `:` + s("colon", "") + `"user"` + s("value", "") + `,` + s("comma", "") +
+				`"content":[{"type"` + s("key", "") + `:` + s("colon", "") + `"text"` + s("value", "") + `,` + s("comma", "") +
+				`"text":"hi"` + s("close", "") + `}],"timestamp":1` + s("close", "") + `}`
+			checkPaths(t, []byte(`[`+msg+`,`+msg+`]`))
+			checkPaths(t, []byte(`[{"k`+sep+`":1},{"role":"user"`+sep+`}]`))
+		}
+	}
+	// A key that is not a string, where the bytes after it look like the
+	// end of one (a quote, then the colon).
+	for _, key := range []string{`x"`, `1"`, `"`, `{"`, `""`, `"a"`} {
+		checkPaths(t, []byte(`[{"role":"user",`+key+`:1},{"role":"user",`+key+`:2}]`))
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []string{"a", "Z", " ", `"`, `\`, `\n`, `\u0041`, "é", "中", "\xff", "\x01", "{", "}", "[", "]", ":", ","}
 	for range 3000 {
@@ -171,7 +194,9 @@ func TestPlainRunPaths(t *testing.T) {
 func FuzzScanPaths(f *testing.F) {
 	for _, s := range []string{`"a\"b"`, `"\ud83d\ude00 é"`, `"\ud800"`, "\"\xff\xfe\"", `[{"role":"user","content":"hi"}]`,
 		`{"a":[1,2,{"b":"` + strings.Repeat("x", 100) + `\n"}]}`, `"` + strings.Repeat("é", 40) + `"`,
-		`{"k":"` + strings.Repeat("y", 58) + `\\\\\"\\","n":"\u00e9\t"}`} {
+		`{"k":"` + strings.Repeat("y", 58) + `\\\\\"\\","n":"\u00e9\t"}`,
+		`[{"role" : "user" , "content" : [ {"type" :"text", "text":"hi"} ] },{"role":"user","content":"a"}]`,
+		`[{"role":"user","content":"a"},{"role":"user",x":1}]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkPaths(t, data) })

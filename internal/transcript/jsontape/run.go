@@ -23,6 +23,8 @@ func utf8Run(data []byte, i int) (int, bool) { return utf8Rune(data, i) }
 //lint:ignore U1000 the scanner's field of this type is empty here
 type blockCache struct{}
 
-// strBlocks is str on the structural index: this build has none, and
-// reads every string in str.
+// strCached and strBlocks are str on the structural index: this build
+// has none, and reads every string in str.
+func (s *scanner) strCached(int) (int, bool) { return 0, false }
+
 func (s *scanner) strBlocks(int) (int, bool) { return 0, false }

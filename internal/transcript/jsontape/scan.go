@@ -175,13 +175,17 @@ var plainStringByte = func() (t [256]bool) {
 // str validates the string starting at the quote at i and returns the index
 // past its closing quote. A string with invalid UTF-8 or a lone surrogate
 // escape is valid JSON text to this scanner; it is counted in invalidText.
-// On vectors a string is read from the structural index (strBlocks); one
+// On vectors a string is read from the structural index (strCached, or
+// strBlocks when it does not end plain in the block read last); one
 // that holds an error or a surrogate escape, and every string of the
 // scalar scan, is read here: plain bytes are stepped over a word or a
 // vector at a time (plainRun), and UTF-8 is validated as it is met
 // (utf8Run), so no string is read twice.
 func (s *scanner) str(i int) (int, error) {
 	if vectorScan {
+		if end, ok := s.strCached(i); ok {
+			return end, nil
+		}
 		if end, ok := s.strBlocks(i); ok {
 			return end, nil
 		}

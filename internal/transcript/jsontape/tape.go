@@ -287,8 +287,11 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 		return n, i + 1, nil
 	}
 	for {
-		kstart, kend, vstart, err := s.memberKeySpan(i)
-		if err != nil {
+		kstart, kend, vstart := i, 0, 0
+		var err error
+		if end, ok := s.strCached(i); ok && vectorScan && raw[i] == '"' && end < len(raw) && raw[end] == ':' {
+			kend, vstart = end, s.skipSpace(end+1) // a plain key and its colon, read as memberKeySpan reads them
+		} else if kstart, kend, vstart, err = s.memberKeySpan(i); err != nil {
 			return n, vstart, err
 		}
 		m := Member{Val: uint32(vstart), KeyLen: keyLen(kend - kstart)}
@@ -304,7 +307,9 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
 			n.Flags |= ContentArray
 		} else if vstart < len(raw) && raw[vstart] == '"' { // most values are strings: no dispatch
-			if vend, err = s.str(vstart); s.escaped {
+			if end, ok := s.strCached(vstart); ok && vectorScan {
+				vend = end
+			} else if vend, err = s.str(vstart); s.escaped {
 				m.Flags |= Escaped
 			}
 		} else {
