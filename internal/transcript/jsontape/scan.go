@@ -286,39 +286,47 @@ func isHex4(b []byte) bool {
 }
 
 func (s *scanner) number(i int) (int, error) {
+	data := s.data
 	start := i
-	if s.data[i] == '-' {
+	if data[i] == '-' {
 		i++
 	}
-	digits := func() int {
-		n := 0
-		for i < len(s.data) && s.data[i] >= '0' && s.data[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(s.data) && s.data[i] == '0' {
+	if i < len(data) && data[i] == '0' {
 		i++
-	} else if digits() == 0 {
+	} else if j := digits(data, i); j == i {
 		return i, s.errAt(start, "invalid number")
+	} else {
+		i = j
 	}
-	if i < len(s.data) && s.data[i] == '.' {
+	if i < len(data) && data[i] == '.' {
 		i++
-		if digits() == 0 {
+		j := digits(data, i)
+		if j == i {
 			return i, s.errAt(start, "invalid number")
 		}
+		i = j
 	}
-	if i < len(s.data) && (s.data[i] == 'e' || s.data[i] == 'E') {
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
 		i++
-		if i < len(s.data) && (s.data[i] == '+' || s.data[i] == '-') {
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
 			i++
 		}
-		if digits() == 0 {
+		j := digits(data, i)
+		if j == i {
 			return i, s.errAt(start, "invalid number")
 		}
+		i = j
 	}
 	return i, nil
+}
+
+// digits returns the index of the first byte at or after i that is not a
+// decimal digit.
+func digits(data []byte, i int) int {
+	for i < len(data) && data[i]-'0' < 10 {
+		i++
+	}
+	return i
 }
 
 // Valid reports whether data is exactly one JSON value (surrounding space

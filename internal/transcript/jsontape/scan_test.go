@@ -61,3 +61,65 @@ func FuzzPlainRun(f *testing.F) {
 		}
 	})
 }
+
+// numberBefore is the number scan as bfac9d1 wrote it (a closure for the
+// digits), the definition scanner.number is held to.
+func numberBefore(data []byte, i int) (int, bool) {
+	if data[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(data) && data[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return i, false
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if digits() == 0 {
+			return i, false
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// TestNumberMatchesBefore runs scanner.number and numberBefore on every
+// string of up to six bytes over the bytes a number is made of and a few
+// around them, and wants the same end and the same outcome.
+func TestNumberMatchesBefore(t *testing.T) {
+	alphabet := []byte("-019.eE+/:x")
+	var gen func(prefix []byte)
+	gen = func(prefix []byte) {
+		if len(prefix) > 0 && (prefix[0] == '-' || prefix[0] >= '0' && prefix[0] <= '9') {
+			s := scanner{data: prefix}
+			end, err := s.number(0)
+			wantEnd, ok := numberBefore(prefix, 0)
+			if end != wantEnd || (err == nil) != ok {
+				t.Fatalf("number(%q) = %d, %v; before: %d, %v", prefix, end, err, wantEnd, ok)
+			}
+		}
+		if len(prefix) == 6 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix[:len(prefix):len(prefix)], c))
+		}
+	}
+	gen(nil)
+}
