@@ -51,8 +51,9 @@ func (x *blockIndex) read(data []byte, base int) {
 	var lo, hi archsimd.Uint8x32
 	valid := ^uint64(0)
 	if base+64 <= len(data) {
-		lo = archsimd.LoadUint8x32Array((*[32]uint8)(data[base : base+32]))
-		hi = archsimd.LoadUint8x32Array((*[32]uint8)(data[base+32 : base+64]))
+		block := (*[64]uint8)(data[base : base+64]) // one bounds check for both halves
+		lo = archsimd.LoadUint8x32Array((*[32]uint8)(block[:32]))
+		hi = archsimd.LoadUint8x32Array((*[32]uint8)(block[32:]))
 	} else { // the last block, short: zero bytes past the end
 		var tail [64]uint8
 		n := copy(tail[:], data[base:])

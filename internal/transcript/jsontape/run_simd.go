@@ -90,8 +90,9 @@ func runBlocks(data []byte, i int, text bool) int {
 	control := archsimd.LoadUint8x32Array(&controlBytes)
 	space := archsimd.LoadUint8x32Array(&spaceBytes).AsInt8x32()
 	for ; i+64 <= len(data); i += 64 {
-		lo := archsimd.LoadUint8x32Array((*[32]uint8)(data[i : i+32]))
-		hi := archsimd.LoadUint8x32Array((*[32]uint8)(data[i+32 : i+64]))
+		block := (*[64]uint8)(data[i : i+64]) // one bounds check for both halves
+		lo := archsimd.LoadUint8x32Array((*[32]uint8)(block[:32]))
+		hi := archsimd.LoadUint8x32Array((*[32]uint8)(block[32:]))
 		stopLo := lo.Equal(quote).Or(lo.Equal(backslash))
 		stopHi := hi.Equal(quote).Or(hi.Equal(backslash))
 		if text { // a control byte is its own minimum with 0x1f
