@@ -27,7 +27,7 @@ func messagesOf(tapes []*jsontape.Tape, n int) []*Message {
 // blockSlab[k:] (pointed to by ptrs[k:]), and returns the next free k.
 func (m *Message) wrap(t *jsontape.Tape, ni uint32, blockSlab []Block, ptrs []*Block, k int) int {
 	tn := &t.Nodes[ni]
-	m.members = node{t: t, n: ni}
+	m.members = viewOf(t, ni)
 	m.invalidText = tn.Flags&jsontape.InvalidText != 0
 	m.facts = tapeFacts(t, tn)
 	if tn.Flags&jsontape.ContentArray == 0 {
@@ -35,7 +35,7 @@ func (m *Message) wrap(t *jsontape.Tape, ni uint32, blockSlab []Block, ptrs []*B
 	}
 	start := k
 	for j := range tn.NBlocks {
-		blockSlab[k].node = node{t: t, n: tn.Blocks + j}
+		blockSlab[k].node = viewOf(t, tn.Blocks+j)
 		ptrs[k] = &blockSlab[k]
 		k++
 	}

@@ -18,9 +18,15 @@ import (
 // message read by one goroutine may be read by any other at the same
 // time. The one thing a read keeps is memo, published atomically.
 type node struct {
-	t  *jsontape.Tape // the tape the value was read from; nil when built
-	n  uint32         // its node on t
-	ov *overlay       // the value's own members, once edited (or built)
+	t *jsontape.Tape // the tape the value was read from; nil when built
+	n uint32         // its node on t
+	// kindValue and flags are the tape node's KindValue and Flags, kept
+	// beside n (they fill its padding): Role, Type and IsObject, which
+	// nearly every rule asks of every message and block, read no tape
+	// entry (see viewOf).
+	kindValue uint8
+	flags     jsontape.Flags
+	ov        *overlay // the value's own members, once edited (or built)
 	// memo is the long escaped string member last decoded (String): a
 	// block's text or a tool result's is read by several rules in a row,
 	// and decoding it each time cost an allocation of its size. Every
@@ -80,6 +86,12 @@ type overlay struct {
 	inline    [8]Field
 }
 
+// viewOf is the node of tape node ni of t.
+func viewOf(t *jsontape.Tape, ni uint32) node {
+	tn := &t.Nodes[ni]
+	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags}
+}
+
 // tapeNode is the value's entry on its tape; only for nodes with no overlay.
 func (n *node) tapeNode() *jsontape.Node { return &n.t.Nodes[n.n] }
 
@@ -89,7 +101,7 @@ func (n *node) own() *overlay {
 		return n.ov
 	}
 	tn := n.tapeNode()
-	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, kindValue: tn.KindValue}
+	ov := &overlay{raw: n.t.Raw(tn), isObject: n.flags&jsontape.IsObject != 0, kindValue: n.kindValue}
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
 		fields := ov.inline[:0]
@@ -134,8 +146,14 @@ func (n *node) IsObject() bool {
 	if n.ov != nil {
 		return n.ov.isObject
 	}
-	return n.tapeNode().Flags&jsontape.IsObject != 0
+	n.live()
+	return n.flags&jsontape.IsObject != 0
 }
+
+// live panics, as every read of a released tape does (jsontape.Tape.Release),
+// when the node's tape was released: a read of the fields the node keeps
+// (kindValue, flags) must fail like a read of the tape, not outlive it.
+func (n *node) live() { _ = n.t.Nodes[n.n] }
 
 // Raw returns the original bytes, or nil for a value built by a rule.
 func (n *node) Raw() []byte {
@@ -214,6 +232,10 @@ func (n *node) kind(key string) string {
 		}
 		s, _ := ov.obj.String(key)
 		return s
+	}
+	if n.kindValue != 0 {
+		n.live()
+		return jsontape.KindValues[n.kindValue]
 	}
 	return n.t.KindString(n.tapeNode())
 }
