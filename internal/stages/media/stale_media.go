@@ -171,18 +171,24 @@ func scrubStaleMedia(m *transcript.Message) (images, refs int) {
 	return images, refs
 }
 
-// mayHoldMediaRef reports whether a raw JSON string value might decode to
-// text one of the patterns matches: the first two need a '[', the third
-// "media:", and outside \u escapes JSON can spell neither differently. It
-// is true when raw holds a '[', "media:" or `\u`.
+// mayHoldMediaRef (media_search.go, media_search_simd.go) reports whether a
+// raw JSON string value might decode to text one of the patterns matches:
+// the first two need a '[', the third "media:", and outside \u escapes
+// JSON can spell neither differently. It is true when raw holds a '[',
+// "media:" or `\u`.
 //
+// mayHoldMediaRefEach is mayHoldMediaRef, each marker searched on its own.
 // Each search suits its marker: '[' by IndexByte (vector code), "media:"
 // at each ':' IndexByte finds, and `\u` by a test of eight bytes at a
 // time (hasEscapeU). bytes.Contains of "media:" stops at every 'm' of the
 // text and of `\u` at every backslash (most texts have a \n or \" every
 // line), then steps a byte at a time: that was stale media's time on a
 // clean history.
-func mayHoldMediaRef(raw []byte) bool {
+//
+// This is the search of a build without GOEXPERIMENT=simd, and of a short
+// text or a CPU without AVX2 in one with it (media_search_simd.go reads a
+// longer text once for the three markers).
+func mayHoldMediaRefEach(raw []byte) bool {
 	return bytes.IndexByte(raw, '[') >= 0 || hasMediaColon(raw) || hasEscapeU(raw)
 }
 

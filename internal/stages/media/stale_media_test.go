@@ -188,20 +188,30 @@ func referenceMayHold(raw []byte) bool {
 	return bytes.IndexByte(raw, '[') >= 0 || bytes.Contains(raw, []byte("media:")) || bytes.Contains(raw, []byte(`\u`))
 }
 
+// mayHoldSearches are mayHoldMediaRef and the search it makes without
+// vectors (the same function in a build without GOEXPERIMENT=simd).
+var mayHoldSearches = []struct {
+	name string
+	f    func([]byte) bool
+}{{"mayHoldMediaRef", mayHoldMediaRef}, {"mayHoldMediaRefEach", mayHoldMediaRefEach}}
+
 // TestMayHoldMediaRefPlaces puts each marker at every offset of texts of
-// every length up to three blocks, across the block boundaries of the
-// search for `\u`, beside bytes one below and above the marker's (which
-// the block test may flag).
+// every length up to three blocks of each search (16 bytes for `\u`
+// without vectors, 32 with them), across the block boundaries and the
+// vector search's tail, beside bytes one below and above the marker's
+// (which the block test may flag).
 func TestMayHoldMediaRefPlaces(t *testing.T) {
 	markers := []string{"[", "media:", `\u`, "\\", ":", "media", "edia:", "Z", "\x5a", ";", "9", "]"}
-	for n := 0; n <= 40; n++ {
+	for n := 0; n <= 100; n++ {
 		for at := 0; at <= n; at++ {
 			for _, mk := range markers {
 				for _, fill := range []byte{'a', 0, 1, '[' - 1, ':' + 1, '\\' + 1} {
 					raw := append(bytes.Repeat([]byte{fill}, at), mk...)
 					raw = append(raw, bytes.Repeat([]byte{fill}, n-at)...)
-					if got, want := mayHoldMediaRef(raw), referenceMayHold(raw); got != want {
-						t.Fatalf("mayHoldMediaRef(%q) = %v, want %v", raw, got, want)
+					for _, s := range mayHoldSearches {
+						if got, want := s.f(raw), referenceMayHold(raw); got != want {
+							t.Fatalf("%s(%q) = %v, want %v", s.name, raw, got, want)
+						}
 					}
 				}
 			}
@@ -215,8 +225,10 @@ func FuzzMayHoldMediaRef(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if got, want := mayHoldMediaRef(raw), referenceMayHold(raw); got != want {
-			t.Fatalf("mayHoldMediaRef(%q) = %v, want %v", raw, got, want)
+		for _, s := range mayHoldSearches {
+			if got, want := s.f(raw), referenceMayHold(raw); got != want {
+				t.Fatalf("%s(%q) = %v, want %v", s.name, raw, got, want)
+			}
 		}
 	})
 }
@@ -224,7 +236,7 @@ func FuzzMayHoldMediaRef(f *testing.F) {
 // BenchmarkMayHoldMediaRef runs the prefilter over the text of a 2,500
 // character text without a marker (what it reads of almost every stale
 // message), prose with escapes and shell output with a colon a line,
-// beside its definition's three searches.
+// beside its search without vectors and its definition's three searches.
 func BenchmarkMayHoldMediaRef(b *testing.B) {
 	for _, text := range []struct{ name, line string }{
 		{"prose", `the build failed because the linker could not find symbol main 日本語 \"and\" back\\slashes `},
@@ -234,7 +246,7 @@ func BenchmarkMayHoldMediaRef(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			f    func([]byte) bool
-		}{{"prefilter", mayHoldMediaRef}, {"three-searches", referenceMayHold}} {
+		}{{"prefilter", mayHoldMediaRef}, {"each", mayHoldMediaRefEach}, {"three-searches", referenceMayHold}} {
 			b.Run(text.name+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(len(raw)))
 				for b.Loop() {
