@@ -35,6 +35,17 @@ type node struct {
 	memo atomic.Pointer[memoHeader]
 }
 
+// viewOf is the node of tape node ni of t.
+func viewOf(t *jsontape.Tape, ni uint32) node {
+	tn := &t.Nodes[ni]
+	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags}
+}
+
+// live panics, as every read of a released tape does (jsontape.Tape.Release),
+// when the node's tape was released: a read of the fields the node keeps
+// (kindValue, flags) must fail like a read of the tape, not outlive it.
+func (n *node) live() { _ = n.t.Nodes[n.n] }
+
 // memoHeader opens a memo's one allocation: the member's index on the tape
 // and the text's length (little endian, four bytes each), the text's bytes
 // right after it.
@@ -86,12 +97,6 @@ type overlay struct {
 	inline    [8]Field
 }
 
-// viewOf is the node of tape node ni of t.
-func viewOf(t *jsontape.Tape, ni uint32) node {
-	tn := &t.Nodes[ni]
-	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags}
-}
-
 // tapeNode is the value's entry on its tape; only for nodes with no overlay.
 func (n *node) tapeNode() *jsontape.Node { return &n.t.Nodes[n.n] }
 
@@ -101,7 +106,7 @@ func (n *node) own() *overlay {
 		return n.ov
 	}
 	tn := n.tapeNode()
-	ov := &overlay{raw: n.t.Raw(tn), isObject: n.flags&jsontape.IsObject != 0, kindValue: n.kindValue}
+	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, kindValue: tn.KindValue}
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
 		fields := ov.inline[:0]
@@ -149,11 +154,6 @@ func (n *node) IsObject() bool {
 	n.live()
 	return n.flags&jsontape.IsObject != 0
 }
-
-// live panics, as every read of a released tape does (jsontape.Tape.Release),
-// when the node's tape was released: a read of the fields the node keeps
-// (kindValue, flags) must fail like a read of the tape, not outlive it.
-func (n *node) live() { _ = n.t.Nodes[n.n] }
 
 // Raw returns the original bytes, or nil for a value built by a rule.
 func (n *node) Raw() []byte {
