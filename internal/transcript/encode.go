@@ -20,6 +20,7 @@ type EncodedMessages struct {
 	par   Parallel
 	parts []encodedPart
 	size  int
+	one   [1]encodedPart // parts of a list in one part (a small job's)
 }
 
 // encodedPart is the messages msgs[from:to] of an EncodedMessages.
@@ -42,10 +43,15 @@ func (t *Transcript) EncodeMessages(par Parallel) *EncodedMessages {
 	if par.Splits() {
 		k = min(par.Chunks, max(len(t.Messages), 1))
 	}
-	e := &EncodedMessages{msgs: t.Messages, par: par, parts: make([]encodedPart, k)}
+	e := &EncodedMessages{msgs: t.Messages, par: par}
 	n := len(t.Messages)
-	encode := func(c int) { e.parts[c] = encodePart(t.Messages, n*c/k, n*(c+1)/k) }
-	e.run(encode)
+	if k == 1 { // one part: no closure, no part slice of its own
+		e.one[0] = encodePart(t.Messages, 0, n)
+		e.parts = e.one[:]
+	} else {
+		e.parts = make([]encodedPart, k)
+		e.run(func(c int) { e.parts[c] = encodePart(t.Messages, n*c/k, n*(c+1)/k) })
+	}
 	e.size = 2
 	for _, p := range e.parts {
 		e.size += p.size
@@ -67,13 +73,16 @@ func (e *EncodedMessages) run(f func(part int)) {
 // as it was), so it is not regrown and copied as it fills. A message that
 // may differ (mayDiffer) is encoded once; when that gives its input bytes
 // (its edited blocks folded back to what they were: AppendJSON writes the
-// input bytes then), it is counted as unchanged.
+// input bytes then), it is counted as unchanged. The part's indices
+// (changedAt, changedEnd) are one allocation; the messages that may differ
+// are gathered on the stack when few.
 func encodePart(msgs []*Message, from, to int) encodedPart {
 	p := encodedPart{from: from, to: to, size: to - from}
 	if from == 0 && to > 0 {
 		p.size-- // no comma before the first message
 	}
-	var changed []int
+	var room [32]int
+	changed := room[:0]
 	estimate := 0
 	for i := from; i < to; i++ {
 		if m := msgs[i]; m.mayDiffer() {
@@ -87,7 +96,8 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 		return p
 	}
 	p.changed = make([]byte, 0, estimate+estimate/8)
-	p.changedAt, p.changedEnd = changed[:0], make([]int, 0, len(changed))
+	ends := make([]int, 2*len(changed))
+	p.changedAt, p.changedEnd = ends[:0:len(changed)], ends[len(changed):len(changed)]
 	for _, i := range changed {
 		m := msgs[i]
 		before := len(p.changed)
@@ -112,6 +122,11 @@ func (e *EncodedMessages) appendTo(dst []byte) []byte {
 	at := len(dst)
 	dst = slices.Grow(dst, e.size)[:at+e.size]
 	dst[at], dst[len(dst)-1] = '[', ']'
+	if len(e.parts) == 1 { // one part: no closure, no offsets
+		out := spanWriter{buf: dst[at+1 : at+1 : at+1+e.parts[0].size]}
+		e.parts[0].write(&out, e.msgs)
+		return dst
+	}
 	starts := make([]int, len(e.parts))
 	off := at + 1
 	for c, p := range e.parts {
@@ -185,7 +200,6 @@ func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
 	j, prev := 0, 0
 	var run []byte // the input the pending run is a span of; nil for none
 	var runOff, runEnd uint32
-	comma := []byte{','}
 	for i := p.from; i < p.to; i++ {
 		changed := j < len(p.changedAt) && p.changedAt[j] == i
 		if !changed {
@@ -223,6 +237,10 @@ func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
 		out.put(run[runOff:runEnd])
 	}
 }
+
+// comma is the separator write puts between messages (a variable, so a
+// put of it allocates nothing).
+var comma = []byte{','}
 
 // sameInput reports whether a and b are the same input buffer (the tapes
 // of one job's parts all index the whole input).
