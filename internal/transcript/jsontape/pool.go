@@ -30,6 +30,11 @@ type tapeArrays struct {
 	nodes    []Node
 	members  []Member
 	messages []uint32
+	// memberStack and blockStack are the stacks of the pass that built
+	// the tape (builder.done), kept so the next pass that takes these
+	// arrays does not grow stacks of its own from nothing.
+	memberStack []Member
+	blockStack  []Node
 }
 
 var tapePools [poolClasses]sync.Pool // of *tapeArrays, by class
@@ -93,7 +98,7 @@ func (t *Tape) Release() {
 	if a == nil {
 		a = &tapeArrays{}
 	}
-	if cap(members) == 0 || arraysBytes(nodes, members, messages) > MaxPooledBytes {
+	if cap(members) == 0 || arraysBytes(nodes, members, messages)+arraysBytes(a.blockStack, a.memberStack, nil) > MaxPooledBytes {
 		return
 	}
 	a.nodes, a.members, a.messages = nodes[:0], members[:0], messages[:0]
