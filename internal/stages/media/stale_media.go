@@ -102,7 +102,10 @@ func scrubStaleRange(ctx context.Context, msgs []*transcript.Message, lo, hi int
 // has started yet; a turn is completed once an assistant follows its start
 // (several assistants of one tool loop complete it once).
 func staleBoundary(msgs []*transcript.Message) int {
-	var completed []int
+	// the starts of the last keptCompletedTurns completed turns, the n-th
+	// completed at n%keptCompletedTurns: a job's setup allocates nothing
+	var last [keptCompletedTurns]int
+	completed := 0
 	start, open := -1, false
 	for i, m := range msgs {
 		switch m.Role() {
@@ -114,15 +117,16 @@ func staleBoundary(msgs []*transcript.Message) int {
 			}
 		case transcript.RoleAssistant:
 			if open {
-				completed = append(completed, start)
+				last[completed%keptCompletedTurns] = start
+				completed++
 				open = false
 			}
 		}
 	}
-	if len(completed) <= keptCompletedTurns {
+	if completed <= keptCompletedTurns {
 		return 0
 	}
-	return completed[len(completed)-keptCompletedTurns]
+	return last[completed%keptCompletedTurns] // the start of completed turn number completed-keptCompletedTurns
 }
 
 // scrubStaleMedia replaces the stale images and media references of one
