@@ -385,26 +385,28 @@ func decodeTarget(raw []byte, tg *Target) bool {
 
 // decodeOptions reads a job's options: the members that are fields of
 // Options strictly with encoding/json, and every other member onto
-// Options.Settings, unread.
+// Options.Settings, unread. Options of settings alone (a small job's
+// now_ms) cost the one allocation of Settings.
 func decodeOptions(raw []byte) (Options, error) {
 	var o Options
-	obj, err := ParseObject(raw)
+	var own, other []byte // objects of members, without their closing brace
+	err := jsontape.EachMember(raw, 1<<30, func(key string, value []byte) {
+		if optionKeys[key] {
+			own = appendMember(own, key, value, len(raw))
+		} else {
+			other = appendMember(other, key, value, len(raw))
+		}
+	})
 	if err != nil {
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			return o, nil
 		}
 		return o, errorf(deadletter.CodeInvalidJob, "options", "must be an object")
 	}
-	var own, other []byte // objects of members, without their closing brace
-	for _, f := range obj.Fields {
-		if optionKeys[f.Key] {
-			own = appendMember(own, f, len(raw))
-		} else {
-			other = appendMember(other, f, len(raw))
-		}
-	}
 	if own != nil {
-		if err := strictUnmarshal(append(own, '}'), &o, "options", deadletter.CodeInvalidJob); err != nil {
+		decoded := new(Options) // for encoding/json: on the heap only here
+		err := strictUnmarshal(append(own, '}'), decoded, "options", deadletter.CodeInvalidJob)
+		if o = *decoded; err != nil {
 			return o, err
 		}
 	}
@@ -414,16 +416,17 @@ func decodeOptions(raw []byte) (Options, error) {
 	return o, nil
 }
 
-// appendMember appends f to obj, an object's members so far without its
-// closing brace (nil for none), a new obj sized for size bytes (the whole
-// options object, which mostly holds only one kind of member).
-func appendMember(obj []byte, f Field, size int) []byte {
+// appendMember appends the member key: value to obj, an object's members
+// so far without its closing brace (nil for none), a new obj sized for
+// size bytes (the whole options object, which mostly holds only one kind
+// of member).
+func appendMember(obj []byte, key string, value []byte, size int) []byte {
 	if obj == nil {
 		obj = append(make([]byte, 0, size+1), '{')
 	} else {
 		obj = append(obj, ',')
 	}
-	return append(append(AppendString(obj, f.Key), ':'), f.Value...)
+	return append(append(AppendString(obj, key), ':'), value...)
 }
 
 // optionKeys are the JSON names of Options' own fields.

@@ -203,14 +203,17 @@ func (s *scanner) messageArray(i, depth int, par Parallel) ([]*Tape, int, error)
 
 // arrayParts parses the parts of a message array that start at cuts, in
 // parallel (par): part c stops at or past cuts[c+1].
+// The helpers get a copy of the scanner, so a sequential decode's stays on
+// its stack.
 func (s *scanner) arrayParts(cuts []int, depth int, par Parallel) []arrayPart {
 	parts := make([]arrayPart, len(cuts))
+	sc := *s
 	par.Run(len(cuts), func(c int) {
-		limit := len(s.data)
+		limit := len(sc.data)
 		if c+1 < len(cuts) {
 			limit = cuts[c+1]
 		}
-		parts[c] = s.arrayPart(cuts[c], limit, depth)
+		parts[c] = sc.arrayPart(cuts[c], limit, depth)
 	})
 	return parts
 }
