@@ -25,20 +25,26 @@ const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalToke
 //     of the normalised usage otherwise. Other members of usage are kept in
 //     their places; a usage that already has these values is not touched.
 func Usage() stage.Stage {
-	const name = "usage"
-	return stage.Stage{Name: name, Needs: transcript.FactAssistant, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		comp := compactionOf(t.Messages)
-		var sum usageCounts
-		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) usageCounts {
-			return usageOf(t.Messages, lo, hi, comp)
-		}) {
-			sum.zeroed += c.zeroed
-			sum.normalised += c.normalised
-		}
-		env.Report.Add(name, "zeroed", sum.zeroed)
-		env.Report.Add(name, "normalised", sum.normalised)
-		return nil
-	}}
+	return stage.Stage{Name: usageName, Needs: transcript.FactAssistant, Apply: applyUsage}
+}
+
+// usageName is Usage's name.
+const usageName = "usage"
+
+// applyUsage is Usage's Apply, a function of its own so that a one-chunk
+// job's result stays on the stack (stage.EachChunk).
+func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	comp := compactionOf(t.Messages)
+	var sum usageCounts
+	stage.EachChunk(env, len(t.Messages), func(lo, hi int) usageCounts {
+		return usageOf(t.Messages, lo, hi, comp)
+	}, func(c usageCounts) {
+		sum.zeroed += c.zeroed
+		sum.normalised += c.normalised
+	})
+	env.Report.Add(usageName, "zeroed", sum.zeroed)
+	env.Report.Add(usageName, "normalised", sum.normalised)
+	return nil
 }
 
 // usageCounts is what the usage rule changed in a run of messages.
