@@ -502,6 +502,33 @@ func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []b
 	return t.appendPayloadTail(dst, report)
 }
 
+// AppendPayloadSized appends the bytes AppendPayload appends, for a job
+// encoded in one part on the caller's goroutine: each message is written
+// straight into dst as AppendJSON writes it (EncodeMessages' list, byte
+// for byte, without its buffer of changed messages and their copy into
+// the payload), and report appends the report once the message list is
+// written, given the list's size (Report.BytesOut); "{}" when it appends
+// nothing.
+func (t *Transcript) AppendPayloadSized(dst []byte, report func(dst []byte, listSize int) []byte) []byte {
+	dst = t.appendPayloadHead(dst)
+	at := len(dst)
+	dst = append(dst, '[')
+	for i, m := range t.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = m.AppendJSON(dst)
+	}
+	dst = append(dst, ']')
+	size := len(dst) - at
+	dst = append(t.appendPayloadExtras(dst), `,"report":`...)
+	n := len(dst)
+	if dst = report(dst, size); len(dst) == n {
+		dst = append(dst, "{}"...)
+	}
+	return append(dst, '}')
+}
+
 // WritePayload writes to w the bytes AppendPayload appends, without ever
 // holding the payload whole: the message list goes out as the spans of the
 // input and the encoded changed messages it is made of (a long history's
@@ -530,12 +557,22 @@ func (t *Transcript) appendPayloadHead(dst []byte) []byte {
 }
 
 // appendPayloadTail appends the payload after its message list: the
-// rendered request, the tool names, the entries to append and the report
-// ("{}" when empty), and the closing brace.
+// rendered request, the tool names, the entries to append
+// (appendPayloadExtras), the report ("{}" when empty), and the closing
+// brace.
 func (t *Transcript) appendPayloadTail(dst []byte, report []byte) []byte {
 	if len(report) == 0 {
 		report = []byte("{}")
 	}
+	dst = append(t.appendPayloadExtras(dst), `,"report":`...)
+	dst = append(dst, report...)
+	return append(dst, '}')
+}
+
+// appendPayloadExtras appends what the payload holds between its message
+// list and its report: the rendered request, the tool names and the
+// entries to append.
+func (t *Transcript) appendPayloadExtras(dst []byte) []byte {
 	if t.Request != nil {
 		dst = append(dst, `,"request_format":`...)
 		dst = AppendString(dst, t.Request.Format)
@@ -554,10 +591,7 @@ func (t *Transcript) appendPayloadTail(dst []byte, report []byte) []byte {
 		}
 		dst = append(dst, '}')
 	}
-	dst = appendEntries(dst, "append_entries", t.AppendEntries)
-	dst = append(dst, `,"report":`...)
-	dst = append(dst, report...)
-	return append(dst, '}')
+	return appendEntries(dst, "append_entries", t.AppendEntries)
 }
 
 func (tg Target) appendJSON(dst []byte) []byte {
