@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -34,6 +35,7 @@ type jobState struct {
 	t       *transcript.Transcript // the job, once decoded
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
+	memo    contract.Memo          // env.Budget's counts of the job's messages
 	skip    stage.Skipper          // which rules the job skips (ruleSteps)
 	in      []*transcript.Message  // the messages as the rules got them
 	payload []byte                 // the ready payload, once encoded (out nil)
@@ -169,7 +171,7 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 		Policy:        pol,
 		Settings:      resolved,
 		Report:        stage.NewReport(),
-		Budget:        stage.BudgetFor(t.Target, resolved),
+		Budget:        stage.BudgetFor(t.Target, resolved, &j.memo),
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,
 	}
