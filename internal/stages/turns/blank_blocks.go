@@ -29,14 +29,12 @@ func BlankBlocks() stage.Stage {
 // blankBlocksName is BlankBlocks' name.
 const blankBlocksName = "blank_blocks"
 
-// applyBlankBlocks is BlankBlocks' Apply, a function of its own so that a
-// one-chunk job's result stays on the stack (stage.EachChunk), and the
-// list of dropped messages is made only when there is one.
+// applyBlankBlocks is BlankBlocks' Apply: a one-chunk job's pass
+// allocates nothing of its own (stage.EachChunk), and the list of dropped
+// messages is made only when there is one.
 func applyBlankBlocks(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	var sum blankCounts
-	stage.EachChunk(env, len(t.Messages), func(lo, hi int) blankCounts {
-		return blankBlocksOf(t.Messages, lo, hi)
-	}, func(c blankCounts) {
+	stage.EachChunk(env, len(t.Messages), t.Messages, blankBlocksOf, func(c blankCounts) {
 		sum.removed, sum.placeholders, sum.videos = sum.removed+c.removed, sum.placeholders+c.placeholders, sum.videos+c.videos
 		sum.drop = append(sum.drop, c.drop...)
 	})

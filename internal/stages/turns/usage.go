@@ -31,14 +31,12 @@ func Usage() stage.Stage {
 // usageName is Usage's name.
 const usageName = "usage"
 
-// applyUsage is Usage's Apply, a function of its own so that a one-chunk
-// job's result stays on the stack (stage.EachChunk).
+// applyUsage is Usage's Apply: a one-chunk job's pass allocates nothing of
+// its own (stage.EachChunk).
 func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	comp := compactionOf(t.Messages)
+	h := usageHistory{msgs: t.Messages, comp: compactionOf(t.Messages)}
 	var sum usageCounts
-	stage.EachChunk(env, len(t.Messages), func(lo, hi int) usageCounts {
-		return usageOf(t.Messages, lo, hi, comp)
-	}, func(c usageCounts) {
+	stage.EachChunk(env, len(t.Messages), h, usageOf, func(c usageCounts) {
 		sum.zeroed += c.zeroed
 		sum.normalised += c.normalised
 	})
@@ -50,10 +48,18 @@ func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) e
 // usageCounts is what the usage rule changed in a run of messages.
 type usageCounts struct{ zeroed, normalised int }
 
-// usageOf applies the usage rule to the assistants among msgs[lo:hi]: each
-// message alone, given the history's compaction (so chunks of a history
-// can run in parallel).
-func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCounts {
+// usageHistory is what the usage rule reads of a history: its messages
+// and its compaction.
+type usageHistory struct {
+	msgs []*transcript.Message
+	comp compaction
+}
+
+// usageOf applies the usage rule to the assistants among h.msgs[lo:hi]:
+// each message alone, given the history's compaction (so chunks of a
+// history can run in parallel).
+func usageOf(h usageHistory, lo, hi int) usageCounts {
+	msgs, comp := h.msgs, h.comp
 	var n usageCounts
 	for i := lo; i < hi; i++ {
 		m := msgs[i]
