@@ -73,16 +73,13 @@ func (e *EncodedMessages) run(f func(part int)) {
 // as it was), so it is not regrown and copied as it fills. A message that
 // may differ (mayDiffer) is encoded once; when that gives its input bytes
 // (its edited blocks folded back to what they were: AppendJSON writes the
-// input bytes then), it is counted as unchanged. The part's indices
-// (changedAt, changedEnd) are one allocation; the messages that may differ
-// are gathered on the stack when few.
+// input bytes then), it is counted as unchanged.
 func encodePart(msgs []*Message, from, to int) encodedPart {
 	p := encodedPart{from: from, to: to, size: to - from}
 	if from == 0 && to > 0 {
 		p.size-- // no comma before the first message
 	}
-	var room [32]int
-	changed := room[:0]
+	var changed []int
 	estimate := 0
 	for i := from; i < to; i++ {
 		if m := msgs[i]; m.mayDiffer() {
@@ -96,8 +93,7 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 		return p
 	}
 	p.changed = make([]byte, 0, estimate+estimate/8)
-	ends := make([]int, 2*len(changed))
-	p.changedAt, p.changedEnd = ends[:0:len(changed)], ends[len(changed):len(changed)]
+	p.changedAt, p.changedEnd = changed[:0], make([]int, 0, len(changed))
 	for _, i := range changed {
 		m := msgs[i]
 		before := len(p.changed)
@@ -200,6 +196,7 @@ func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
 	j, prev := 0, 0
 	var run []byte // the input the pending run is a span of; nil for none
 	var runOff, runEnd uint32
+	comma := []byte{','}
 	for i := p.from; i < p.to; i++ {
 		changed := j < len(p.changedAt) && p.changedAt[j] == i
 		if !changed {
@@ -237,10 +234,6 @@ func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
 		out.put(run[runOff:runEnd])
 	}
 }
-
-// comma is the separator write puts between messages (a variable, so a
-// put of it allocates nothing).
-var comma = []byte{','}
 
 // sameInput reports whether a and b are the same input buffer (the tapes
 // of one job's parts all index the whole input).
