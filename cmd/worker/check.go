@@ -162,7 +162,7 @@ func checkBudget(tg transcript.Target, cfg config.Config, window, maxOutput int)
 	if maxOutput > 0 {
 		s.Context.MaxOutputTokens = maxOutput
 	}
-	return stage.BudgetFor(tg, s)
+	return stage.BudgetFor(tg, s, nil)
 }
 
 // checkBody is `worker check --format`: a provider request body checked

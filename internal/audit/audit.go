@@ -263,7 +263,7 @@ func auditOne(ctx context.Context, opts Options, data []byte, tg transcript.Targ
 	}
 	s.Outcome = OutcomeReady
 	if s.Context == nil {
-		s.Context = figures(t, stage.BudgetFor(t.Target, stage.Settings{Request: req, Context: opts.Context}))
+		s.Context = figures(t, stage.BudgetFor(t.Target, stage.Settings{Request: req, Context: opts.Context}, nil))
 	}
 	res := inventoryOf(t.Messages)
 	v := classify(in, r)

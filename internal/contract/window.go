@@ -39,25 +39,30 @@ type Budget struct {
 	Window   int // the context window in tokens, input and output together
 	Reserve  int // the output tokens the request reserves room for
 	MaxInput int // the model's own input limit (ModelLimits.MaxInput); 0: none
-	memo     *memo
+	memo     *Memo
 }
 
-// memo is the counts of the messages a Budget has counted, by a hash of
+// Memo is the counts of the messages a Budget has counted, by a hash of
 // their JSON as written (maphash, 64 bits: two different messages share a
 // key with a chance of 2^-64), and a buffer to write a changed one into.
-type memo struct {
+// The zero Memo is empty and ready; its seed and map are made at the first
+// count (most jobs count nothing).
+type Memo struct {
 	seed    maphash.Seed
 	counts  map[uint64]int
 	scratch []byte
 }
 
 // WithMemo is b remembering the count of each message it counts, by its
-// bytes, so that a second count of one job (the fit's, then the
-// contract's) counts only the messages whose bytes changed in between. A
-// Budget with a memo belongs to one job: it is not safe for concurrent
-// use.
-func (b Budget) WithMemo() Budget {
-	b.memo = &memo{seed: maphash.MakeSeed()} // counts made at the first count: most jobs count nothing
+// bytes, in m (nil: a new Memo), so that a second count of one job (the
+// fit's, then the contract's) counts only the messages whose bytes
+// changed in between. A Budget with a memo belongs to one job, as does m:
+// it is not safe for concurrent use.
+func (b Budget) WithMemo(m *Memo) Budget {
+	if m == nil {
+		m = new(Memo)
+	}
+	b.memo = m
 	return b
 }
 
@@ -71,13 +76,13 @@ func (b Budget) Message(m *transcript.Message) int {
 		b.memo.scratch = m.AppendJSON(b.memo.scratch[:0])
 		raw = b.memo.scratch
 	}
+	if b.memo.counts == nil {
+		b.memo.seed, b.memo.counts = maphash.MakeSeed(), map[uint64]int{}
+	}
 	key := maphash.Bytes(b.memo.seed, raw)
 	n, ok := b.memo.counts[key]
 	if !ok {
 		n = b.Counter.Message(m)
-		if b.memo.counts == nil {
-			b.memo.counts = map[uint64]int{}
-		}
 		b.memo.counts[key] = n
 	}
 	return n

@@ -55,7 +55,7 @@ func TestCountRequestNewestFirst(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := &quarterCounter{}
-			b := Budget{Counter: q, Window: c.window}.WithMemo()
+			b := Budget{Counter: q, Window: c.window}.WithMemo(nil)
 			got, whole := b.CountRequest(msgs, nil, nil)
 			counted := c.newest
 			if c.whole {

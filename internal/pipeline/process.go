@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
@@ -134,7 +135,7 @@ func Recovered(stage string, r any) Outcome {
 // The job's tapes go back to the pool when it ends: the outcome holds no
 // view of them (the payload is a fresh buffer).
 func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome, error) {
-	return p.process(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding()})
+	return p.process(ctx, rec, nil)
 }
 
 // ProcessTo is Process writing the ready payload to w as it is encoded
@@ -144,19 +145,29 @@ func (p *Processor) Process(ctx context.Context, rec transport.Record) (Outcome,
 // written unless the job is ready. Its error is the context's, or the
 // write's (the payload is then cut short).
 func (p *Processor) ProcessTo(ctx context.Context, rec transport.Record, w io.Writer) (Outcome, error) {
-	return p.process(ctx, &jobState{value: rec.Value, enc: rec.ContentEncoding(), out: w})
+	return p.process(ctx, rec, w)
 }
 
-// process runs every step over the record of j and returns its tapes to
-// the pool when it ends.
-func (p *Processor) process(ctx context.Context, j *jobState) (Outcome, error) {
+// process runs every step over rec, its payload written to out when set,
+// and returns the job's tapes to the pool when it ends, and its state
+// (jobStates).
+func (p *Processor) process(ctx context.Context, rec transport.Record, out io.Writer) (Outcome, error) {
+	j := jobStates.Get().(*jobState)
+	*j = jobState{value: rec.Value, enc: rec.ContentEncoding(), out: out}
 	defer func() {
 		if j.t != nil {
 			j.t.Release()
 		}
+		*j = jobState{} // nothing of the job stays reachable from the pool
+		jobStates.Put(j)
 	}()
 	return runWritten(ctx, j, p.steps)
 }
+
+// jobStates holds the states of finished jobs for the jobs that follow: a
+// job's state is not a new allocation, and the Outcome holds none of it
+// (its payload and report are the job's own).
+var jobStates = sync.Pool{New: func() any { return new(jobState) }}
 
 // runWritten is runSteps, whose Outcome gives way to the payload's write
 // error (ProcessTo, SanitizeTo).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hygiene-dev/hygiene/internal/compression"
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
@@ -34,6 +35,7 @@ type jobState struct {
 	t       *transcript.Transcript // the job, once decoded
 	dropped map[string]int         // what the parse of a request body dropped
 	env     stage.Env              // the rules' environment, once prepared (env.Report set)
+	memo    contract.Memo          // env.Budget's counts of the job's messages
 	skip    stage.Skipper          // which rules the job skips (ruleSteps)
 	in      []*transcript.Message  // the messages as the rules got them
 	payload []byte                 // the ready payload, once encoded (out nil)
@@ -169,7 +171,7 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 		Policy:        pol,
 		Settings:      resolved,
 		Report:        stage.NewReport(),
-		Budget:        stage.BudgetFor(t.Target, resolved),
+		Budget:        stage.BudgetFor(t.Target, resolved, &j.memo),
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,
 	}
@@ -227,12 +229,17 @@ func (p *Processor) render(_ context.Context, j *jobState) error {
 
 // encode writes the ready payload: the messages first (in chunks for a
 // long history), so the report states their exact size, then the report.
+// A small job's payload, held whole, is written straight into its buffer
+// (encodeSmall).
 func (p *Processor) encode(_ context.Context, j *jobState) error {
 	t, report := j.t, j.env.Report
 	report.Changed = messagesChanged(j.in, t.Messages) || len(t.AppendEntries) > 0
 	var par transcript.Parallel
 	if fan := p.deps.Fanout; fan != nil {
 		par = codecParallel(fan, fan.Chunks(len(t.Messages)))
+	}
+	if j.out == nil && !par.Splits() && t.InputBytes <= smallPayloadBytes {
+		return encodeSmall(j)
 	}
 	msgs := t.EncodeMessages(par)
 	report.BytesIn = t.InputBytes
@@ -249,5 +256,29 @@ func (p *Processor) encode(_ context.Context, j *jobState) error {
 		return nil
 	}
 	j.payload = t.AppendPayload(nil, msgs, b)
+	return nil
+}
+
+// smallPayloadBytes bounds the jobs whose payload encodeSmall writes: its
+// buffer is sized from the input, and a long damaged history that
+// outgrew it would be copied as it grows.
+const smallPayloadBytes = 1 << 20
+
+// encodeSmall writes the ready payload of a job encoded in one part
+// (transcript.AppendPayloadSized): the same bytes as EncodeMessages and
+// AppendPayload, with no buffer of changed messages and no copy of them
+// or of the report, into one buffer with room for the input, a quarter
+// more (the edits) and the report.
+func encodeSmall(j *jobState) error {
+	t, report := j.t, j.env.Report
+	var err error
+	j.payload = t.AppendPayloadSized(make([]byte, 0, t.InputBytes+t.InputBytes/4+1024), func(dst []byte, listSize int) []byte {
+		report.BytesIn, report.BytesOut = t.InputBytes, listSize
+		dst, err = report.AppendJSON(dst)
+		return dst
+	})
+	if err != nil {
+		return fmt.Errorf("encoding the report: %w", err)
+	}
 	return nil
 }

@@ -50,7 +50,7 @@ func BenchmarkContextFit(b *testing.B) {
 				b.Fatal(err)
 			}
 			// the counter's vocabulary loads once per process, not per job
-			stage.BudgetFor(tg, stage.Settings{}).Count(warm.Messages[:1], nil, nil)
+			stage.BudgetFor(tg, stage.Settings{}, nil).Count(warm.Messages[:1], nil, nil)
 			var chain, fit, count time.Duration
 			var rep *stage.ContextFitReport
 			for b.Loop() {
@@ -60,7 +60,7 @@ func BenchmarkContextFit(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				budget := stage.BudgetFor(tg, stage.Settings{})
+				budget := stage.BudgetFor(tg, stage.Settings{}, nil)
 				start := time.Now()
 				_ = budget.Count(tr.Messages, nil, nil)
 				count += time.Since(start)
@@ -90,7 +90,7 @@ func benchChain(b *testing.B, tg transcript.Target, history []byte, budget bool,
 	env := &stage.Env{Policy: policy.Resolve(tg), Report: stage.NewReport(), InputMessages: len(tr.Messages),
 		Settings: stage.Settings{Context: settings.Context{Fit: settings.FitTrim}}}
 	if budget {
-		env.Budget = stage.BudgetFor(tg, env.Settings)
+		env.Budget = stage.BudgetFor(tg, env.Settings, nil)
 	}
 	for _, s := range Default(imgs) {
 		if err := s.Apply(context.Background(), tr, env); err != nil {

@@ -43,7 +43,7 @@ func fitChain(t testing.TB, tg transcript.Target, messages []byte, window int, m
 	}
 	if window > 0 {
 		env.Settings.Context.WindowTokens = window
-		env.Budget = stage.BudgetFor(tg, env.Settings)
+		env.Budget = stage.BudgetFor(tg, env.Settings, nil)
 	}
 	return tr, env, applyDefault(t, tr, env)
 }

@@ -20,6 +20,7 @@ type EncodedMessages struct {
 	par   Parallel
 	parts []encodedPart
 	size  int
+	one   [1]encodedPart // parts of a list in one part (a small job's)
 }
 
 // encodedPart is the messages msgs[from:to] of an EncodedMessages.
@@ -42,10 +43,15 @@ func (t *Transcript) EncodeMessages(par Parallel) *EncodedMessages {
 	if par.Splits() {
 		k = min(par.Chunks, max(len(t.Messages), 1))
 	}
-	e := &EncodedMessages{msgs: t.Messages, par: par, parts: make([]encodedPart, k)}
+	e := &EncodedMessages{msgs: t.Messages, par: par}
 	n := len(t.Messages)
-	encode := func(c int) { e.parts[c] = encodePart(t.Messages, n*c/k, n*(c+1)/k) }
-	e.run(encode)
+	if k == 1 { // one part: no closure, no part slice of its own
+		e.one[0] = encodePart(t.Messages, 0, n)
+		e.parts = e.one[:]
+	} else {
+		e.parts = make([]encodedPart, k)
+		e.run(func(c int) { e.parts[c] = encodePart(t.Messages, n*c/k, n*(c+1)/k) })
+	}
 	e.size = 2
 	for _, p := range e.parts {
 		e.size += p.size
@@ -112,6 +118,11 @@ func (e *EncodedMessages) appendTo(dst []byte) []byte {
 	at := len(dst)
 	dst = slices.Grow(dst, e.size)[:at+e.size]
 	dst[at], dst[len(dst)-1] = '[', ']'
+	if len(e.parts) == 1 { // one part: no closure, no offsets
+		out := spanWriter{buf: dst[at+1 : at+1 : at+1+e.parts[0].size]}
+		e.parts[0].write(&out, e.msgs)
+		return dst
+	}
 	starts := make([]int, len(e.parts))
 	off := at + 1
 	for c, p := range e.parts {

@@ -385,26 +385,28 @@ func decodeTarget(raw []byte, tg *Target) bool {
 
 // decodeOptions reads a job's options: the members that are fields of
 // Options strictly with encoding/json, and every other member onto
-// Options.Settings, unread.
+// Options.Settings, unread. Options of settings alone (a small job's
+// now_ms) cost the one allocation of Settings.
 func decodeOptions(raw []byte) (Options, error) {
 	var o Options
-	obj, err := ParseObject(raw)
+	var own, other []byte // objects of members, without their closing brace
+	err := jsontape.EachMember(raw, 1<<30, func(key string, value []byte) {
+		if optionKeys[key] {
+			own = appendMember(own, key, value, len(raw))
+		} else {
+			other = appendMember(other, key, value, len(raw))
+		}
+	})
 	if err != nil {
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			return o, nil
 		}
 		return o, errorf(deadletter.CodeInvalidJob, "options", "must be an object")
 	}
-	var own, other []byte // objects of members, without their closing brace
-	for _, f := range obj.Fields {
-		if optionKeys[f.Key] {
-			own = appendMember(own, f, len(raw))
-		} else {
-			other = appendMember(other, f, len(raw))
-		}
-	}
 	if own != nil {
-		if err := strictUnmarshal(append(own, '}'), &o, "options", deadletter.CodeInvalidJob); err != nil {
+		decoded := new(Options) // for encoding/json: on the heap only here
+		err := strictUnmarshal(append(own, '}'), decoded, "options", deadletter.CodeInvalidJob)
+		if o = *decoded; err != nil {
 			return o, err
 		}
 	}
@@ -414,16 +416,17 @@ func decodeOptions(raw []byte) (Options, error) {
 	return o, nil
 }
 
-// appendMember appends f to obj, an object's members so far without its
-// closing brace (nil for none), a new obj sized for size bytes (the whole
-// options object, which mostly holds only one kind of member).
-func appendMember(obj []byte, f Field, size int) []byte {
+// appendMember appends the member key: value to obj, an object's members
+// so far without its closing brace (nil for none), a new obj sized for
+// size bytes (the whole options object, which mostly holds only one kind
+// of member).
+func appendMember(obj []byte, key string, value []byte, size int) []byte {
 	if obj == nil {
 		obj = append(make([]byte, 0, size+1), '{')
 	} else {
 		obj = append(obj, ',')
 	}
-	return append(append(AppendString(obj, f.Key), ':'), f.Value...)
+	return append(append(AppendString(obj, key), ':'), value...)
 }
 
 // optionKeys are the JSON names of Options' own fields.
@@ -499,6 +502,33 @@ func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []b
 	return t.appendPayloadTail(dst, report)
 }
 
+// AppendPayloadSized appends the bytes AppendPayload appends, for a job
+// encoded in one part on the caller's goroutine: each message is written
+// straight into dst as AppendJSON writes it (EncodeMessages' list, byte
+// for byte, without its buffer of changed messages and their copy into
+// the payload), and report appends the report once the message list is
+// written, given the list's size (Report.BytesOut); "{}" when it appends
+// nothing.
+func (t *Transcript) AppendPayloadSized(dst []byte, report func(dst []byte, listSize int) []byte) []byte {
+	dst = t.appendPayloadHead(dst)
+	at := len(dst)
+	dst = append(dst, '[')
+	for i, m := range t.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = m.AppendJSON(dst)
+	}
+	dst = append(dst, ']')
+	size := len(dst) - at
+	dst = append(t.appendPayloadExtras(dst), `,"report":`...)
+	n := len(dst)
+	if dst = report(dst, size); len(dst) == n {
+		dst = append(dst, "{}"...)
+	}
+	return append(dst, '}')
+}
+
 // WritePayload writes to w the bytes AppendPayload appends, without ever
 // holding the payload whole: the message list goes out as the spans of the
 // input and the encoded changed messages it is made of (a long history's
@@ -527,12 +557,22 @@ func (t *Transcript) appendPayloadHead(dst []byte) []byte {
 }
 
 // appendPayloadTail appends the payload after its message list: the
-// rendered request, the tool names, the entries to append and the report
-// ("{}" when empty), and the closing brace.
+// rendered request, the tool names, the entries to append
+// (appendPayloadExtras), the report ("{}" when empty), and the closing
+// brace.
 func (t *Transcript) appendPayloadTail(dst []byte, report []byte) []byte {
 	if len(report) == 0 {
 		report = []byte("{}")
 	}
+	dst = append(t.appendPayloadExtras(dst), `,"report":`...)
+	dst = append(dst, report...)
+	return append(dst, '}')
+}
+
+// appendPayloadExtras appends what the payload holds between its message
+// list and its report: the rendered request, the tool names and the
+// entries to append.
+func (t *Transcript) appendPayloadExtras(dst []byte) []byte {
 	if t.Request != nil {
 		dst = append(dst, `,"request_format":`...)
 		dst = AppendString(dst, t.Request.Format)
@@ -551,10 +591,7 @@ func (t *Transcript) appendPayloadTail(dst []byte, report []byte) []byte {
 		}
 		dst = append(dst, '}')
 	}
-	dst = appendEntries(dst, "append_entries", t.AppendEntries)
-	dst = append(dst, `,"report":`...)
-	dst = append(dst, report...)
-	return append(dst, '}')
+	return appendEntries(dst, "append_entries", t.AppendEntries)
 }
 
 func (tg Target) appendJSON(dst []byte) []byte {

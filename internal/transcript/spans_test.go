@@ -67,7 +67,9 @@ func randomEdit(rng *rand.Rand, tr *transcript.Transcript) {
 }
 
 // checkSpans fails unless the list written in spans (MessagesJSON, the
-// payload in one part and in k parts) is the per-message encoding.
+// payload in one part and in k parts) is the per-message encoding, and
+// the payload written straight (AppendPayloadSized) is the one encoded,
+// its report given the list's size.
 func checkSpans(t *testing.T, what string, tr *transcript.Transcript, run func(int, func(int))) {
 	t.Helper()
 	want := encodeEach(tr.Messages)
@@ -80,6 +82,13 @@ func checkSpans(t *testing.T, what string, tr *transcript.Transcript, run func(i
 	payload := tr.EncodePayload(nil, nil)
 	if !bytes.Contains(payload, append([]byte(`"messages":`), want...)) {
 		t.Fatalf("%s: the payload does not hold the per-message list", what)
+	}
+	if got := tr.AppendPayloadSized(nil, func(dst []byte, _ int) []byte { return dst }); !bytes.Equal(got, payload) {
+		t.Fatalf("%s: the payload written straight differs from the encoded one:\n%s\n%s", what, got, payload)
+	}
+	report := func(dst []byte, listSize int) []byte { return fmt.Appendf(dst, `{"bytes_out":%d}`, listSize) }
+	if got := tr.AppendPayloadSized(nil, report); !bytes.Equal(got, tr.EncodePayload(nil, report(nil, len(want)))) {
+		t.Fatalf("%s: the payload written straight, with its report, differs from the encoded one", what)
 	}
 	for _, k := range []int{2, 3, 7} {
 		got := tr.AppendPayload(nil, tr.EncodeMessages(transcript.Parallel{Chunks: k, Run: run}), nil)

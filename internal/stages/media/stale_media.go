@@ -52,9 +52,7 @@ func applyStaleMedia(ctx context.Context, t *transcript.Transcript, env *stage.E
 	pruneBefore := staleBoundary(t.Messages)
 	images, refs := 0, 0
 	var err error // the first chunk's that the context stopped
-	stage.EachChunk(env, pruneBefore, func(lo, hi int) staleCounts {
-		return scrubStaleRange(ctx, t.Messages, lo, hi)
-	}, func(c staleCounts) {
+	stage.EachChunk(env, pruneBefore, staleRun{ctx, t.Messages}, scrubStaleRange, func(c staleCounts) {
 		err = cmp.Or(err, c.err)
 		images += c.images
 		refs += c.refs
@@ -75,9 +73,18 @@ type staleCounts struct {
 	err          error
 }
 
+// staleRun is what the stale-media pass reads: the job's context and its
+// messages.
+type staleRun struct {
+	ctx  context.Context
+	msgs []*transcript.Message
+}
+
 // scrubStaleRange cleans the user and tool-result messages among
-// msgs[lo:hi], each alone (so chunks of the stale part can run in parallel).
-func scrubStaleRange(ctx context.Context, msgs []*transcript.Message, lo, hi int) staleCounts {
+// r.msgs[lo:hi], each alone (so chunks of the stale part can run in
+// parallel).
+func scrubStaleRange(r staleRun, lo, hi int) staleCounts {
+	ctx, msgs := r.ctx, r.msgs
 	var n staleCounts
 	for i := lo; i < hi; i++ {
 		if i&1023 == 0 {
@@ -102,7 +109,10 @@ func scrubStaleRange(ctx context.Context, msgs []*transcript.Message, lo, hi int
 // has started yet; a turn is completed once an assistant follows its start
 // (several assistants of one tool loop complete it once).
 func staleBoundary(msgs []*transcript.Message) int {
-	var completed []int
+	// the starts of the last keptCompletedTurns completed turns, the n-th
+	// completed at n%keptCompletedTurns: a job's setup allocates nothing
+	var last [keptCompletedTurns]int
+	completed := 0
 	start, open := -1, false
 	for i, m := range msgs {
 		switch m.Role() {
@@ -114,15 +124,16 @@ func staleBoundary(msgs []*transcript.Message) int {
 			}
 		case transcript.RoleAssistant:
 			if open {
-				completed = append(completed, start)
+				last[completed%keptCompletedTurns] = start
+				completed++
 				open = false
 			}
 		}
 	}
-	if len(completed) <= keptCompletedTurns {
+	if completed <= keptCompletedTurns {
 		return 0
 	}
-	return completed[len(completed)-keptCompletedTurns]
+	return last[completed%keptCompletedTurns] // the start of completed turn number completed-keptCompletedTurns
 }
 
 // scrubStaleMedia replaces the stale images and media references of one

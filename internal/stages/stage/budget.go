@@ -12,9 +12,10 @@ import (
 // the context section's window_tokens, else the model's (with its input
 // limit, which a window the job or the configuration names replaces); the
 // reserve is context.max_output_tokens, else the model's default output.
-// It remembers the counts of the job's messages by their bytes
-// (contract.Budget.WithMemo): one Budget per job.
-func BudgetFor(tg transcript.Target, s Settings) contract.Budget {
+// It remembers the counts of the job's messages by their bytes in memo
+// (contract.Budget.WithMemo; nil: a memo of its own): one Budget, and one
+// memo, per job.
+func BudgetFor(tg transcript.Target, s Settings, memo *contract.Memo) contract.Budget {
 	lim := contract.Model(tg.Provider, tg.API, tg.Model)
 	b := contract.Budget{
 		Counter: tokens.For(tg.Provider, tg.API, tg.Model),
@@ -29,5 +30,5 @@ func BudgetFor(tg transcript.Target, s Settings) contract.Budget {
 	if s.Context.MaxOutputTokens > 0 {
 		b.Reserve = s.Context.MaxOutputTokens
 	}
-	return b.WithMemo()
+	return b.WithMemo(memo)
 }

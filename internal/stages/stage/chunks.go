@@ -20,21 +20,27 @@ func ChunkResults[T any](e *Env, n int, f func(lo, hi int) T) []T {
 
 // EachChunk is ChunkResults for a rule that reads each chunk's result
 // once, in order: it calls merge with each result, in chunk order, when
-// every chunk has run. A history in one chunk, a small job's, then hands
-// its one result over on the stack instead of in a slice; merge is only
-// called, never kept, so it and what it captures stay on the caller's
-// stack too. (Not in a rule written as a closure inside its constructor:
-// stages.Default inlines the constructor, and compiled there the closure
-// passes its functions to the generic call as escaping; there
-// ChunkResults costs the same.)
-func EachChunk[T any](e *Env, n int, f func(lo, hi int) T, merge func(T)) {
+// every chunk has run. A chunk's work is f(a, lo, hi): f a function of
+// its own, no closure, and a what it reads (the messages, and what the
+// rule found before). A history in one chunk, a small job's, then costs no
+// allocation: its one result is handed over on the stack, merge is only
+// called, never kept, and a goes to the heap only when the chunks run on
+// several goroutines (chunkResultsOf). A closure as f would be moved to
+// the heap on every call, with what it captures: a large history's chunks
+// run on other goroutines.
+func EachChunk[A, T any](e *Env, n int, a A, f func(a A, lo, hi int) T, merge func(T)) {
 	if e.chunks(n) == 1 {
-		merge(f(0, n))
+		merge(f(a, 0, n))
 		return
 	}
-	for _, r := range ChunkResults(e, n, f) {
+	for _, r := range chunkResultsOf(e, n, a, f) {
 		merge(r)
 	}
+}
+
+// chunkResultsOf is ChunkResults of f(a, lo, hi).
+func chunkResultsOf[A, T any](e *Env, n int, a A, f func(a A, lo, hi int) T) []T {
+	return ChunkResults(e, n, func(lo, hi int) T { return f(a, lo, hi) })
 }
 
 // chunks is into how many chunks ChunkResults splits n messages.

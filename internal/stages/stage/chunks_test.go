@@ -20,21 +20,32 @@ func (f seqFanout) Run(k int, run func(int)) {
 // with or without a Fanout, and a history in one chunk costs no
 // allocation for its result.
 func TestEachChunk(t *testing.T) {
-	span := func(lo, hi int) [2]int { return [2]int{lo, hi} }
+	span := func(lo, hi int) [3]int { return [3]int{lo, hi, 0} }
 	for _, e := range []*Env{{}, {Fanout: seqFanout{1}}, {Fanout: seqFanout{3}}, {Fanout: seqFanout{50}}} {
 		for _, n := range []int{0, 1, 2, 10} {
-			var got [][2]int
-			EachChunk(e, n, span, func(c [2]int) { got = append(got, c) })
-			if want := ChunkResults(e, n, span); !slices.Equal(got, want) {
+			var got [][3]int
+			EachChunk(e, n, 7, spanOf, func(c [3]int) { got = append(got, c) })
+			want := ChunkResults(e, n, span)
+			for i := range want {
+				want[i][2] = 7 // what EachChunk handed each chunk
+			}
+			if !slices.Equal(got, want) {
 				t.Errorf("fanout %v, %d messages: EachChunk %v, ChunkResults %v", e.Fanout, n, got, want)
 			}
 		}
 	}
 	e := &Env{}
+	msgs := make([]int, 10) // what a rule hands its chunks: a slice
 	if n := testing.AllocsPerRun(100, func() {
 		total := 0
-		EachChunk(e, 10, span, func(c [2]int) { total += c[1] })
+		EachChunk(e, len(msgs), msgs, lenOf, func(c int) { total += c })
 	}); n != 0 {
 		t.Errorf("one chunk: %v allocations, want 0", n)
 	}
 }
+
+// spanOf is a chunk's bounds and the argument it was handed.
+func spanOf(a, lo, hi int) [3]int { return [3]int{lo, hi, a} }
+
+// lenOf is the length of a chunk of s.
+func lenOf(s []int, lo, hi int) int { return len(s[lo:hi]) }

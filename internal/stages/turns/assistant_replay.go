@@ -60,6 +60,7 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 		var out []*transcript.Message // nil until the first drop
 		dropped, normalised, sentinels := 0, 0, 0
 		var comp *compaction // found on first use: most runs of the again pass judge nothing
+		var found compaction // where comp points once found (declared here, it stays on the stack)
 		for i, m := range t.Messages {
 			if changedOnly && (!m.Changed() || m.Role() != transcript.RoleAssistant) {
 				if out != nil {
@@ -68,8 +69,8 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 				continue
 			}
 			if comp == nil {
-				c := compactionOf(t.Messages)
-				comp = &c
+				found = compactionOf(t.Messages)
+				comp = &found
 			}
 			keep, changed, sentinel := replayMessage(m, comp.stale(m, i))
 			if changed {

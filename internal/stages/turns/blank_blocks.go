@@ -23,46 +23,55 @@ import (
 // A non-blank image block counts as content. When a drop leaves a failed
 // turn at the end, §3.2's trailing trim is applied again.
 func BlankBlocks() stage.Stage {
-	const name = "blank_blocks"
-	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		n := len(t.Messages)
-		drop := make([]bool, n) // written per chunk, read after all chunks
-		removed, placeholders, dropped, videos := 0, 0, 0, 0
-		for _, c := range stage.ChunkResults(env, n, func(lo, hi int) blankCounts {
-			return blankBlocksOf(t.Messages, lo, hi, drop)
-		}) {
-			removed, placeholders, dropped, videos = removed+c.removed, placeholders+c.placeholders, dropped+c.dropped, videos+c.videos
-		}
-		var out []*transcript.Message
-		if dropped > 0 {
-			out = make([]*transcript.Message, 0, n-dropped)
-			for i, m := range t.Messages {
-				if !drop[i] {
-					out = append(out, m)
-				}
-			}
-		}
-		trimmed := 0
-		if out != nil {
-			t.Messages = out
-			trimmed = trimTrailingFailures(t)
-		}
-		env.Report.Add(name, "blank_text_removed", removed)
-		env.Report.Add(name, "trailing_trimmed", trimmed)
-		env.Report.Add(name, "placeholder", placeholders)
-		env.Report.Add(name, "dropped", dropped)
-		env.Report.Add(name, "video_fixed", videos)
-		return nil
-	}}
+	return stage.Stage{Name: blankBlocksName, Apply: applyBlankBlocks}
 }
 
-// blankCounts is what the blank-block rule changed in a run of messages.
-type blankCounts struct{ removed, placeholders, dropped, videos int }
+// blankBlocksName is BlankBlocks' name.
+const blankBlocksName = "blank_blocks"
+
+// applyBlankBlocks is BlankBlocks' Apply: a one-chunk job's pass
+// allocates nothing of its own (stage.EachChunk), and the list of dropped
+// messages is made only when there is one.
+func applyBlankBlocks(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	var sum blankCounts
+	stage.EachChunk(env, len(t.Messages), t.Messages, blankBlocksOf, func(c blankCounts) {
+		sum.removed, sum.placeholders, sum.videos = sum.removed+c.removed, sum.placeholders+c.placeholders, sum.videos+c.videos
+		sum.drop = append(sum.drop, c.drop...)
+	})
+	trimmed := 0
+	if len(sum.drop) > 0 {
+		out := make([]*transcript.Message, 0, len(t.Messages)-len(sum.drop))
+		next := 0 // the first of sum.drop not yet passed
+		for i, m := range t.Messages {
+			if next < len(sum.drop) && sum.drop[next] == i {
+				next++
+				continue
+			}
+			out = append(out, m)
+		}
+		t.Messages = out
+		trimmed = trimTrailingFailures(t)
+	}
+	env.Report.Add(blankBlocksName, "blank_text_removed", sum.removed)
+	env.Report.Add(blankBlocksName, "trailing_trimmed", trimmed)
+	env.Report.Add(blankBlocksName, "placeholder", sum.placeholders)
+	env.Report.Add(blankBlocksName, "dropped", len(sum.drop))
+	env.Report.Add(blankBlocksName, "video_fixed", sum.videos)
+	return nil
+}
+
+// blankCounts is what the blank-block rule changed in a run of messages,
+// and the indexes of the assistants it left with nothing to say, in order
+// (nil for none).
+type blankCounts struct {
+	removed, placeholders, videos int
+	drop                          []int
+}
 
 // blankBlocksOf applies the blank-block rule to msgs[lo:hi], each message
-// alone, and sets drop[i] for every assistant that is left with nothing to
-// say (the caller removes them), so chunks of a history can run in parallel.
-func blankBlocksOf(msgs []*transcript.Message, lo, hi int, drop []bool) blankCounts {
+// alone, and lists every assistant that is left with nothing to say (the
+// caller removes them), so chunks of a history can run in parallel.
+func blankBlocksOf(msgs []*transcript.Message, lo, hi int) blankCounts {
 	var n blankCounts
 	for i := lo; i < hi; i++ {
 		m := msgs[i]
@@ -86,8 +95,7 @@ func blankBlocksOf(msgs []*transcript.Message, lo, hi int, drop []bool) blankCou
 				kept, r := withoutBlankText(blocks)
 				n.removed += r
 				if len(kept) == 0 && !m.Has("providerReplay") {
-					drop[i] = true
-					n.dropped++
+					n.drop = append(n.drop, i)
 				} else {
 					m.SetBlocks(kept)
 				}

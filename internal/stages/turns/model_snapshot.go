@@ -96,20 +96,23 @@ func snapshotTime(t *transcript.Transcript, env *stage.Env) (int64, bool) {
 		return now, true
 	}
 	var latest latestTime
-	stage.EachChunk(env, len(t.Messages), func(lo, hi int) latestTime {
-		var l latestTime
-		for _, m := range t.Messages[lo:hi] {
-			if ts, ok := m.Timestamp(); ok {
-				l.see(ts)
-			}
-		}
-		return l
-	}, func(c latestTime) {
+	stage.EachChunk(env, len(t.Messages), t.Messages, latestOf, func(c latestTime) {
 		if c.found {
 			latest.see(c.ts)
 		}
 	})
 	return latest.ts, latest.found
+}
+
+// latestOf is the newest parseable timestamp of msgs[lo:hi], if any.
+func latestOf(msgs []*transcript.Message, lo, hi int) latestTime {
+	var l latestTime
+	for _, m := range msgs[lo:hi] {
+		if ts, ok := m.Timestamp(); ok {
+			l.see(ts)
+		}
+	}
+	return l
 }
 
 // latestTime is the newest timestamp seen, if any.

@@ -25,29 +25,41 @@ const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalToke
 //     of the normalised usage otherwise. Other members of usage are kept in
 //     their places; a usage that already has these values is not touched.
 func Usage() stage.Stage {
-	const name = "usage"
-	return stage.Stage{Name: name, Needs: transcript.FactAssistant, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		comp := compactionOf(t.Messages)
-		var sum usageCounts
-		for _, c := range stage.ChunkResults(env, len(t.Messages), func(lo, hi int) usageCounts {
-			return usageOf(t.Messages, lo, hi, comp)
-		}) {
-			sum.zeroed += c.zeroed
-			sum.normalised += c.normalised
-		}
-		env.Report.Add(name, "zeroed", sum.zeroed)
-		env.Report.Add(name, "normalised", sum.normalised)
-		return nil
-	}}
+	return stage.Stage{Name: usageName, Needs: transcript.FactAssistant, Apply: applyUsage}
+}
+
+// usageName is Usage's name.
+const usageName = "usage"
+
+// applyUsage is Usage's Apply: a one-chunk job's pass allocates nothing of
+// its own (stage.EachChunk).
+func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	h := usageHistory{msgs: t.Messages, comp: compactionOf(t.Messages)}
+	var sum usageCounts
+	stage.EachChunk(env, len(t.Messages), h, usageOf, func(c usageCounts) {
+		sum.zeroed += c.zeroed
+		sum.normalised += c.normalised
+	})
+	env.Report.Add(usageName, "zeroed", sum.zeroed)
+	env.Report.Add(usageName, "normalised", sum.normalised)
+	return nil
 }
 
 // usageCounts is what the usage rule changed in a run of messages.
 type usageCounts struct{ zeroed, normalised int }
 
-// usageOf applies the usage rule to the assistants among msgs[lo:hi]: each
-// message alone, given the history's compaction (so chunks of a history
-// can run in parallel).
-func usageOf(msgs []*transcript.Message, lo, hi int, comp compaction) usageCounts {
+// usageHistory is what the usage rule reads of a history: its messages
+// and its compaction.
+type usageHistory struct {
+	msgs []*transcript.Message
+	comp compaction
+}
+
+// usageOf applies the usage rule to the assistants among h.msgs[lo:hi]:
+// each message alone, given the history's compaction (so chunks of a
+// history can run in parallel).
+func usageOf(h usageHistory, lo, hi int) usageCounts {
+	msgs, comp := h.msgs, h.comp
 	var n usageCounts
 	for i := lo; i < hi; i++ {
 		m := msgs[i]

@@ -67,15 +67,23 @@ func TestReleasedTapesDecodeAsFresh(t *testing.T) {
 // tries is asked.)
 func TestReleasedArraysAreReused(t *testing.T) {
 	data := messagesJSON(300, "reused")
+	if reusedOf(t, data, data) == 0 {
+		t.Fatal("no decode took the arrays of the tape released before it")
+	}
+}
+
+// reusedOf is in how many of 20 tries a decode of then took the arrays of
+// the tape of first, released just before it.
+func reusedOf(t *testing.T, first, then []byte) int {
 	reused := 0
 	for range 20 {
-		tapes, _, err := SplitArray(data, 64, Parallel{})
+		tapes, _, err := SplitArray(first, 64, Parallel{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		members := unsafe.SliceData(tapes[0].Members)
 		tapes[0].Release()
-		again, _, err := SplitArray(data, 64, Parallel{})
+		again, _, err := SplitArray(then, 64, Parallel{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,8 +92,24 @@ func TestReleasedArraysAreReused(t *testing.T) {
 		}
 		again[0].Release()
 	}
-	if reused == 0 {
-		t.Fatal("no decode took the arrays of the tape released before it")
+	return reused
+}
+
+// TestReleasedArraysFitTheirClass: a small decode takes the arrays a
+// smaller input of its pool class released (newTape sizes them for the
+// class, classSpan), where arrays sized for that input alone were too
+// small for it and a pool miss. (One reuse in 20 tries is asked, as in
+// TestReleasedArraysAreReused.)
+func TestReleasedArraysFitTheirClass(t *testing.T) {
+	// messages of a few hundred bytes, as in a real history: arrays sized
+	// for the input are not regrown (messagesJSON's tiny ones would be)
+	word := strings.Repeat("fit ", 60)
+	smaller, larger := messagesJSON(150, word), messagesJSON(200, word)
+	if classSpan(len(smaller)) != classSpan(len(larger)) || len(larger) <= len(smaller) {
+		t.Fatalf("%d and %d bytes are not a smaller and a larger input of one class", len(smaller), len(larger))
+	}
+	if reusedOf(t, smaller, larger) == 0 {
+		t.Fatal("no decode took the arrays a smaller input of its class released")
 	}
 }
 

@@ -156,9 +156,12 @@ func (s *scanner) messageArray(i, depth int, par Parallel) ([]*Tape, int, error)
 	if i < len(s.data) && s.data[i] == ']' {
 		return []*Tape{{Data: s.data}}, i + 1, nil
 	}
-	cuts := []int{i}
+	var one [1]int // a sequential decode's one cut and part, on the stack
+	cuts := one[:]
+	cuts[0] = i
+	var guessed []int
 	if par.Splits() {
-		cuts = s.messageCuts(i, par.Chunks)
+		guessed = s.messageCuts(i, par.Chunks)
 	}
 	limitAfter := func(c int) int { // where part c stops: at or past the next cut
 		if c+1 < len(cuts) {
@@ -166,9 +169,10 @@ func (s *scanner) messageArray(i, depth int, par Parallel) ([]*Tape, int, error)
 		}
 		return len(s.data)
 	}
-	parts := make([]arrayPart, len(cuts))
-	if len(cuts) > 1 {
-		par.Run(len(cuts), func(c int) { parts[c] = s.arrayPart(cuts[c], limitAfter(c), depth) })
+	var onePart [1]arrayPart
+	parts := onePart[:]
+	if len(guessed) > 1 {
+		cuts, parts = guessed, s.arrayParts(guessed, depth, par)
 	} else {
 		parts[0] = s.arrayPart(i, len(s.data), depth)
 	}
@@ -197,6 +201,23 @@ func (s *scanner) messageArray(i, depth int, par Parallel) ([]*Tape, int, error)
 	return kept, p.end, nil
 }
 
+// arrayParts parses the parts of a message array that start at cuts, in
+// parallel (par): part c stops at or past cuts[c+1].
+// The helpers get a copy of the scanner, so a sequential decode's stays on
+// its stack.
+func (s *scanner) arrayParts(cuts []int, depth int, par Parallel) []arrayPart {
+	parts := make([]arrayPart, len(cuts))
+	sc := *s
+	par.Run(len(cuts), func(c int) {
+		limit := len(sc.data)
+		if c+1 < len(cuts) {
+			limit = cuts[c+1]
+		}
+		parts[c] = sc.arrayPart(cuts[c], limit, depth)
+	})
+	return parts
+}
+
 // arrayPart parses the elements of a message array at depth depth from the
 // element at i until one ends the array or the next one starts at or past
 // limit.
@@ -205,7 +226,8 @@ func (s *scanner) arrayPart(i, limit, depth int) arrayPart {
 	// The part's share of the entries, from its share of the bytes, so the
 	// arrays are not regrown a dozen times (newTape).
 	t := newTape(s.data, limit-i)
-	b := builder{t: t}
+	b := builderFor(t)
+	defer b.done()
 	p := arrayPart{tape: t}
 	for {
 		end, err := ps.message(&b, i, depth)

@@ -218,6 +218,25 @@ type builder struct {
 	blockStack  []Node
 }
 
+// builderFor returns a builder that records on t, with the stacks that
+// came with t's arrays from the pool (see done).
+func builderFor(t *Tape) builder {
+	b := builder{t: t}
+	if a := t.arrays; a != nil {
+		b.memberStack, b.blockStack = a.memberStack[:0], a.blockStack[:0]
+	}
+	return b
+}
+
+// done keeps the builder's stacks with its tape's arrays, for the pass
+// that takes them from the pool after the tape's Release.
+func (b *builder) done() {
+	if b.t.arrays == nil {
+		b.t.arrays = &tapeArrays{}
+	}
+	b.t.arrays.memberStack, b.t.arrays.blockStack = b.memberStack[:0], b.blockStack[:0]
+}
+
 // keepMembers moves the members pushed since start onto the tape and
 // returns where they begin.
 func (b *builder) keepMembers(start int) (first, count uint32) {
