@@ -702,7 +702,8 @@ func (w *messageWriter) member(dst []byte, i int, key string, value []byte) []by
 // AppendString writes them and of its values, the content's blocks
 // included. A message whose members are its input's but whose blocks were
 // edited may fold back to its input bytes (AppendJSON), which only an
-// encoding of the blocks tells: that one is encoded. A rule that only
+// encoding of the blocks tells when they are as long as its content was:
+// that one is encoded. A rule that only
 // needs the size of the request (request_size, the contract) does not
 // copy every changed message for it.
 func (m *Message) EncodedLen() int {
@@ -710,7 +711,9 @@ func (m *Message) EncodedLen() int {
 		return len(m.Raw())
 	}
 	if !m.members.changed() {
-		return len(m.AppendJSON(nil))
+		if raw, _ := m.members.Get("content"); m.contentLen() == len(raw) {
+			return len(m.AppendJSON(nil)) // the blocks may encode to the content as it was
+		}
 	}
 	stale, seenContent := m.contentStale(), false
 	count := m.members.memberCount()
