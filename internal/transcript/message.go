@@ -167,7 +167,7 @@ func (n *node) member(i int) (string, []byte) {
 		return f.Key, f.Value
 	}
 	at := n.tapeNode().First + uint32(i)
-	return n.t.Key(&n.t.Members[at]), n.memberValue(at)
+	return memberKey(n.t, &n.t.Members[at]), n.memberValue(at)
 }
 
 // appendObject appends the compact encoding of an object value's members,
