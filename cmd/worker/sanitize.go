@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
+	"github.com/hygiene-dev/hygiene/internal/memlimit"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/replay"
@@ -81,6 +83,8 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
 		return exitUsage
 	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // the limit is this job's
+	setJobMemoryLimit(cfg, len(input))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	proc, _, closeProc, err := newProcessor(cfg, nil)
@@ -200,6 +204,21 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 		t.Options.Render = render
 	}
 	return proc.SanitizeTo(ctx, t, w)
+}
+
+// setJobMemoryLimit sets the Go memory limit for the one job of inputBytes
+// the process runs (memory.sanitize_input_ratio, memlimit.ForJob), unless
+// GOMEMLIMIT sets it or the ratio is 0, and returns the limit it set (0
+// for none).
+func setJobMemoryLimit(cfg config.Config, inputBytes int) int64 {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return 0
+	}
+	limit := memlimit.ForJob(memlimit.HeldBytes(), int64(inputBytes), cfg.Memory.SanitizeInputRatio)
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	return limit
 }
 
 // failureStatus is the exit status of a job that did not come back ready:

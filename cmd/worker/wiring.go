@@ -19,14 +19,14 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/transport"
 )
 
-// newProcessor wires the job processor every command shares: libvips
-// started once, the image pool and cache sized from cfg, and the default
+// newProcessor wires the job processor every command shares: the image
+// pool and cache sized from cfg (libvips starts with the first image a
+// job holds, see images.Startup), and the default
 // rule chain, with the helpers that split large histories
 // (pipeline.fanout_workers, sized on GOMAXPROCS), which also decode and
 // encode large jobs in chunks. observe (may be nil) is told each stage's duration. The
 // returned func releases the image pool.
 func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
-	images.Startup()
 	imgs, err := images.NewProcessor(cfg.Images.Config)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)

@@ -186,4 +186,9 @@ type MemoryConfig struct {
 	ContainerLimitBytes int64 `yaml:"container_limit_bytes"`
 	// LimitRatio is the share of the container limit used as the budget.
 	LimitRatio float64 `yaml:"limit_ratio"`
+	// SanitizeInputRatio sizes `worker sanitize`'s Go memory limit from its
+	// one job: what the runtime holds once the input is read, plus this
+	// many times the input's size, at least 64 MiB (memlimit.ForJob); 0
+	// sets none. A GOMEMLIMIT in the environment is used instead.
+	SanitizeInputRatio float64 `yaml:"sanitize_input_ratio"`
 }

@@ -46,6 +46,9 @@ func (c Config) Validate() error {
 	p.atLeast("memory.limit_bytes", c.Memory.LimitBytes, 0)
 	p.atLeast("memory.container_limit_bytes", c.Memory.ContainerLimitBytes, 0)
 	p.share("memory.limit_ratio", c.Memory.LimitRatio)
+	if x := c.Memory.SanitizeInputRatio; !(x >= 0 && x <= 1000) {
+		p.add("memory.sanitize_input_ratio: must be between 0 and 1000, got %s", strconv.FormatFloat(x, 'g', -1, 64))
+	}
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "json", "text")
 	c.validateOperate(&p)

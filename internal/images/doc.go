@@ -75,7 +75,8 @@
 // pool. The pool is bounded by worker count and by an estimate of decoded
 // bytes (width*height*bands*bytes-per-sample of the full input, an upper
 // bound: shrink-on-load usually decodes far less). Each worker owns a locked
-// OS thread and calls vips.ShutdownThread before it exits. Results are kept
+// OS thread, starts libvips (Startup) before its first image, and calls
+// vips.ShutdownThread before it exits. Results are kept
 // in a content-addressed LRU cache bounded in bytes: the key is the
 // SHA-256 of the input base64 plus the tenant, the limits, the declared
 // mime and the label (the last two change the Result too). Entries are

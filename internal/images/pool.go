@@ -46,18 +46,29 @@ func newPool(workers int, limit int64) *pool {
 	return p
 }
 
-// worker runs tasks on a locked OS thread until the pool closes. The
-// thread stays locked when the goroutine exits, so the Go runtime ends it
-// after vips.ShutdownThread has freed its libvips per-thread state.
+// worker runs tasks on a locked OS thread until the pool closes, starting
+// libvips (Startup) before its first task. The thread stays locked when
+// the goroutine exits, so the Go runtime ends it after
+// vips.ShutdownThread has freed its libvips per-thread state (a worker
+// that ran no task has none).
 func (p *pool) worker() {
 	defer p.wg.Done()
 	runtime.LockOSThread()
-	defer vips.ShutdownThread()
+	ran := false
+	defer func() {
+		if ran {
+			vips.ShutdownThread()
+		}
+	}()
 	for {
 		select {
 		case <-p.quit:
 			return
 		case t := <-p.tasks:
+			if !ran {
+				Startup()
+				ran = true
+			}
 			p.running.Add(1)
 			t.fn()
 			p.running.Add(-1)

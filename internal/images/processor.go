@@ -113,8 +113,9 @@ type Processor struct {
 	stats     counters
 }
 
-// NewProcessor starts a Processor's workers. It calls Startup with the
-// default log level if libvips is not started yet.
+// NewProcessor starts a Processor's workers. libvips is started (Startup,
+// with the default log level if nobody started it before) when a worker
+// first runs an image's libvips work, not here.
 func NewProcessor(cfg Config) (*Processor, error) {
 	if cfg.Workers < 0 {
 		return nil, fmt.Errorf("images: Config.Workers is %d; it must be 0 (one per CPU) or more", cfg.Workers)
@@ -131,7 +132,6 @@ func NewProcessor(cfg Config) (*Processor, error) {
 	if cfg.MaxDecodedBytes == 0 {
 		cfg.MaxDecodedBytes = DefaultConfig().MaxDecodedBytes
 	}
-	Startup()
 	p := &Processor{pool: newPool(cfg.Workers, cfg.MaxDecodedBytes)}
 	if cfg.CacheBytes > 0 {
 		p.cache = newCache(cfg.CacheBytes)

@@ -2,17 +2,24 @@ package images
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/davidbyttow/govips/v2/vips"
 )
 
-var startupOnce sync.Once
+var (
+	startupOnce sync.Once
+	started     atomic.Bool // Startup has run
+)
 
 // Startup starts libvips once per process: concurrency 1 (the pool gives
 // the parallelism, and one thread per image keeps output deterministic),
 // operation cache off (max operations, memory and files 0) and govips
 // logging at the given level, warning by default. Later calls do nothing.
-// NewProcessor calls it with the default level if nobody did before.
+// A Processor calls it with the default level when its first image needs
+// libvips, if nobody did before: a process that sees no image never
+// starts libvips, whose start-up maps and touches about 12 MB of its
+// libraries and heap (a `worker sanitize` of a history without images).
 func Startup(logLevel ...vips.LogLevel) {
 	startupOnce.Do(func() {
 		level := vips.LogLevelWarning
@@ -26,5 +33,9 @@ func Startup(logLevel ...vips.LogLevel) {
 			MaxCacheMem:      0,
 			MaxCacheSize:     0,
 		})
+		started.Store(true)
 	})
 }
+
+// Started reports whether libvips was started (Startup ran).
+func Started() bool { return started.Load() }

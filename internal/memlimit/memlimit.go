@@ -4,7 +4,8 @@
 // so the kernel's OOM killer is never the first to act), checks that the
 // configured bounds fit in that budget, and sets the Go runtime's soft
 // memory limit (debug.SetMemoryLimit) to the part of the budget the Go heap
-// may use.
+// may use. For a process that runs one job (`worker sanitize`), ForJob
+// sizes the limit from the job instead.
 //
 // libvips decodes images in C memory, outside the Go heap: the Go limit is
 // the budget minus images.max_decoded_bytes. The image cache and the
@@ -22,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,6 +90,42 @@ func (p Plan) Apply() int64 {
 		return debug.SetMemoryLimit(-1)
 	}
 	return debug.SetMemoryLimit(p.GoLimitBytes)
+}
+
+// ForJob is the Go soft memory limit of a process that runs one job of
+// inputBytes: held (what the runtime holds with the job read, HeldBytes)
+// plus ratio times the input, the room for the job's tapes, message views,
+// edits and output, and at least MinJobRoom. 0 (no limit) when ratio is 0
+// or less.
+//
+// Without a limit the collector lets the heap grow to twice what was live
+// after the last collection, and a long job's live heap is its input, its
+// tapes and views and its edits: the peak is about twice that. With the
+// limit the collector runs when the heap reaches it, so a job whose live
+// heap stays under the limit peaks near the limit; one whose live heap
+// exceeds it is not refused, it costs more collections (the runtime caps
+// their share of the CPU at about half).
+func ForJob(held, inputBytes int64, ratio float64) int64 {
+	if ratio <= 0 {
+		return 0
+	}
+	return held + max(int64(ratio*float64(inputBytes)), MinJobRoom)
+}
+
+// MinJobRoom is the least room ForJob gives a job: what any job may need
+// whatever its size (the tokenizers' vocabularies loaded on first use, a
+// decoded image's bytes). A small job under a limit of its own size would
+// collect at every few allocations (20 collections for a 95 kB example
+// instead of 1) to save nothing that matters.
+const MinJobRoom = 64 << 20
+
+// HeldBytes is the memory the Go runtime holds from the OS now, as its
+// soft memory limit counts it: everything it mapped less the heap memory
+// it released.
+func HeldBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
 // CgroupLimit returns the memory limit of the cgroup this process is in,

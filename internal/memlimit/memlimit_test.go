@@ -3,6 +3,7 @@ package memlimit
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -97,4 +98,39 @@ func TestApply(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != 700<<20 {
 		t.Fatalf("the Go memory limit is %d after Apply, want %d", got, 700<<20)
 	}
+}
+
+// ForJob is what the runtime holds plus ratio times the input, at least
+// MinJobRoom, and no limit for a ratio of 0.
+func TestForJob(t *testing.T) {
+	for _, c := range []struct {
+		held, input int64
+		ratio       float64
+		want        int64
+	}{
+		{held: 50 << 20, input: 40 << 20, ratio: 2, want: 130 << 20},
+		{held: 12 << 20, input: 2000, ratio: 2, want: 12<<20 + MinJobRoom},
+		{held: 12 << 20, input: 32 << 20, ratio: 2, want: 12<<20 + MinJobRoom},
+		{held: 12 << 20, input: 33 << 20, ratio: 2, want: 78 << 20},
+		{held: 50 << 20, input: 400 << 20, ratio: 0.5, want: 250 << 20},
+		{held: 50 << 20, input: 40 << 20, ratio: 0, want: 0},
+		{held: 50 << 20, input: 40 << 20, ratio: -1, want: 0},
+	} {
+		if got := ForJob(c.held, c.input, c.ratio); got != c.want {
+			t.Errorf("ForJob(%d, %d, %v) = %d, want %d", c.held, c.input, c.ratio, got, c.want)
+		}
+	}
+}
+
+// HeldBytes counts a new heap allocation once it is written.
+func TestHeldBytesCountsTheHeap(t *testing.T) {
+	before := HeldBytes()
+	b := make([]byte, 64<<20)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	if grew := HeldBytes() - before; grew < 60<<20 {
+		t.Fatalf("HeldBytes grew %d bytes over a 64 MiB allocation", grew)
+	}
+	runtime.KeepAlive(b)
 }

@@ -1,20 +1,20 @@
 package transcript
 
 import (
-	"bytes"
 	"io"
 	"slices"
 	"unsafe"
 )
 
 // EncodedMessages is a transcript's message list made ready for the ready
-// payload: every changed message encoded once, and the list's exact size,
-// known before the report that states it is written (Report.BytesOut). The
-// list is cut into parts of equal message counts; each part's changed
-// messages are encoded into a buffer of its own, in parallel, and
-// AppendPayload copies every part into its place in the output, again in
-// parallel. The bytes are those of a sequential encode. It is valid until
-// the messages change.
+// payload: which messages changed, and the list's exact size, known before
+// the report that states it is written (Report.BytesOut). The list is cut
+// into parts of equal message counts, measured in parallel; AppendPayload
+// writes every part into its place in the output, again in parallel, and
+// WritePayload streams them. A changed message is encoded where it is
+// written, never held beside the output: a damaged history's changed
+// messages are about its input's size. The bytes are those of a
+// sequential encode. It is valid until the messages change.
 type EncodedMessages struct {
 	msgs  []*Message
 	par   Parallel
@@ -26,18 +26,16 @@ type EncodedMessages struct {
 // encodedPart is the messages msgs[from:to] of an EncodedMessages.
 type encodedPart struct {
 	from, to int
-	// changed holds the encodings of the part's changed messages, one after
-	// another: message changedAt[j] ends at changedEnd[j].
-	changed    []byte
-	changedAt  []int
-	changedEnd []int
+	// changedAt are the indexes of the messages that may differ from their
+	// input bytes (Message.mayDiffer), encoded as they are written.
+	changedAt []int
 	// size is the part's bytes in the array: its messages, each but the
 	// list's first after a comma.
 	size int
 }
 
-// EncodeMessages encodes the changed messages, in the parts par gives, and
-// measures the list.
+// EncodeMessages finds the changed messages and measures the list, in the
+// parts par gives.
 func (t *Transcript) EncodeMessages(par Parallel) *EncodedMessages {
 	k := 1
 	if par.Splits() {
@@ -68,43 +66,21 @@ func (e *EncodedMessages) run(f func(part int)) {
 	f(0)
 }
 
-// encodePart encodes the changed messages of msgs[from:to], into one
-// buffer sized from their input bytes (a changed message is about as long
-// as it was), so it is not regrown and copied as it fills. A message that
-// may differ (mayDiffer) is encoded once; when that gives its input bytes
-// (its edited blocks folded back to what they were: AppendJSON writes the
-// input bytes then), it is counted as unchanged.
+// encodePart measures msgs[from:to]: a message that may differ
+// (mayDiffer) by its EncodedLen, which encodes nothing unless its edited
+// blocks may fold back to its input bytes; the rest by their input bytes.
 func encodePart(msgs []*Message, from, to int) encodedPart {
 	p := encodedPart{from: from, to: to, size: to - from}
 	if from == 0 && to > 0 {
 		p.size-- // no comma before the first message
 	}
-	var changed []int
-	estimate := 0
 	for i := from; i < to; i++ {
 		if m := msgs[i]; m.mayDiffer() {
-			changed = append(changed, i)
-			estimate += len(m.Raw()) + 64
+			p.changedAt = append(p.changedAt, i)
+			p.size += m.EncodedLen()
 		} else {
 			p.size += len(m.Raw())
 		}
-	}
-	if len(changed) == 0 {
-		return p
-	}
-	p.changed = make([]byte, 0, estimate+estimate/8)
-	p.changedAt, p.changedEnd = changed[:0], make([]int, 0, len(changed))
-	for _, i := range changed {
-		m := msgs[i]
-		before := len(p.changed)
-		p.changed = m.AppendJSON(p.changed)
-		if bytes.Equal(p.changed[before:], m.Raw()) { // unchanged once its blocks are folded back
-			p.changed = p.changed[:before]
-			p.size += len(m.Raw())
-			continue
-		}
-		p.changedAt, p.changedEnd = append(p.changedAt, i), append(p.changedEnd, len(p.changed))
-		p.size += len(p.changed) - before
 	}
 	return p
 }
@@ -177,6 +153,16 @@ func (s *spanWriter) put(b []byte) {
 	s.buf = append(s.buf, b...)
 }
 
+// encode writes m's encoding (Message.AppendJSON) into buf: after a flush
+// when buf is half full, so a message of up to half its capacity is
+// encoded without growing it (a longer one grows it).
+func (s *spanWriter) encode(m *Message) {
+	if s.w != nil && len(s.buf) > cap(s.buf)/2 {
+		s.flush()
+	}
+	s.buf = m.AppendJSON(s.buf)
+}
+
 // flush writes what buf holds to w, and returns the first write error.
 func (s *spanWriter) flush() error {
 	if len(s.buf) > 0 && s.err == nil {
@@ -190,10 +176,10 @@ func (s *spanWriter) flush() error {
 // input bytes (all but the changed ones) that lie one after another in the
 // input, each pair with exactly the separator the output writes (one comma)
 // between them, are put as one span of the input: an untouched job is one
-// copy of its message array. The bytes are those of writing every message
-// in turn.
+// copy of its message array. A changed message is encoded into out. The
+// bytes are those of writing every message in turn.
 func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
-	j, prev := 0, 0
+	j := 0
 	var run []byte // the input the pending run is a span of; nil for none
 	var runOff, runEnd uint32
 	comma := []byte{','}
@@ -226,8 +212,7 @@ func (p *encodedPart) write(out *spanWriter, msgs []*Message) {
 		if i > 0 {
 			out.put(comma)
 		}
-		out.put(p.changed[prev:p.changedEnd[j]])
-		prev = p.changedEnd[j]
+		out.encode(msgs[i])
 		j++
 	}
 	if run != nil {

@@ -79,10 +79,16 @@ func (n *node) decodeMemo(i uint32, raw []byte) (string, bool) {
 // types and ids are cheaper to decode again than to keep.
 const memoLen = 64
 
-// overlay is a value's members once a rule wrote one: copied from the tape
-// on the first write (the values still alias the input), then edited. The
-// first members live in the overlay itself, so a write costs one
-// allocation.
+// overlay is a value's members once a rule wrote one. A write that
+// replaces one member the tape has keeps only that member (a patch:
+// patched is set, obj.Fields is that one member with its new value, and
+// the other members are read from the tape), so an id or usage edit of a
+// long history holds one member per edited value, not a copy of every
+// member. Any other write (a member added or deleted, a second member
+// replaced, a repair) copies the members from the tape first (the values
+// still alias the input), then edits them. Either way a write costs one
+// allocation: the members live beside the overlay (ownedOverlay,
+// patchOverlay).
 type overlay struct {
 	raw      []byte // original encoding; nil for values built by a rule
 	obj      Object
@@ -94,32 +100,105 @@ type overlay struct {
 	// to a message (usage, an id) must not make every later rule's Role
 	// read the members, whose keys and values lie elsewhere in memory.
 	kindValue uint8
-	inline    [8]Field
+	// patched is 1 + the tape index (in Members) of the member obj.Fields[0]
+	// replaces, when the overlay is a patch; 0 when obj holds every member.
+	patched uint32
+}
+
+// ownedOverlay is an overlay with room for the members of a message or
+// block in the same allocation (384 bytes).
+type ownedOverlay struct {
+	overlay
+	inline [8]Field
+}
+
+// patchOverlay is a patch's overlay with its one member (96 bytes).
+type patchOverlay struct {
+	overlay
+	field [1]Field
 }
 
 // tapeNode is the value's entry on its tape; only for nodes with no overlay.
 func (n *node) tapeNode() *jsontape.Node { return &n.t.Nodes[n.n] }
 
-// own gives the node an overlay, copied from the tape, for a write.
+// own gives the node an overlay holding every member, copied from the
+// tape (a patch's member with its new value), for a write.
 func (n *node) own() *overlay {
-	if n.ov != nil {
+	if n.ov != nil && n.ov.patched == 0 {
 		return n.ov
 	}
 	tn := n.tapeNode()
-	ov := &overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, kindValue: tn.KindValue}
+	o := &ownedOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, kindValue: tn.KindValue}}
+	ov := &o.overlay
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
-		fields := ov.inline[:0]
-		if len(ms) > len(ov.inline) {
+		fields := o.inline[:0]
+		if len(ms) > len(o.inline) {
 			fields = make([]Field, 0, len(ms)+1)
 		}
 		for i := range ms {
-			fields = append(fields, Field{Key: memberKey(n.t, &ms[i]), Value: n.t.Value(&ms[i])})
+			fields = append(fields, Field{Key: memberKey(n.t, &ms[i]), Value: n.memberValue(tn.First + uint32(i))})
 		}
 		ov.obj.Fields = fields
 	}
+	if p := n.ov; p != nil {
+		ov.dirty, ov.kindValue = p.dirty, p.kindValue
+	}
 	n.ov = ov
 	return ov
+}
+
+// patch gives the node a patch overlay: tape member i's value replaced by
+// raw, the other members left on the tape.
+func (n *node) patch(i uint32, raw []byte) {
+	tn := n.tapeNode()
+	p := &patchOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: true, dirty: true, kindValue: tn.KindValue, patched: i + 1}}
+	p.field[0] = Field{Key: memberKey(n.t, &n.t.Members[i]), Value: raw}
+	p.obj.Fields = p.field[:]
+	p.forget(p.field[0].Key)
+	n.ov = &p.overlay
+}
+
+// memberValue is tape member i's value, the patch's where a write
+// replaced it.
+func (n *node) memberValue(i uint32) []byte {
+	if ov := n.ov; ov != nil && ov.patched == i+1 {
+		return ov.obj.Fields[0].Value
+	}
+	return n.t.Value(&n.t.Members[i])
+}
+
+// memberCount is the number of members of an object value.
+func (n *node) memberCount() int {
+	if ov := n.ov; ov != nil && ov.patched == 0 {
+		return len(ov.obj.Fields)
+	}
+	return int(n.tapeNode().Count)
+}
+
+// member returns member i's key and value, in the order they are
+// encoded.
+func (n *node) member(i int) (string, []byte) {
+	if ov := n.ov; ov != nil && ov.patched == 0 {
+		f := &ov.obj.Fields[i]
+		return f.Key, f.Value
+	}
+	at := n.tapeNode().First + uint32(i)
+	return memberKey(n.t, &n.t.Members[at]), n.memberValue(at)
+}
+
+// appendObject appends the compact encoding of an object value's members,
+// as Object.AppendJSON writes them.
+func (n *node) appendObject(dst []byte) []byte {
+	dst = append(dst, '{')
+	for i := range n.memberCount() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		key, value := n.member(i)
+		dst = append(append(AppendString(dst, key), ':'), value...)
+	}
+	return append(dst, '}')
 }
 
 // memberKey is member m's key: a common one as the program's constant
@@ -181,11 +260,11 @@ func (n *node) span() (data []byte, off, end uint32, ok bool) {
 
 // Get returns the raw JSON value of a member.
 func (n *node) Get(key string) ([]byte, bool) {
-	if n.ov != nil {
+	if n.ov != nil && n.ov.patched == 0 {
 		return n.ov.obj.Get(key)
 	}
 	if i := n.t.Find(n.tapeNode(), key); i != jsontape.NoMember {
-		return n.t.Value(&n.t.Members[i]), true
+		return n.memberValue(i), true
 	}
 	return nil, false
 }
@@ -196,12 +275,15 @@ func (n *node) Has(key string) bool { _, ok := n.Get(key); return ok }
 // String returns a member's value when it is a JSON string: a view of the
 // input when it holds no escape, else its decoded text (see memo).
 func (n *node) String(key string) (string, bool) {
-	if n.ov != nil {
+	if n.ov != nil && n.ov.patched == 0 {
 		return n.ov.obj.String(key)
 	}
 	i := n.t.Find(n.tapeNode(), key)
 	if i == jsontape.NoMember {
 		return "", false
+	}
+	if n.ov != nil && n.ov.patched == i+1 {
+		return n.ov.obj.String(key) // the patch's one member
 	}
 	m := &n.t.Members[i]
 	if m.Flags&jsontape.Escaped == 0 || m.ValEnd-m.Val < memoLen {
@@ -230,7 +312,7 @@ func (n *node) kind(key string) string {
 		if ov.kindValue != 0 {
 			return jsontape.KindValues[ov.kindValue]
 		}
-		s, _ := ov.obj.String(key)
+		s, _ := n.String(key)
 		return s
 	}
 	if n.kindValue != 0 {
@@ -241,12 +323,22 @@ func (n *node) kind(key string) string {
 }
 
 // Set replaces or appends a member (raw JSON value) and marks the value
-// changed when the bytes differ.
+// changed when the bytes differ. The first write of a member the tape has
+// is a patch (see overlay), as is a later write of the same member.
 func (n *node) Set(key string, raw []byte) {
-	if n.ov == nil {
-		if v, ok := n.Get(key); ok && bytes.Equal(v, raw) {
-			return // no change: the value stays a view of the tape
+	switch ov := n.ov; {
+	case ov == nil:
+		i := n.t.Find(n.tapeNode(), key)
+		if i == jsontape.NoMember {
+			break
 		}
+		if !bytes.Equal(n.t.Value(&n.t.Members[i]), raw) {
+			n.patch(i, raw)
+		}
+		return // unchanged bytes: the value stays a view of the tape
+	case ov.patched != 0 && ov.obj.Fields[0].Key == key:
+		ov.obj.Fields[0].Value = raw
+		return
 	}
 	ov := n.own()
 	ov.isObject = true
@@ -377,7 +469,7 @@ func (b *Block) AppendJSON(dst []byte) []byte {
 	if !b.Changed() {
 		return append(dst, b.Raw()...)
 	}
-	return b.ov.obj.AppendJSON(dst)
+	return b.appendObject(dst)
 }
 
 // Message is one entry of a transcript's message list (spec §1.2). A
@@ -590,16 +682,9 @@ func (m *Message) AppendJSON(dst []byte) []byte {
 	start := len(dst)
 	w := messageWriter{m: m, stale: m.contentStale()}
 	dst = append(dst, '{')
-	if ov := m.members.ov; ov != nil {
-		for i, f := range ov.obj.Fields {
-			dst = w.member(dst, i, f.Key, f.Value)
-		}
-	} else {
-		t := m.members.t
-		ms := t.MemberOf(m.members.tapeNode())
-		for i := range ms {
-			dst = w.member(dst, i, t.Key(&ms[i]), t.Value(&ms[i]))
-		}
+	for i := range m.members.memberCount() {
+		key, value := m.members.member(i)
+		dst = w.member(dst, i, key, value)
 	}
 	if !m.members.changed() && !w.stale {
 		return append(dst[:start], m.Raw()...) // unchanged once its blocks are folded back
@@ -639,7 +724,8 @@ func (w *messageWriter) member(dst []byte, i int, key string, value []byte) []by
 // AppendString writes them and of its values, the content's blocks
 // included. A message whose members are its input's but whose blocks were
 // edited may fold back to its input bytes (AppendJSON), which only an
-// encoding of the blocks tells: that one is encoded. A rule that only
+// encoding of the blocks tells when they are as long as its content was:
+// that one is encoded. A rule that only
 // needs the size of the request (request_size, the contract) does not
 // copy every changed message for it.
 func (m *Message) EncodedLen() int {
@@ -647,19 +733,22 @@ func (m *Message) EncodedLen() int {
 		return len(m.Raw())
 	}
 	if !m.members.changed() {
-		return len(m.AppendJSON(nil))
+		if raw, _ := m.members.Get("content"); m.contentLen() == len(raw) {
+			return len(m.AppendJSON(nil)) // the blocks may encode to the content as it was
+		}
 	}
 	stale, seenContent := m.contentStale(), false
-	fields := m.members.ov.obj.Fields // changed: the members are the overlay's
-	n := 2 + max(len(fields)-1, 0)
-	for _, f := range fields {
-		n += stringLen(f.Key) + 1
-		if stale && !seenContent && f.Key == "content" {
+	count := m.members.memberCount()
+	n := 2 + max(count-1, 0)
+	for i := range count {
+		key, value := m.members.member(i)
+		n += stringLen(key) + 1
+		if stale && !seenContent && key == "content" {
 			n += m.contentLen()
 		} else {
-			n += len(f.Value)
+			n += len(value)
 		}
-		seenContent = seenContent || f.Key == "content"
+		seenContent = seenContent || key == "content"
 	}
 	return n
 }
@@ -672,10 +761,11 @@ func (m *Message) contentLen() int {
 			n += len(b.Raw())
 			continue
 		}
-		fields := b.ov.obj.Fields
-		n += 2 + max(len(fields)-1, 0)
-		for _, f := range fields {
-			n += stringLen(f.Key) + 1 + len(f.Value)
+		count := b.memberCount()
+		n += 2 + max(count-1, 0)
+		for i := range count {
+			key, value := b.member(i)
+			n += stringLen(key) + 1 + len(value)
 		}
 	}
 	return n
@@ -720,16 +810,8 @@ func (m *Message) EachWritten(f func(value []byte)) bool {
 		}
 		seenContent = seenContent || key == "content"
 	}
-	if ov := m.members.ov; ov != nil {
-		for _, fl := range ov.obj.Fields {
-			member(fl.Key, fl.Value)
-		}
-	} else {
-		t := m.members.t
-		ms := t.MemberOf(m.members.tapeNode())
-		for i := range ms {
-			member(t.Key(&ms[i]), t.Value(&ms[i]))
-		}
+	for i := range m.members.memberCount() {
+		member(m.members.member(i))
 	}
 	return true
 }
@@ -741,8 +823,9 @@ func (b *Block) eachWritten(in *node, f func(value []byte)) {
 		in.written(b.Raw(), f)
 		return
 	}
-	for _, fl := range b.ov.obj.Fields {
-		in.written(fl.Value, f)
+	for i := range b.memberCount() {
+		_, value := b.member(i)
+		in.written(value, f)
 	}
 }
 

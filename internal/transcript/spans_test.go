@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/fanout"
@@ -186,4 +187,45 @@ func TestWritePayloadStopsAtTheFirstError(t *testing.T) {
 			t.Errorf("cut after %d of %d bytes: error %v, want the writer's", n, whole.Len(), err)
 		}
 	}
+}
+
+// TestWritePayloadHoldsNoChangedMessages: WritePayload encodes each changed
+// message into its stream buffer as it writes it; nothing holds the changed
+// messages' encodings (about the input's size in a damaged history) beside
+// it. What EncodeMessages and WritePayload allocate for a history whose
+// every message changed is the buffer and an index per message, well under
+// a tenth of the payload.
+func TestWritePayloadHoldsNoChangedMessages(t *testing.T) {
+	_, job := sessiongen.New(sessiongen.Config{Seed: 31, Messages: 20000, Damage: sessiongen.Realistic()}).Job(0)
+	tr, err := transcript.DecodeJob(job, transcript.Limits{MaxBytes: 1 << 30, MaxMessages: 1 << 20, MaxDepth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range tr.Messages {
+		if m.IsObject() {
+			m.SetString("role", m.Role())
+			m.Set("n", []byte("1"))
+		}
+	}
+	var n countingWriter
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := tr.WritePayload(&n, tr.EncodeMessages(transcript.Parallel{}), nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > uint64(n)/10 {
+		t.Fatalf("writing a %d-byte payload allocated %d bytes", n, allocated)
+	}
+	if int(n) < len(job) {
+		t.Fatalf("a %d-byte payload of a %d-byte job", n, len(job))
+	}
+}
+
+// countingWriter counts what is written to it.
+type countingWriter int
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	*c += countingWriter(len(b))
+	return len(b), nil
 }

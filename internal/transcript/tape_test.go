@@ -30,15 +30,13 @@ func parsedTwin(m *Message) *Message {
 // fieldsOf returns a node's members as a reader sees them, whether they are
 // read from the tape or held by an overlay.
 func fieldsOf(n *node) []Field {
-	if n.ov != nil {
-		return append([]Field{}, n.ov.obj.Fields...)
-	}
 	fields := []Field{}
 	if !n.IsObject() {
 		return fields
 	}
-	for _, m := range n.t.MemberOf(n.tapeNode()) {
-		fields = append(fields, Field{Key: n.t.Key(&m), Value: n.t.Value(&m)})
+	for i := range n.memberCount() {
+		key, value := n.member(i)
+		fields = append(fields, Field{Key: key, Value: value})
 	}
 	return fields
 }

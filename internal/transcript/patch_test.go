@@ -1,0 +1,135 @@
+package transcript
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// patchWrites are sequences of writes whose first one replaces a member
+// the tape has (a patch), each given that member's name and a raw value:
+// alone, twice, then another member written, deleted or repaired.
+var patchWrites = map[string]func(n *node, m *Message, key string, val []byte){
+	"set":       func(n *node, m *Message, key string, val []byte) { n.Set(key, val) },
+	"set twice": func(n *node, m *Message, key string, val []byte) { n.Set(key, []byte(`"first"`)); n.Set(key, val) },
+	"set back": func(n *node, m *Message, key string, val []byte) {
+		old, _ := n.Get(key)
+		n.Set(key, val)
+		n.Set(key, old)
+	},
+	"set, set another": func(n *node, m *Message, key string, val []byte) { n.Set(key, val); n.Set("other", []byte(`1`)) },
+	"set, delete it":   func(n *node, m *Message, key string, val []byte) { n.Set(key, val); n.Delete(key) },
+	"set, delete the first": func(n *node, m *Message, key string, val []byte) {
+		n.Set(key, val)
+		k, _ := n.member(0)
+		n.Delete(k)
+	},
+	"set, repair": func(n *node, m *Message, key string, val []byte) { n.Set(key, val); m.RepairText() },
+}
+
+// TestPatchReadsAsACopy: a value whose one member a write replaced (a
+// patch, which keeps only that member) reads, encodes, sizes and reports
+// its written values as the same value whose members were copied before
+// the write, for every member of every message and block, duplicate and
+// escaped names, spaced input and invalid text included.
+func TestPatchReadsAsACopy(t *testing.T) {
+	messages := []string{
+		`{"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":1}`,
+		`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01","name":"read","arguments":{"p":"a"}},{"type":"text","text":"a"}],"usage":{"input":1},"stopReason":"toolUse"}`,
+		"{ \"role\" : \"user\" , \"content\" : [ { \"type\" : \"text\" , \"text\" : \"a\" } ] , \"n\" : 1 }",
+		`{"r\u006fle":"user","role":"assistant","content":[{"type":"text","type":"image","text":"\u00e9"}],"k\"q":1,"role":"x"}`,
+		"{\"role\":\"user\xff\",\"content\":[{\"type\":\"text\",\"text\":\"b\xfe\"}],\"t\":\"\xfd\"}",
+	}
+	vals := []string{`"v"`, `"toolu_02"`, `[{"type":"text","text":"y"}]`, `{"input":0,"output":0}`, `"x\u00e9"`, `null`}
+	for _, raw := range messages {
+		for name, write := range patchWrites {
+			for _, val := range vals {
+				keys := fieldsOf(&messageFromRaw([]byte(raw)).members)
+				for _, f := range keys {
+					checkPatch(t, raw, name, write, f.Key, []byte(val), -1)
+				}
+				blocks, _ := messageFromRaw([]byte(raw)).Blocks()
+				for j, b := range blocks {
+					for _, f := range fieldsOf(&b.node) {
+						checkPatch(t, raw, name, write, f.Key, []byte(val), j)
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkPatch applies write to member key of message raw (block j of it, or
+// the message itself when j < 0), once on a value read from the tape and
+// once on a value whose members were copied first, and compares them.
+func checkPatch(t *testing.T, raw, name string, write func(*node, *Message, string, []byte), key string, val []byte, j int) {
+	t.Helper()
+	patched, copied := messageFromRaw([]byte(raw)), messageFromRaw([]byte(raw))
+	target := func(m *Message, own bool) *node {
+		n := &m.members
+		if j >= 0 {
+			blocks, _ := m.Blocks()
+			n = &blocks[j].node
+		}
+		if own {
+			n.own()
+		}
+		return n
+	}
+	write(target(patched, false), patched, key, val)
+	write(target(copied, true), copied, key, val)
+	if got, want := observe(patched), observe(copied); got != want {
+		t.Fatalf("%s %q = %s (block %d) of %s: patched\n%s\ncopied\n%s", name, key, val, j, raw, got, want)
+	}
+}
+
+// observe is everything a reader sees of a message (describe), its
+// encoding, its size, the values it reports written and its facts.
+func observe(m *Message) string {
+	var written []string
+	m.EachWritten(func(v []byte) { written = append(written, string(v)) })
+	return fmt.Sprintf("%s\nencoding %s\nlen %d\nwritten %q\nfacts %v", describe(m), m.AppendJSON(nil), m.EncodedLen(), written, m.Facts())
+}
+
+// A write of one member of a long history's message or block (a tool call
+// or result id, usage) holds that member, not a copy of all of them: at
+// most 96 bytes per edited value, where a copy of the members took 384.
+func TestOneMemberEditHoldsOneMember(t *testing.T) {
+	const n = 2000
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"assistant","content":[{"type":"toolCall","id":"call_%d","name":"read","arguments":{}}],"api":"openai-completions","provider":"openai","model":"gpt-5","usage":{"input":%d},"stopReason":"toolUse","timestamp":%d},`, i, i, i)
+		fmt.Fprintf(&b, `{"role":"toolResult","toolCallId":"call_%d","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":%d}`, i, i)
+	}
+	b.WriteByte(']')
+	tr, err := FromMessages([]byte(b.String()), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, usage := []byte(`"call_x"`), []byte(`{"input":0}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, m := range tr.Messages {
+		if blocks, _ := m.Blocks(); m.Role() == "assistant" {
+			blocks[0].Set("id", id)
+			m.Set("usage", usage)
+		} else {
+			m.Set("toolCallId", id)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	edits := 3 * n
+	if per := float64(after.TotalAlloc-before.TotalAlloc) / float64(edits); per > 96 {
+		t.Fatalf("%.0f bytes held per one-member edit, want at most 96", per)
+	}
+	for _, m := range tr.Messages[:2] {
+		if !m.Changed() || !strings.Contains(string(m.AppendJSON(nil)), `"call_x"`) {
+			t.Fatalf("the edit is not in the encoding: %s", m.AppendJSON(nil))
+		}
+	}
+}
