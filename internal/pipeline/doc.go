@@ -49,8 +49,8 @@
 // function of the input bytes and the configuration, a redelivered job
 // produces the same bytes again.
 //
-// May import: internal/compression, internal/config, internal/deadletter,
-// internal/metrics, internal/policy, internal/ratelimit, internal/settings,
-// internal/stages/stage, internal/stages/turns, internal/transcript,
-// internal/transport, internal/wire.
+// May import: internal/compression, internal/config, internal/contract,
+// internal/deadletter, internal/metrics, internal/policy, internal/ratelimit,
+// internal/settings, internal/stages/stage, internal/stages/turns,
+// internal/transcript, internal/transport, internal/wire.
 package pipeline
