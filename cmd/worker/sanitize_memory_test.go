@@ -50,7 +50,7 @@ func TestSanitizeStartsLibvipsOnlyForImages(t *testing.T) {
 }
 
 // `worker sanitize` sets the Go memory limit to what the runtime holds
-// plus memory.sanitize_input_ratio times its input (2 by default), leaves
+// plus memory.sanitize_input_ratio times its input (2.5 by default), leaves
 // it alone with a ratio of 0, and leaves a GOMEMLIMIT of the environment
 // in place.
 func TestSanitizeMemoryLimitFollowsTheInput(t *testing.T) {
@@ -68,8 +68,8 @@ func TestSanitizeMemoryLimitFollowsTheInput(t *testing.T) {
 	debug.SetMemoryLimit(math.MaxInt64)
 	before := memlimit.HeldBytes()
 	limit := setJobMemoryLimit(cfg, input)
-	if limit < before+2*input || limit > before+2*input+(16<<20) || debug.SetMemoryLimit(-1) != limit {
-		t.Fatalf("limit %d (runtime's %d), want about %d held + 2 x %d", limit, debug.SetMemoryLimit(-1), before, input)
+	if want := before + 5*input/2; limit < want || limit > want+(16<<20) || debug.SetMemoryLimit(-1) != limit {
+		t.Fatalf("limit %d (runtime's %d), want about %d held + 2.5 x %d", limit, debug.SetMemoryLimit(-1), before, input)
 	}
 	for name, set := range map[string]func(){
 		"ratio 0":    func() { cfg.Memory.SanitizeInputRatio = 0 },
