@@ -429,8 +429,15 @@ func (b *Block) Text() (string, bool) { return b.String("text") }
 // raw JSON string and stops at the first character that is not white
 // space, which for almost every text is the first: nothing is decoded.
 func (b *Block) BlankText() bool {
-	raw, ok := b.Get("text")
-	if !ok || len(raw) < 2 || raw[0] != '"' {
+	raw, _ := b.Get("text")
+	return BlankString(raw)
+}
+
+// BlankString reports whether raw, a member's JSON value, is not a string
+// or is a blank one (only Unicode white space, as IsBlank), reading it as
+// BlankText does: for a caller that already holds the text member's bytes.
+func BlankString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' {
 		return true
 	}
 	body := raw[1 : len(raw)-1]

@@ -144,8 +144,8 @@ func replayAssistant(m *transcript.Message, stale bool) (keep, changed, sentinel
 		}
 		m.SetBlocks([]*transcript.Block{transcript.TextBlock(s)})
 		changed = true
-	} else if raw, has := m.Get("content"); !has || len(raw) == 0 || raw[0] != '[' {
-		if has && len(raw) > 0 && raw[0] == '{' {
+	} else if !contentIsArray(m) {
+		if raw, has := m.Get("content"); has && len(raw) > 0 && raw[0] == '{' {
 			m.Set("content", append(append([]byte{'['}, raw...), ']'))
 		} else {
 			m.SetBlocks(nil)
@@ -169,6 +169,19 @@ func replayAssistant(m *transcript.Message, stale bool) (keep, changed, sentinel
 		return true, true, true
 	}
 	return true, changed, false
+}
+
+// contentIsArray reports whether m's content is a JSON array. Blocks
+// answers for an array it holds, so the content of a message whose blocks
+// hold edits is not encoded just to read its first byte; only content
+// that is not held as blocks (absent, or bytes a rule wrote that do not
+// parse as an array) is read.
+func contentIsArray(m *transcript.Message) bool {
+	if _, ok := m.Blocks(); ok {
+		return true
+	}
+	raw, has := m.Get("content")
+	return has && len(raw) > 0 && raw[0] == '['
 }
 
 func isSilentOrBlank(s string) bool {
@@ -209,7 +222,7 @@ func isSilentBlock(b *transcript.Block) bool {
 	if len(raw) < 2 || raw[0] != '"' { // no string text
 		return isBlankText(b)
 	}
-	if b.BlankText() {
+	if transcript.BlankString(raw) { // raw is the text member: not looked up again
 		return true
 	}
 	if !bytes.Contains(raw, []byte(silentReplyToken)) && !bytes.Contains(raw, []byte(`\u`)) {
