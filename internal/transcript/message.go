@@ -187,6 +187,16 @@ func (n *node) member(i int) (string, []byte) {
 	return memberKey(n.t, &n.t.Members[at]), n.memberValue(at)
 }
 
+// memberKeyLen is len(AppendString(nil, key)) for member i's key as
+// member returns it: a key the tape knows by number is one of KeyNames,
+// plain ASCII (TestKeyNamesArePlain), so its bytes are not scanned.
+func (n *node) memberKeyLen(i int, key string) int {
+	if ov := n.ov; (ov == nil || ov.patched != 0) && n.t.Members[n.tapeNode().First+uint32(i)].KeyID != 0 {
+		return len(key) + 2
+	}
+	return stringLen(key)
+}
+
 // appendObject appends the compact encoding of an object value's members,
 // as Object.AppendJSON writes them.
 func (n *node) appendObject(dst []byte) []byte {
@@ -749,7 +759,7 @@ func (m *Message) EncodedLen() int {
 	n := 2 + max(count-1, 0)
 	for i := range count {
 		key, value := m.members.member(i)
-		n += stringLen(key) + 1
+		n += m.members.memberKeyLen(i, key) + 1
 		if stale && !seenContent && key == "content" {
 			n += m.contentLen()
 		} else {
@@ -772,7 +782,7 @@ func (m *Message) contentLen() int {
 		n += 2 + max(count-1, 0)
 		for i := range count {
 			key, value := b.member(i)
-			n += stringLen(key) + 1 + len(value)
+			n += b.memberKeyLen(i, key) + 1 + len(value)
 		}
 	}
 	return n
