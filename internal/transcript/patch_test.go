@@ -32,16 +32,18 @@ var patchWrites = map[string]func(n *node, m *Message, key string, val []byte){
 // patch, which keeps only that member) reads, encodes, sizes and reports
 // its written values as the same value whose members were copied before
 // the write, for every member of every message and block, duplicate and
-// escaped names, spaced input and invalid text included.
+// escaped names, spaced input and invalid text included. The ids are of
+// the shapes and lengths real runtimes write (docs/real-shapes.md): the
+// pi-ai Responses pair (83 bytes, past the string memo's 64) and Anthropic's.
 func TestPatchReadsAsACopy(t *testing.T) {
 	messages := []string{
-		`{"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":1}`,
-		`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01","name":"read","arguments":{"p":"a"}},{"type":"text","text":"a"}],"usage":{"input":1},"stopReason":"toolUse"}`,
+		`{"role":"toolResult","toolCallId":"call_aEhWzjRci8hIoTWijVcQdioI|fc_ed6230ca66acb766d115b464c02e66db6a7f18a9acfa639592","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":1}`,
+		`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01lmb6YMxS9gQzs6tP14mhDm","name":"read","arguments":{"p":"a"}},{"type":"text","text":"a"}],"usage":{"input":1},"stopReason":"toolUse"}`,
 		"{ \"role\" : \"user\" , \"content\" : [ { \"type\" : \"text\" , \"text\" : \"a\" } ] , \"n\" : 1 }",
 		`{"r\u006fle":"user","role":"assistant","content":[{"type":"text","type":"image","text":"\u00e9"}],"k\"q":1,"role":"x"}`,
 		"{\"role\":\"user\xff\",\"content\":[{\"type\":\"text\",\"text\":\"b\xfe\"}],\"t\":\"\xfd\"}",
 	}
-	vals := []string{`"v"`, `"toolu_02"`, `[{"type":"text","text":"y"}]`, `{"input":0,"output":0}`, `"x\u00e9"`, `null`}
+	vals := []string{`"v"`, `"toolu_01ZvCzYdJThrg3Oh9mmvkT2j"`, `[{"type":"text","text":"y"}]`, `{"input":0,"output":0}`, `"x\u00e9"`, `null`}
 	for _, raw := range messages {
 		for name, write := range patchWrites {
 			for _, val := range vals {
@@ -103,15 +105,15 @@ func TestOneMemberEditHoldsOneMember(t *testing.T) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"role":"assistant","content":[{"type":"toolCall","id":"call_%d","name":"read","arguments":{}}],"api":"openai-completions","provider":"openai","model":"gpt-5","usage":{"input":%d},"stopReason":"toolUse","timestamp":%d},`, i, i, i)
-		fmt.Fprintf(&b, `{"role":"toolResult","toolCallId":"call_%d","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":%d}`, i, i)
+		fmt.Fprintf(&b, `{"role":"assistant","content":[{"type":"toolCall","id":"call_%024x","name":"read","arguments":{}}],"api":"openai-completions","provider":"openai","model":"gpt-5","usage":{"input":%d},"stopReason":"toolUse","timestamp":%d},`, i, i, i)
+		fmt.Fprintf(&b, `{"role":"toolResult","toolCallId":"call_%024x","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":%d}`, i, i)
 	}
 	b.WriteByte(']')
 	tr, err := FromMessages([]byte(b.String()), Target{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, usage := []byte(`"call_x"`), []byte(`{"input":0}`)
+	id, usage := []byte(`"call_f1f8bf13f4f08ffb703c9e51"`), []byte(`{"input":0}`)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for _, m := range tr.Messages {
@@ -128,7 +130,7 @@ func TestOneMemberEditHoldsOneMember(t *testing.T) {
 		t.Fatalf("%.0f bytes held per one-member edit, want at most 96", per)
 	}
 	for _, m := range tr.Messages[:2] {
-		if !m.Changed() || !strings.Contains(string(m.AppendJSON(nil)), `"call_x"`) {
+		if !m.Changed() || !strings.Contains(string(m.AppendJSON(nil)), string(id)) {
 			t.Fatalf("the edit is not in the encoding: %s", m.AppendJSON(nil))
 		}
 	}
