@@ -28,11 +28,19 @@ func mayHoldMediaRef(raw []byte) bool {
 
 // The bytes the vector search compares with, one per lane.
 var (
-	bracketBytes   = [vectorBlock]uint8{'[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '[', '['}
-	colonBytes     = [vectorBlock]uint8{':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':', ':'}
-	backslashBytes = [vectorBlock]uint8{'\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\'}
-	uBytes         = [vectorBlock]uint8{'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u'}
+	bracketBytes   = lanes('[')
+	colonBytes     = lanes(':')
+	backslashBytes = lanes('\\')
+	uBytes         = lanes('u')
 )
+
+// lanes is c in every lane of a block.
+func lanes(c byte) (a [vectorBlock]uint8) {
+	for k := range a {
+		a[k] = c
+	}
+	return a
+}
 
 // mayHoldMediaRefVector is mayHoldMediaRef for a text of at least
 // vectorBlock+1 bytes, read once for the three markers: each block of 32
