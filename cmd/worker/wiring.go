@@ -47,7 +47,9 @@ func recordOf(value []byte) transport.Record {
 }
 
 // readInput reads a file ("" or "-" for stdin), at most maxBytes after zstd
-// decompression (a .zst file or zstd magic is decompressed).
+// decompression (a .zst file or zstd magic is decompressed). A regular file
+// of at least minMappedInput bytes is mapped read-only (mapInput), not
+// copied into the Go heap: see mapInput for why and what it costs.
 func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
 	var r io.Reader = stdin
 	name := "standard input"
@@ -61,6 +63,11 @@ func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
 		r, name = f, path
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			size = st.Size()
+		}
+		if size >= minMappedInput && size <= maxBytes {
+			if data, ok := mapInput(f, size); ok {
+				return mappedJob(data, name, maxBytes)
+			}
 		}
 	}
 	data, err := readAll(io.LimitReader(r, maxBytes+1), min(size, maxBytes+1))
@@ -76,6 +83,26 @@ func readInput(path string, stdin io.Reader, maxBytes int64) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// minMappedInput is the least file size readInput maps instead of reading
+// (mapInput): below it a read costs less than the mapping's page faults,
+// and a small job's copy is nothing to save.
+const minMappedInput = 1 << 20
+
+// mappedJob is readInput's answer for a file mapped whole (data): the
+// mapping itself, or, for a zstd file, its decompression (a new buffer),
+// the mapping then released.
+func mappedJob(data []byte, name string, maxBytes int64) ([]byte, error) {
+	if !compression.IsZstd(data, nil) {
+		return data, nil
+	}
+	decoded, err := compression.Decode(data, nil, maxBytes)
+	unmapInput(data)
+	if err != nil {
+		return nil, fmt.Errorf("decompressing %s: %w", name, err)
+	}
+	return decoded, nil
 }
 
 // readAll is io.ReadAll into a buffer sized for size bytes: a file read

@@ -187,7 +187,8 @@ type MemoryConfig struct {
 	// LimitRatio is the share of the container limit used as the budget.
 	LimitRatio float64 `yaml:"limit_ratio"`
 	// SanitizeInputRatio sizes `worker sanitize`'s Go memory limit from its
-	// one job: what the runtime holds once the input is read, plus this
+	// one job: what the runtime holds once the input is read (a mapped job
+	// file is not the runtime's: cmd/worker's mapInput), plus this
 	// many times the input's size, at least 64 MiB (memlimit.ForJob); 0
 	// sets none. A GOMEMLIMIT in the environment is used instead. The
 	// default, 2.5, is the lowest that costs a damaged 100k-message

@@ -135,3 +135,59 @@ func TestOneMemberEditHoldsOneMember(t *testing.T) {
 		}
 	}
 }
+
+// Changed compares an edited message's content with its input bytes
+// without keeping the encoding: asking every message of a long history
+// allocates nothing once the scratch buffer is warm (a new buffer per call
+// was garbage the size of every edited content), and the answers stay
+// those of the encoding.
+func TestChangedKeepsNoEncoding(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector's sync.Pool drops buffers at random")
+	}
+	const n = 500
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"assistant","content":[{"type":"text","text":"step %d of the plan, with some words"},{"type":"toolCall","id":"call_%024x","name":"read","arguments":{"path":"/tmp/%d"}}],"timestamp":%d}`, i, i, i, i)
+	}
+	b.WriteByte(']')
+	tr, err := FromMessages([]byte(b.String()), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range tr.Messages {
+		blocks, _ := m.Blocks()
+		switch i % 3 {
+		case 0: // a real edit
+			blocks[1].Set("id", []byte(`"call_0"`))
+		case 1: // an edit back to the same bytes: no change
+			raw, _ := blocks[1].Get("id")
+			blocks[1].Set("id", append([]byte(nil), raw...))
+		}
+	}
+	want := func(i int) bool { return i%3 == 0 }
+	for i, m := range tr.Messages {
+		if m.Changed() != want(i) {
+			t.Fatalf("message %d: Changed() = %v, want %v: %s", i, m.Changed(), want(i), m.AppendJSON(nil))
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	changed := 0
+	for _, m := range tr.Messages {
+		if m.Changed() {
+			changed++
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if changed != (n+2)/3 {
+		t.Fatalf("%d messages changed, want %d", changed, (n+2)/3)
+	}
+	if per := float64(after.TotalAlloc-before.TotalAlloc) / n; per > 8 {
+		t.Fatalf("Changed allocated %.0f bytes per message, want none", per)
+	}
+}

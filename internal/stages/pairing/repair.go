@@ -116,13 +116,13 @@ func repair(msgs []*transcript.Message, opts repairOptions) ([]*transcript.Messa
 // calls that earlier segments left pending, by id (nil for a whole run).
 func analyze(msgs []*transcript.Message, earlier map[string]pendingCount) *repairState {
 	n := len(msgs)
+	frames, calls, results := countEntries(msgs)
 	s := &repairState{
-		msgs:  msgs,
-		kinds: make([]uint8, n),
-		// Typical histories have a frame in every fourth message or so.
-		frames:  make([]frame, 0, n/4),
-		occs:    make([]occurrence, 0, n/4),
-		results: make([]resultRef, 0, n/4),
+		msgs:    msgs,
+		kinds:   make([]uint8, n),
+		frames:  make([]frame, 0, frames),
+		occs:    make([]occurrence, 0, calls),
+		results: make([]resultRef, 0, results),
 		pools:   make(map[string]*pool, len(earlier)),
 	}
 	for id, pc := range earlier {
@@ -133,6 +133,33 @@ func analyze(msgs []*transcript.Message, earlier map[string]pendingCount) *repai
 	}
 	s.closeFrame(int32(n))
 	return s
+}
+
+// countEntries bounds what analyze records of msgs: a frame per assistant
+// with a tool-call block, an occurrence per such block, a result per tool
+// result. Sized by it, the arrays are never regrown: each growth was a
+// copy, and the old array garbage (8 of the 15 MB a clean 100k-message
+// history's pairing allocated, sized for a call in every fourth message).
+func countEntries(msgs []*transcript.Message) (frames, calls, results int) {
+	for _, m := range msgs {
+		switch roleOf(m) {
+		case roleResult:
+			results++
+		case roleAssistant:
+			blocks, _ := m.Blocks()
+			c := 0
+			for _, b := range blocks {
+				if b.IsToolCall() {
+					c++
+				}
+			}
+			if c > 0 {
+				frames++
+				calls += c
+			}
+		}
+	}
+	return frames, calls, results
 }
 
 // repairState is one run of the repair: steps 1 to 3 of spec §3.7 happen as

@@ -50,7 +50,7 @@ func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 
 		hint += 2*len(chunks[i].calls) + len(chunks[i].results) // a call's key and base, a result's key
 	}
 	run(int(n), func(j int) {
-		m := make(map[string]int32, hint/int(n))
+		m := takeShard(hint / int(n))
 		next := int32(j)
 		get := func(id string, ki *int32) {
 			if t.shard(id) != j {

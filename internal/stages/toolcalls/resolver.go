@@ -94,12 +94,8 @@ func newResolver(p policy.Policy, keys *keyTable, size int32, calls int) *resolv
 		openaiDup:   p.DuplicateToolCallIDStyle == "openai",
 		rawOcc:      map[string]int{},
 		keys:        keys,
-		states:      make([]keyState, size),
-		occs:        make([]occurrence, 0, calls),
 	}
-	for i := range r.states {
-		r.states[i] = emptyKey
-	}
+	r.states, r.occs = takeResolverArrays(size, calls)
 	return r
 }
 

@@ -111,9 +111,10 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 	// The sites are sized once, by a count of the chunk's call blocks and
 	// results (a bound: a call or result without an id has no site), so
 	// they are never regrown: each growth was a copy, and garbage the size
-	// of the sites, live beside them while the chunk was read.
-	calls, results := countSites(msgs[lo:hi])
-	ch := idChunk{calls: make([]callSite, 0, calls), results: make([]resultSite, 0, results)}
+	// of the sites, live beside them while the chunk was read. They are
+	// the previous pass's when large enough (takeSites).
+	var ch idChunk
+	ch.calls, ch.results = takeSites(countSites(msgs[lo:hi]))
 	if c.replay && c.allow != nil {
 		ch.lastReal = map[string]int{}
 	}

@@ -116,6 +116,7 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 	}
 	keys := newKeyTable(len(chunks))
 	r := newResolver(env.Policy, keys, keys.intern(chunks, run), calls)
+	defer releasePass(chunks, keys, r)
 	for i := range chunks {
 		for _, c := range chunks[i].calls {
 			r.states[c.key].isCall = true
