@@ -153,9 +153,13 @@ const hexDigits = "0123456789abcdef"
 // requires (quote, backslash, control characters); HTML characters are left
 // as they are, and invalid UTF-8 becomes U+FFFD, as encoding/json does.
 func AppendString(dst []byte, s string) []byte {
+	i := 0
+	for i < len(s) && plainStringByte[s[i]] { // a byte a table look-up: most names and values are plain throughout
+		i++
+	}
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
