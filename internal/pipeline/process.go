@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/codes"
@@ -74,6 +75,30 @@ type Processor struct {
 	resolve Resolver
 	deps    Deps
 	steps   []step // jobSteps: the whole job, deps.Stages in it
+	// lastTarget is what the target of the last job prepared decides
+	// (targetOf): most jobs name the target of the job before them.
+	lastTarget atomic.Pointer[targetFacts]
+}
+
+// targetFacts are what a job's target alone decides: its policy
+// (policy.Resolve) and what its token budget reads of it
+// (stage.ModelOf). Neither is written after it is made, so the jobs
+// that follow with the same target share them.
+type targetFacts struct {
+	target transcript.Target
+	policy policy.Policy
+	model  stage.BudgetModel
+}
+
+// targetOf returns tg's targetFacts: those of the last job's target when
+// tg is the same, else made and kept for the jobs that follow.
+func (p *Processor) targetOf(tg transcript.Target) *targetFacts {
+	if f := p.lastTarget.Load(); f != nil && f.target == tg {
+		return f
+	}
+	f := &targetFacts{target: tg, policy: policy.Resolve(tg), model: stage.ModelOf(tg)}
+	p.lastTarget.Store(f)
+	return f
 }
 
 // NewProcessor returns a processor that bounds each record by limits and

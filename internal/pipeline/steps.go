@@ -11,7 +11,6 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/compression"
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
-	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/turns"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -157,12 +156,14 @@ func (p *Processor) parse(_ context.Context, j *jobState) error {
 // against its target's format (wire.CheckOptions), places its next turn
 // (wire.PlaceNext), and builds the rules' environment: the policy, the
 // report (with what the parse dropped and the session repair), the token
-// budget (stage.BudgetFor), whether the
+// budget (stage.BudgetModel.Budget; the policy and the budget's model are
+// the target's, targetOf), whether the
 // model changed (turns.ModelChanged), and tools_offered false for a target
 // that takes its tool history as text (wire.ToolsAsText).
 func (p *Processor) prepare(_ context.Context, j *jobState) error {
 	t := j.t
-	pol := policy.Resolve(t.Target)
+	target := p.targetOf(t.Target)
+	pol := target.policy
 	resolved, err := p.resolve(t)
 	if err = errors.Join(err, wire.CheckOptions(t.Options, wire.FormatFor(pol)), wire.PlaceNext(t)); err != nil {
 		return &stage.Reject{Code: deadletter.CodeInvalidJob, Msg: err.Error()}
@@ -171,7 +172,7 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 		Policy:        pol,
 		Settings:      resolved,
 		Report:        stage.NewReport(),
-		Budget:        stage.BudgetFor(t.Target, resolved, &j.memo),
+		Budget:        target.model.Budget(resolved, &j.memo),
 		InputMessages: len(t.Messages),
 		Fanout:        p.deps.Fanout,
 	}
