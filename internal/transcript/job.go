@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 	"unique"
 
@@ -357,6 +358,10 @@ func strictUnmarshal(raw []byte, v any, path string, code deadletter.Code) error
 // Its strings are canonical (package unique): jobs name a few targets, so
 // most jobs' targets cost no allocation.
 func decodeTarget(raw []byte, tg *Target) bool {
+	if last := lastTarget.Load(); last != nil && last.raw == string(raw) {
+		*tg = last.target
+		return true
+	}
 	var d Target
 	ok := true
 	err := EachMember(raw, func(key string, value []byte) {
@@ -380,8 +385,22 @@ func decodeTarget(raw []byte, tg *Target) bool {
 		return false
 	}
 	*tg = d
+	lastTarget.Store(&decodedTarget{raw: unique.Make(string(raw)).Value(), target: d})
 	return true
 }
+
+// decodedTarget is a target decodeTarget decoded, and its bytes.
+type decodedTarget struct {
+	raw    string
+	target Target
+}
+
+// lastTarget is the target decodeTarget decoded last: most jobs name the
+// target of the job before them, whose bytes are then compared, not read
+// member by member. It is replaced, never written; a job whose target
+// differs from the last one's costs one allocation more (its bytes are
+// canonical, as the strings of a target are).
+var lastTarget atomic.Pointer[decodedTarget]
 
 // decodeOptions reads a job's options: the members that are fields of
 // Options strictly with encoding/json, and every other member onto
