@@ -33,7 +33,7 @@ func TestTargetOfIsTheTargetsOwn(t *testing.T) {
 			t.Fatalf("job %d (%+v): budget model %+v, afresh %+v", i, tg, got.model, want)
 		}
 	}
-	if p.targetOf(openai) != p.targetOf(openai) {
+	if first := p.targetOf(openai); p.targetOf(openai) != first {
 		t.Fatal("the same target twice in a row should share its facts")
 	}
 }
