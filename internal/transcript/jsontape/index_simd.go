@@ -134,8 +134,8 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 	base := p &^ 63
 	live := ^uint64(0) << (p & 63) // the block's bytes inside the string
 	var carry uint64
-	escaped := false
-	firstHigh := -1
+	escaped, invalid := false, false
+	checked := 0 // the bytes before it are checked for UTF-8
 	for base < len(data) {
 		x := s.block(base)
 		quote := x.quote & live
@@ -153,15 +153,15 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 			return 0, false
 		}
 		escaped = escaped || bs&in != 0
-		if h := x.high & in; h != 0 && firstHigh < 0 {
-			firstHigh = base + bits.TrailingZeros64(h)
+		if h := x.high & in; h != 0 && !invalid {
+			invalid, checked = highRunsInvalid(data, base, h, checked)
 		}
 		if esc&in != 0 && !escapesValid(data, base, esc&in) {
 			return 0, false
 		}
 		if quote != 0 {
 			end := base + bits.TrailingZeros64(quote) + 1
-			if firstHigh >= 0 && !utf8.Valid(data[firstHigh:end-1]) {
+			if invalid {
 				s.invalidText++
 			}
 			s.escaped = escaped
@@ -174,6 +174,42 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// highRunsInvalid checks the UTF-8 of the block at base's bytes of 0x80
+// and above inside a string, the bits of high, from checked on (the bytes
+// before it are checked: a run that reached the block before's end was
+// checked whole). It reports whether a run of them is invalid, and the
+// index up to which the string's bytes are now checked. A multi-byte
+// sequence holds no ASCII byte and an ASCII byte is valid by itself, so the
+// string's validity is that of each run of such bytes, and the ASCII text
+// between them is not read again: utf8.Valid over the whole string from its
+// first such byte steps a byte at a time through mixed text.
+func highRunsInvalid(data []byte, base int, high uint64, checked int) (bool, int) {
+	if checked > base {
+		if checked-base >= 64 {
+			return false, checked
+		}
+		high &^= 1<<(checked-base) - 1
+	}
+	for high != 0 {
+		from := bits.TrailingZeros64(high)
+		to := bits.TrailingZeros64(^high &^ (1<<from - 1)) // the run's first byte below 0x80, 64 if none in the block
+		end := base + to
+		if to == 64 { // the run goes on in the next block
+			for end < len(data) && data[end] >= 0x80 {
+				end++
+			}
+			high = 0
+		} else {
+			high &^= 1<<to - 1
+		}
+		checked = end
+		if !utf8.Valid(data[base+from : end]) {
+			return true, checked
+		}
+	}
+	return false, checked
 }
 
 // escapesValid reports whether the escaped bytes of the block at base, the

@@ -130,6 +130,29 @@ func TestScanPathsAgree(t *testing.T) {
 			}
 		}
 	}
+	// Runs of multi-byte text of every length starting around a block's
+	// end, some crossing one or two blocks whole, an invalid byte at their
+	// start, inside or end, and ASCII or another run after them: the vector
+	// scan checks each run of bytes of 0x80 and above by itself.
+	for _, run := range []int{1, 2, 3, 20, 31, 32, 33, 70} {
+		for at := 50; at <= 140; at += 3 {
+			for _, bad := range []string{"", "start", "end", "middle"} {
+				text := strings.Repeat("é", run)
+				switch bad {
+				case "start":
+					text = "\xff" + text
+				case "end":
+					text += "\xc3"
+				case "middle":
+					text = text[:len(text)/2&^1] + "\xed\xa0\x80" + text[len(text)/2&^1:]
+				}
+				for _, after := range []string{"b", "😀", " x " + strings.Repeat("日本", 30) + "\xe6"} {
+					body := strings.Repeat("a", at) + text + after
+					checkPaths(t, []byte(`"`+body+`"`))
+				}
+			}
+		}
+	}
 	// Messages laid out with white space and with broken separators at
 	// each place the member loop reads one (the vector scan reads a plain
 	// key, its colon and its value from the block read last).
