@@ -5,7 +5,6 @@ package jsontape
 import (
 	"math/bits"
 	"simd/archsimd"
-	"unicode/utf8"
 )
 
 // The structural index: stage 1 of a simdjson-class scanner, a 64-byte
@@ -135,7 +134,7 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 	live := ^uint64(0) << (p & 63) // the block's bytes inside the string
 	var carry uint64
 	escaped, invalid := false, false
-	checked := 0 // the bytes before it are checked for UTF-8
+	var u8 utf8Carry
 	for base < len(data) {
 		x := s.block(base)
 		quote := x.quote & live
@@ -154,7 +153,9 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 		escaped = escaped || bs&in != 0
 		if h := x.high & in; h != 0 && !invalid {
-			invalid, checked = highRunsInvalid(data, base, h, checked)
+			invalid, u8 = utf8Invalid(data, base, in, h, u8)
+		} else if u8.cont != 0 { // a sequence cut short by ASCII, the closing quote or the end
+			invalid, u8 = true, utf8Carry{}
 		}
 		if esc&in != 0 && !escapesValid(data, base, esc&in) {
 			return 0, false
@@ -169,47 +170,77 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 		base += 64
 		live = ^uint64(0)
-		if carry == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
+		if carry == 0 && u8.cont == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
 			base = plainRunBlocks(data, base) &^ 63
 		}
 	}
 	return 0, false
 }
 
-// highRunsInvalid checks the UTF-8 of the block at base's bytes of 0x80
-// and above inside a string, the bits of high, from checked on (the bytes
-// before it are checked: a run that reached the block before's end was
-// checked whole). It reports whether a run of them is invalid, and the
-// index up to which the string's bytes are now checked. A multi-byte
-// sequence holds no ASCII byte and an ASCII byte is valid by itself, so the
-// string's validity is that of each run of such bytes, and the ASCII text
-// between them is not read again: utf8.Valid over the whole string from its
-// first such byte steps a byte at a time through mixed text.
-func highRunsInvalid(data []byte, base int, high uint64, checked int) (bool, int) {
-	if checked > base {
-		if checked-base >= 64 {
-			return false, checked
-		}
-		high &^= 1<<(checked-base) - 1
+// utf8Carry is what a string's UTF-8 check carries from a block to the
+// next: the bits of the next block's first bytes that must be continuation
+// bytes (10xxxxxx), and bit 0 when the block's last byte was E0, ED, F0 or
+// F4, which bound the byte after them.
+type utf8Carry struct{ cont, e0, ed, f0, f4 uint64 }
+
+// The signed bytes utf8Invalid compares with, each in all 32 lanes: a
+// byte of 0x80 and above is negative as a signed byte, and among those the
+// signed order is the unsigned one.
+var (
+	above0xbf = lanes(0xbf) // lead bytes: above 0xbf
+	above0xc1 = lanes(0xc1) // C0 and C1 lead only overlong sequences
+	above0xdf = lanes(0xdf) // leads of three bytes or four
+	above0xef = lanes(0xef) // leads of four bytes
+	above0xf4 = lanes(0xf4) // leads past U+10FFFF
+	above0x9f = lanes(0x9f) // the bound after E0 (from A0) and ED (below A0)
+	above0x8f = lanes(0x8f) // the bound after F0 (from 90) and F4 (below 90)
+	byte0xe0  = lanes(0xe0)
+	byte0xed  = lanes(0xed)
+	byte0xf0  = lanes(0xf0)
+	byte0xf4  = lanes(0xf4)
+)
+
+// utf8Invalid checks the UTF-8 of the bytes of a string in the block at
+// base, the bits of in, whose bytes of 0x80 and above are the bits of high,
+// given what the block before carried (c). It reports whether they are
+// invalid, and what this block carries to the next. From the block's
+// bitmasks: each lead byte of n bytes needs the n-1 bytes after it to be
+// continuation bytes and no other byte may be one (so the bits the leads
+// require are the continuation bytes' bits); C0, C1 and bytes above F4
+// lead nothing valid; E0, ED, F0 and F4 bound the byte after them (no
+// overlong form, no UTF-16 surrogate, nothing past U+10FFFF), as
+// utf8.Valid checks them. A sequence cut by the string's end requires
+// the closing quote's bit, which is no continuation byte.
+func utf8Invalid(data []byte, base int, in, high uint64, c utf8Carry) (bool, utf8Carry) {
+	var lo, hi archsimd.Int8x32
+	if base+64 <= len(data) {
+		block := (*[64]uint8)(data[base : base+64])
+		lo = archsimd.LoadUint8x32Array((*[32]uint8)(block[:32])).AsInt8x32()
+		hi = archsimd.LoadUint8x32Array((*[32]uint8)(block[32:])).AsInt8x32()
+	} else {
+		var tail [64]uint8
+		copy(tail[:], data[base:])
+		lo = archsimd.LoadUint8x32Array((*[32]uint8)(tail[:32])).AsInt8x32()
+		hi = archsimd.LoadUint8x32Array((*[32]uint8)(tail[32:])).AsInt8x32()
 	}
-	for high != 0 {
-		from := bits.TrailingZeros64(high)
-		to := bits.TrailingZeros64(^high &^ (1<<from - 1)) // the run's first byte below 0x80, 64 if none in the block
-		end := base + to
-		if to == 64 { // the run goes on in the next block
-			for end < len(data) && data[end] >= 0x80 {
-				end++
-			}
-			high = 0
-		} else {
-			high &^= 1<<to - 1
-		}
-		checked = end
-		if !utf8.Valid(data[base+from : end]) {
-			return true, checked
-		}
+	above := func(bound *[32]uint8) uint64 {
+		b := archsimd.LoadUint8x32Array(bound).AsInt8x32()
+		return bits64(lo.Greater(b), hi.Greater(b)) & high
 	}
-	return false, checked
+	equal := func(v *[32]uint8) uint64 {
+		b := archsimd.LoadUint8x32Array(v).AsInt8x32()
+		return bits64(lo.Equal(b), hi.Equal(b)) & in
+	}
+	lead, lead3, lead4 := above(&above0xbf), above(&above0xdf), above(&above0xef)
+	bad := lead&^above(&above0xc1) | above(&above0xf4)
+	from0xa0, from0x90 := above(&above0x9f), above(&above0x8f)
+	e0, ed, f0, f4 := equal(&byte0xe0), equal(&byte0xed), equal(&byte0xf0), equal(&byte0xf4)
+	archsimd.ClearAVXUpperBits()
+	required := lead<<1 | lead3<<2 | lead4<<3 | c.cont
+	bad |= required ^ (high &^ lead)
+	bad |= (e0<<1|c.e0)&^from0xa0 | (ed<<1|c.ed)&from0xa0 | (f0<<1|c.f0)&^from0x90 | (f4<<1|c.f4)&from0x90
+	next := utf8Carry{cont: lead>>63 | lead3>>62 | lead4>>61, e0: e0 >> 63, ed: ed >> 63, f0: f0 >> 63, f4: f4 >> 63}
+	return bad != 0, next
 }
 
 // escapesValid reports whether the escaped bytes of the block at base, the
