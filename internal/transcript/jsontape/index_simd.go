@@ -154,8 +154,8 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		escaped = escaped || bs&in != 0
 		if h := x.high & in; h != 0 && !invalid {
 			invalid, u8 = utf8Invalid(data, base, in, h, u8)
-		} else if u8.cont != 0 { // a sequence cut short by ASCII, the closing quote or the end
-			invalid, u8 = true, utf8Carry{}
+		} else if u8&utf8Cont != 0 { // a sequence cut short by ASCII, the closing quote or the end
+			invalid, u8 = true, 0
 		}
 		if esc&in != 0 && !escapesValid(data, base, esc&in) {
 			return 0, false
@@ -170,7 +170,7 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 		base += 64
 		live = ^uint64(0)
-		if carry == 0 && u8.cont == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
+		if carry == 0 && u8&utf8Cont == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
 			base = plainRunBlocks(data, base) &^ 63
 		}
 	}
@@ -178,10 +178,15 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 }
 
 // utf8Carry is what a string's UTF-8 check carries from a block to the
-// next: the bits of the next block's first bytes that must be continuation
-// bytes (10xxxxxx), and bit 0 when the block's last byte was E0, ED, F0 or
+// next, in one word: in its bits 0 to 2 (utf8Cont) the bits of the next
+// block's first bytes that must be continuation bytes (10xxxxxx), and from
+// bit 8 on, in that order, whether the block's last byte was E0, ED, F0 or
 // F4, which bound the byte after them.
-type utf8Carry struct{ cont, e0, ed, f0, f4 uint64 }
+type utf8Carry uint64
+
+// utf8Cont has the bits of utf8Carry that say which of the next block's
+// first bytes must be continuation bytes.
+const utf8Cont = 7
 
 // The signed bytes utf8Invalid compares with, each in all 32 lanes: a
 // byte of 0x80 and above is negative as a signed byte, and among those the
@@ -236,11 +241,12 @@ func utf8Invalid(data []byte, base int, in, high uint64, c utf8Carry) (bool, utf
 	from0xa0, from0x90 := above(&above0x9f), above(&above0x8f)
 	e0, ed, f0, f4 := equal(&byte0xe0), equal(&byte0xed), equal(&byte0xf0), equal(&byte0xf4)
 	archsimd.ClearAVXUpperBits()
-	required := lead<<1 | lead3<<2 | lead4<<3 | c.cont
+	cc := uint64(c)
+	required := lead<<1 | lead3<<2 | lead4<<3 | cc&utf8Cont
 	bad |= required ^ (high &^ lead)
-	bad |= (e0<<1|c.e0)&^from0xa0 | (ed<<1|c.ed)&from0xa0 | (f0<<1|c.f0)&^from0x90 | (f4<<1|c.f4)&from0x90
-	next := utf8Carry{cont: lead>>63 | lead3>>62 | lead4>>61, e0: e0 >> 63, ed: ed >> 63, f0: f0 >> 63, f4: f4 >> 63}
-	return bad != 0, next
+	bad |= (e0<<1|cc>>8&1)&^from0xa0 | (ed<<1|cc>>9&1)&from0xa0 | (f0<<1|cc>>10&1)&^from0x90 | (f4<<1|cc>>11&1)&from0x90
+	next := lead>>63 | lead3>>62 | lead4>>61 | e0>>63<<8 | ed>>63<<9 | f0>>63<<10 | f4>>63<<11
+	return bad != 0, utf8Carry(next)
 }
 
 // escapesValid reports whether the escaped bytes of the block at base, the
