@@ -134,7 +134,7 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 	live := ^uint64(0) << (p & 63) // the block's bytes inside the string
 	var carry uint64
 	escaped, invalid := false, false
-	var u8 utf8Carry
+	pending := false // the block before ends in a sequence the next bytes complete
 	for base < len(data) {
 		x := s.block(base)
 		quote := x.quote & live
@@ -152,10 +152,11 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 			return 0, false
 		}
 		escaped = escaped || bs&in != 0
-		if h := x.high & in; h != 0 && !invalid {
-			invalid, u8 = utf8Invalid(data, base, in, h, u8)
-		} else if u8&utf8Cont != 0 { // a sequence cut short by ASCII, the closing quote or the end
-			invalid, u8 = true, 0
+		if (x.high&in != 0 || pending) && !invalid {
+			// the closing quote's bit too: a sequence it cuts short is
+			// invalid there
+			invalid = utf8Invalid(data, base, p, in|quote&-quote)
+			pending = quote == 0 && base+64 <= len(data) && endsCut((*[3]byte)(data[base+61:base+64]))
 		}
 		if esc&in != 0 && !escapesValid(data, base, esc&in) {
 			return 0, false
@@ -170,83 +171,11 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 		base += 64
 		live = ^uint64(0)
-		if carry == 0 && u8&utf8Cont == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
+		if carry == 0 && !pending { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
 			base = plainRunBlocks(data, base) &^ 63
 		}
 	}
 	return 0, false
-}
-
-// utf8Carry is what a string's UTF-8 check carries from a block to the
-// next, in one word: in its bits 0 to 2 (utf8Cont) the bits of the next
-// block's first bytes that must be continuation bytes (10xxxxxx), and from
-// bit 8 on, in that order, whether the block's last byte was E0, ED, F0 or
-// F4, which bound the byte after them.
-type utf8Carry uint64
-
-// utf8Cont has the bits of utf8Carry that say which of the next block's
-// first bytes must be continuation bytes.
-const utf8Cont = 7
-
-// The signed bytes utf8Invalid compares with, each in all 32 lanes: a
-// byte of 0x80 and above is negative as a signed byte, and among those the
-// signed order is the unsigned one.
-var (
-	above0xbf = lanes(0xbf) // lead bytes: above 0xbf
-	above0xc1 = lanes(0xc1) // C0 and C1 lead only overlong sequences
-	above0xdf = lanes(0xdf) // leads of three bytes or four
-	above0xef = lanes(0xef) // leads of four bytes
-	above0xf4 = lanes(0xf4) // leads past U+10FFFF
-	above0x9f = lanes(0x9f) // the bound after E0 (from A0) and ED (below A0)
-	above0x8f = lanes(0x8f) // the bound after F0 (from 90) and F4 (below 90)
-	byte0xe0  = lanes(0xe0)
-	byte0xed  = lanes(0xed)
-	byte0xf0  = lanes(0xf0)
-	byte0xf4  = lanes(0xf4)
-)
-
-// utf8Invalid checks the UTF-8 of the bytes of a string in the block at
-// base, the bits of in, whose bytes of 0x80 and above are the bits of high,
-// given what the block before carried (c). It reports whether they are
-// invalid, and what this block carries to the next. From the block's
-// bitmasks: each lead byte of n bytes needs the n-1 bytes after it to be
-// continuation bytes and no other byte may be one (so the bits the leads
-// require are the continuation bytes' bits); C0, C1 and bytes above F4
-// lead nothing valid; E0, ED, F0 and F4 bound the byte after them (no
-// overlong form, no UTF-16 surrogate, nothing past U+10FFFF), as
-// utf8.Valid checks them. A sequence cut by the string's end requires
-// the closing quote's bit, which is no continuation byte.
-func utf8Invalid(data []byte, base int, in, high uint64, c utf8Carry) (bool, utf8Carry) {
-	var lo, hi archsimd.Int8x32
-	if base+64 <= len(data) {
-		block := (*[64]uint8)(data[base : base+64])
-		lo = archsimd.LoadUint8x32Array((*[32]uint8)(block[:32])).AsInt8x32()
-		hi = archsimd.LoadUint8x32Array((*[32]uint8)(block[32:])).AsInt8x32()
-	} else {
-		var tail [64]uint8
-		copy(tail[:], data[base:])
-		lo = archsimd.LoadUint8x32Array((*[32]uint8)(tail[:32])).AsInt8x32()
-		hi = archsimd.LoadUint8x32Array((*[32]uint8)(tail[32:])).AsInt8x32()
-	}
-	above := func(bound *[32]uint8) uint64 {
-		b := archsimd.LoadUint8x32Array(bound).AsInt8x32()
-		return bits64(lo.Greater(b), hi.Greater(b)) & high
-	}
-	equal := func(v *[32]uint8) uint64 {
-		b := archsimd.LoadUint8x32Array(v).AsInt8x32()
-		return bits64(lo.Equal(b), hi.Equal(b)) & in
-	}
-	lead, lead3, lead4 := above(&above0xbf), above(&above0xdf), above(&above0xef)
-	bad := lead&^above(&above0xc1) | above(&above0xf4)
-	from0xa0, from0x90 := above(&above0x9f), above(&above0x8f)
-	e0, ed, f0, f4 := equal(&byte0xe0), equal(&byte0xed), equal(&byte0xf0), equal(&byte0xf4)
-	archsimd.ClearAVXUpperBits()
-	cc := uint64(c)
-	required := lead<<1 | lead3<<2 | lead4<<3 | cc&utf8Cont
-	bad |= required ^ (high &^ lead)
-	bad |= (e0<<1|cc>>8&1)&^from0xa0 | (ed<<1|cc>>9&1)&from0xa0 | (f0<<1|cc>>10&1)&^from0x90 | (f4<<1|cc>>11&1)&from0x90
-	next := lead>>63 | lead3>>62 | lead4>>61 | e0>>63<<8 | ed>>63<<9 | f0>>63<<10 | f4>>63<<11
-	return bad != 0, utf8Carry(next)
 }
 
 // escapesValid reports whether the escaped bytes of the block at base, the
