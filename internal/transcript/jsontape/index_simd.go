@@ -152,10 +152,10 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 			return 0, false
 		}
 		escaped = escaped || bs&in != 0
-		if (x.high&in != 0 || pending) && !invalid {
+		if x.high&in != 0 || pending {
 			// the closing quote's bit too: a sequence it cuts short is
 			// invalid there
-			invalid = utf8Invalid(data, base, p, in|quote&-quote)
+			invalid = utf8Invalid(data, base, p, in|quote&-quote) || invalid
 			pending = quote == 0 && base+64 <= len(data) && endsCut((*[3]byte)(data[base+61:base+64]))
 		}
 		if esc&in != 0 && !escapesValid(data, base, esc&in) {
