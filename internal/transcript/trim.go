@@ -15,6 +15,9 @@ import (
 // ids trims them with this one function; an exact match of the raw ids
 // still wins over a match after trimming (see the pairing repair).
 func TrimID(s string) string {
+	if len(s) == 0 || plainEdge(s[0]) && plainEdge(s[len(s)-1]) {
+		return s // as almost every id: nothing to trim, and no rune decoded
+	}
 	start := 0
 	for start < len(s) {
 		r, size := utf8.DecodeRuneInString(s[start:])
@@ -33,6 +36,10 @@ func TrimID(s string) string {
 	}
 	return s[start:end]
 }
+
+// plainEdge reports whether an id that starts or ends with byte c keeps
+// it: printable ASCII other than the space, which JavaScript never trims.
+func plainEdge(c byte) bool { return c > ' ' && c < utf8.RuneSelf }
 
 // isJSSpace reports whether r is in the set String.prototype.trim removes.
 func isJSSpace(r rune) bool {

@@ -26,13 +26,17 @@ func TestTrimIDIsJavaScriptTrim(t *testing.T) {
 }
 
 // TestTrimIDSpaceSet checks the whole trimmed set against its definition:
-// every rune JS removes, and no other, over the Basic Multilingual Plane.
+// every rune JS removes, and no other, over the Basic Multilingual Plane,
+// at the id's start and at its end.
 func TestTrimIDSpaceSet(t *testing.T) {
 	js := map[rune]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, 0xFEFF: true, 0x2028: true, 0x2029: true}
 	for r := rune(0); r <= 0xFFFF; r++ {
 		want := js[r] || unicode.Is(unicode.Zs, r)
 		if got := TrimID(string(r)+"x") == "x"; got != want {
-			t.Errorf("U+%04X: trimmed %v, want %v", r, got, want)
+			t.Errorf("U+%04X first: trimmed %v, want %v", r, got, want)
+		}
+		if got := TrimID("x"+string(r)) == "x"; got != want {
+			t.Errorf("U+%04X last: trimmed %v, want %v", r, got, want)
 		}
 	}
 	if strings.TrimSpace("\u0085") != "" || TrimID("\u0085") == "" {

@@ -20,7 +20,8 @@
 // bytes and bytes of 0x80 and above, the backslash runs give the escaped
 // bytes (carried from block to block), and a string's end is its first
 // quote not escaped, its checks the bits below it, with UTF-8 validated
-// from its first byte of 0x80 and above. A plain string that ends in the
+// on vectors in each block that holds a byte of 0x80 and above
+// (utf8_simd.go). A plain string that ends in the
 // block read last (most keys and short values: the members of a message
 // mostly share a block) is read from that block's bitmasks alone, in code
 // the member loop inlines (strCached). A string with an error or a

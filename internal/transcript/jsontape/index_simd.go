@@ -5,7 +5,6 @@ package jsontape
 import (
 	"math/bits"
 	"simd/archsimd"
-	"unicode/utf8"
 )
 
 // The structural index: stage 1 of a simdjson-class scanner, a 64-byte
@@ -134,8 +133,8 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 	base := p &^ 63
 	live := ^uint64(0) << (p & 63) // the block's bytes inside the string
 	var carry uint64
-	escaped := false
-	firstHigh := -1
+	escaped, invalid := false, false
+	pending := false // the block before ends in a sequence the next bytes complete
 	for base < len(data) {
 		x := s.block(base)
 		quote := x.quote & live
@@ -153,15 +152,18 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 			return 0, false
 		}
 		escaped = escaped || bs&in != 0
-		if h := x.high & in; h != 0 && firstHigh < 0 {
-			firstHigh = base + bits.TrailingZeros64(h)
+		if x.high&in != 0 || pending {
+			// the closing quote's bit too: a sequence it cuts short is
+			// invalid there
+			invalid = utf8Invalid(data, base, p, in|quote&-quote) || invalid
+			pending = quote == 0 && base+64 <= len(data) && endsCut((*[3]byte)(data[base+61:base+64]))
 		}
 		if esc&in != 0 && !escapesValid(data, base, esc&in) {
 			return 0, false
 		}
 		if quote != 0 {
 			end := base + bits.TrailingZeros64(quote) + 1
-			if firstHigh >= 0 && !utf8.Valid(data[firstHigh:end-1]) {
+			if invalid {
 				s.invalidText++
 			}
 			s.escaped = escaped
@@ -169,7 +171,7 @@ func (s *scanner) strBlocks(i int) (int, bool) {
 		}
 		base += 64
 		live = ^uint64(0)
-		if carry == 0 { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
+		if carry == 0 && !pending { // whole blocks of plain bytes, as the long run of a text or image data: only the stop test
 			base = plainRunBlocks(data, base) &^ 63
 		}
 	}

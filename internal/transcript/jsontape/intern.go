@@ -1,6 +1,9 @@
 package jsontape
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // internKey returns the common member names as the program's own string
 // constants. Rules look members up by these names many times per message;
@@ -30,8 +33,71 @@ const (
 // Node.Keys has a bit per KeyNames entry.
 var _ = [64 - len(KeyNames)]struct{}{}
 
-// keyID returns the index of key in KeyNames, or 0.
-func keyID(key string) uint8 { return keyNames.index(key) }
+// keyID returns the index of key in KeyNames, or 0. The rules look
+// members up by string constants, and the linker keeps one copy of each
+// string constant's bytes, so a caller's "toolCallId" is the bytes of
+// KeyNames' own: such a key is known by its address (keyAddrs), with no
+// hash of its bytes; any other string by its name (keyNames).
+func keyID(key string) uint8 {
+	if id, ok := keyAddrs.lookup(key); ok {
+		return id
+	}
+	return keyNames.index(key)
+}
+
+// lookup returns the index in KeyNames of key, and true, when key's bytes
+// are those of a KeyNames entry; else false. It is small enough to be
+// inlined into Tape.Find.
+func (t *keyAddrTable) lookup(key string) (uint8, bool) {
+	at := uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	e := &t.slots[uint32(at)*t.mult>>(32-keyAddrBits)]
+	return e.id, e.at == at && e.size == len(key)
+}
+
+// keyAddrs finds the index in KeyNames of a string whose bytes are those
+// of KeyNames' own entry: a perfect hash of the entries' addresses.
+var keyAddrs = newKeyAddrTable()
+
+// keyAddrBits is the size of keyAddrs' table: 1<<keyAddrBits slots.
+const keyAddrBits = 9
+
+// keyAddrTable maps the address of each KeyNames entry's bytes (static
+// data: it never moves) to its index. A slot of no entry has address 0,
+// which no string's bytes have.
+type keyAddrTable struct {
+	mult  uint32
+	slots [1 << keyAddrBits]keyAddr
+}
+
+// keyAddr is a slot of keyAddrTable: the address and length of a KeyNames
+// entry's bytes, and its index.
+type keyAddr struct {
+	at   uintptr
+	size int
+	id   uint8
+}
+
+// newKeyAddrTable returns keyAddrs. The entries' addresses are known only
+// when the program runs, so the multiplier is chosen then; when none of
+// those tried separates them (never seen), the table stays empty and
+// keyID hashes every key's bytes, as before.
+func newKeyAddrTable() *keyAddrTable {
+	t := &keyAddrTable{}
+next:
+	for mult := uint32(0x9e3779b1); mult != 0x9e3779b1+2*10000; mult += 2 {
+		t.mult, t.slots = mult, [1 << keyAddrBits]keyAddr{}
+		for i := 1; i < len(KeyNames); i++ {
+			at := uintptr(unsafe.Pointer(unsafe.StringData(KeyNames[i])))
+			e := &t.slots[uint32(at)*mult>>(32-keyAddrBits)]
+			if e.at != 0 {
+				continue next
+			}
+			e.at, e.size, e.id = at, len(KeyNames[i]), uint8(i)
+		}
+		return t
+	}
+	return &keyAddrTable{}
+}
 
 // keyNames finds a key's index in KeyNames with one hash and one compare.
 var keyNames = newNameTable(KeyNames[:])

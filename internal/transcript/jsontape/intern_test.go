@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // linearIndex is the definition the name tables must agree with: the
@@ -113,5 +114,32 @@ func BenchmarkNameTables(b *testing.B) {
 		for _, n := range others {
 			keyID(n)
 		}
+	}
+}
+
+// TestKeyAddrs checks keyID's look-up by address: every KeyNames entry is
+// in the table (so a rule's string constant is found without a hash), and
+// a copy of an entry, a prefix of one (the same address, fewer bytes) and
+// a string constant of another package give the index by name.
+func TestKeyAddrs(t *testing.T) {
+	for i, name := range KeyNames[1:] {
+		at := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+		if e := keyAddrs.slots[uint32(at)*keyAddrs.mult>>(32-keyAddrBits)]; e.at != at || e.id != uint8(i+1) {
+			t.Fatalf("KeyNames[%d] (%q) is not in keyAddrs", i+1, name)
+		}
+		if got := keyID(strings.Clone(name)); got != uint8(i+1) {
+			t.Errorf("keyID(copy of %q) = %d, want %d", name, got, i+1)
+		}
+		for n := 1; n < len(name); n++ {
+			if got, want := keyID(name[:n]), linearIndex(KeyNames[:], name[:n]); got != want {
+				t.Errorf("keyID(%q) = %d, want %d", name[:n], got, want)
+			}
+		}
+	}
+	if got := keyID("toolCallId"); got != linearIndex(KeyNames[:], "toolCallId") {
+		t.Errorf("keyID(\"toolCallId\") = %d", got)
+	}
+	if got := keyID(""); got != 0 {
+		t.Errorf("keyID(\"\") = %d, want 0", got)
 	}
 }

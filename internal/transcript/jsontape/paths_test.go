@@ -130,6 +130,56 @@ func TestScanPathsAgree(t *testing.T) {
 			}
 		}
 	}
+	// Runs of multi-byte text of every length starting around a block's
+	// end, some crossing one or two blocks whole, an invalid byte at their
+	// start, inside or end, and ASCII or another run after them: the vector
+	// scan checks each run of bytes of 0x80 and above by itself.
+	for _, run := range []int{1, 2, 3, 20, 31, 32, 33, 70} {
+		for at := 50; at <= 140; at += 3 {
+			for _, bad := range []string{"", "start", "end", "middle"} {
+				text := strings.Repeat("é", run)
+				switch bad {
+				case "start":
+					text = "\xff" + text
+				case "end":
+					text += "\xc3"
+				case "middle":
+					text = text[:len(text)/2&^1] + "\xed\xa0\x80" + text[len(text)/2&^1:]
+				}
+				for _, after := range []string{"b", "😀", " x " + strings.Repeat("日本", 30) + "\xe6"} {
+					body := strings.Repeat("a", at) + text + after
+					checkPaths(t, []byte(`"`+body+`"`))
+				}
+			}
+		}
+	}
+	// Every kind of sequence UTF-8 bounds (overlong forms, surrogates, past
+	// U+10FFFF, bytes that lead nothing, cut sequences, lone continuation
+	// bytes) and the valid ones beside them, at every position around two
+	// blocks' ends: the vector scan's check carries a sequence's bounds
+	// from a block to the next.
+	sequences := []string{"\xc2\x80", "\xdf\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\xa0\x80", "\xe0\x9f\xbf", "\xe1\x80\x80",
+		"\xed\x9f\xbf", "\xed\xa0\x80", "\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf0\x8f\xbf\xbf",
+		"\xf3\xbf\xbf\xbf", "\xf4\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff", "\x80", "\xbf\xbf",
+		"\xe6\x97", "\xf0\x9f\x98", "\xc3"}
+	for _, seq := range sequences {
+		for _, at := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16} {
+			for _, block := range []int{48, 112} {
+				for _, after := range []string{"b", "é", "\x80", `"`} {
+					body := strings.Repeat("a", block+at) + seq + after + "c"
+					checkPaths(t, []byte(`"`+body+`"`))
+					checkPaths(t, []byte(`"`+strings.Repeat("é", (block+at)/2)+seq+after+"日本"+`"`))
+				}
+			}
+		}
+	}
+	// A sequence cut at a block's end, a whole block of ASCII after it, and
+	// continuation bytes at the next block's start: the check must not step
+	// over the plain block.
+	for seq, rest := range map[string]string{"\xe6\x97": "\xa5", "\xe6": "\x97\xa5", "\xf0\x9f\x98": "\x80", "\xc3": "\xa9"} {
+		body := strings.Repeat("a", 63-len(seq)) + seq + strings.Repeat("b", 64) + rest + " c"
+		checkPaths(t, []byte(`"`+body+`"`))
+	}
 	// Messages laid out with white space and with broken separators at
 	// each place the member loop reads one (the vector scan reads a plain
 	// key, its colon and its value from the block read last).

@@ -152,7 +152,11 @@ func (t *Tape) Key(m *Member) string {
 // and one the node lacks by one bit of Node.Keys; another key without
 // escapes is compared with the input's bytes as they are.
 func (t *Tape) Find(n *Node, key string) uint32 {
-	if id := keyID(key); id != 0 {
+	id, known := keyAddrs.lookup(key) // a rule's string constant, known by its address
+	if !known {
+		id = keyID(key)
+	}
+	if id != 0 {
 		if n.Keys&(1<<id) == 0 {
 			return NoMember
 		}
