@@ -56,8 +56,11 @@ type Outcome struct {
 type Deps struct {
 	// Stages is the rule chain, normally stages.Default(...).
 	Stages []stage.Stage
-	// Observe, when set, is told how long each stage took.
-	Observe func(stage string, d time.Duration)
+	// Observe, when set, returns the function told how long the named
+	// stage took on each job. The processor asks once per stage, when it
+	// is made (metrics.Metrics.StageObserver), so that observing a job
+	// looks nothing up.
+	Observe func(stage string) func(time.Duration)
 	// Fanout, when set, splits the work of large histories across its
 	// helpers (stage.Env.Fanout); nil runs every job on its own goroutine.
 	Fanout stage.Fanout
@@ -74,12 +77,18 @@ type Processor struct {
 	resolve Resolver
 	deps    Deps
 	steps   []step // jobSteps: the whole job, deps.Stages in it
+	// observeRender is deps.Observe's function of StageRender (nil
+	// without an observer).
+	observeRender func(time.Duration)
 }
 
 // NewProcessor returns a processor that bounds each record by limits and
 // resolves each job's settings with resolve. It starts nothing.
 func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Processor {
 	p := &Processor{limits: limits, resolve: resolve, deps: deps}
+	if deps.Observe != nil {
+		p.observeRender = deps.Observe(StageRender)
+	}
 	p.steps = p.jobSteps()
 	return p
 }
@@ -87,14 +96,19 @@ func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Proc
 // instrumented wraps a stage in what every stage gets, as a middleware: a
 // tracing span (a child of the job's span when ctx carries a recording one;
 // none otherwise: even a no-op span would cost a context per stage of every
-// job), its duration told to observe (when set), and a panic turned into an
-// error that names the stage.
-func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stage {
+// job), its duration told to the stage's observer (observe's function of
+// its name, when observe is set), and a panic turned into an error that
+// names the stage.
+func instrumented(s stage.Stage, observe func(string) func(time.Duration)) stage.Stage {
 	apply := s.Apply
+	var record func(time.Duration)
+	if observe != nil {
+		record = observe(s.Name)
+	}
 	return stage.Stage{Name: s.Name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) (err error) {
-		var start time.Time
-		if observe != nil { // a clock read per rule only when told to
-			start = time.Now()
+		var start time.Duration
+		if record != nil { // a clock read per rule only when told to
+			start = sinceLoad()
 		}
 		var span trace.Span
 		if job := trace.SpanFromContext(ctx); job.IsRecording() {
@@ -110,13 +124,21 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 				}
 				span.End()
 			}
-			if observe != nil {
-				observe(s.Name, time.Since(start))
+			if record != nil {
+				record(sinceLoad() - start)
 			}
 		}()
 		return apply(ctx, t, env)
 	}}
 }
+
+// loaded is when the package was loaded: the origin of sinceLoad.
+var loaded = time.Now()
+
+// sinceLoad is the monotonic time since the package was loaded, the clock
+// of the stage timings: one clock read, where time.Now reads the wall
+// clock as well.
+func sinceLoad() time.Duration { return time.Since(loaded) }
 
 // Recovered is the outcome of a bug: a value recovered from a panic in
 // stage (a decode, a rule, the render, the encode, or the runner). It is an

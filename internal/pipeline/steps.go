@@ -48,8 +48,8 @@ type jobState struct {
 // jobSteps is a job, step by step, in the order it meets them: the list
 // Process runs over a record, and (after its first step, decode) the list
 // Sanitize runs over a decoded transcript. Reading it shows the whole job,
-// as reading stages.Default shows the rules. The Observe callback is told
-// the durations of the rules and the render.
+// as reading stages.Default shows the rules. Deps.Observe's functions are
+// told the durations of the rules and the render.
 func (p *Processor) jobSteps() []step {
 	return slices.Concat(
 		[]step{
@@ -193,7 +193,7 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 // an error). A job whose context ended stops before the next rule. A rule
 // whose inputs the job lacks (stage.Skipper: what its Needs declares) is
 // skipped before its instruments: no span, no duration, no call.
-func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step {
+func ruleSteps(chain []stage.Stage, observe func(string) func(time.Duration)) []step {
 	steps := make([]step, len(chain))
 	for i, rule := range chain {
 		s := instrumented(rule, observe)
@@ -212,17 +212,17 @@ func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step 
 
 // render adds the provider request body to a job whose option render is
 // request (renderRequest); a history its target cannot take as it ends is
-// unsendable. Its duration goes to Observe.
+// unsendable. Its duration goes to Deps.Observe's function of StageRender.
 func (p *Processor) render(_ context.Context, j *jobState) error {
 	if j.t.Options.Render != wire.RenderRequest {
 		return nil
 	}
-	start := time.Now()
+	start := sinceLoad()
 	if err := renderRequest(j.t, j.env.Policy); err != nil {
 		return &stage.Reject{Code: deadletter.CodeUnsendable, Msg: err.Error()}
 	}
-	if p.deps.Observe != nil {
-		p.deps.Observe(StageRender, time.Since(start))
+	if p.observeRender != nil {
+		p.observeRender(sinceLoad() - start)
 	}
 	return nil
 }
