@@ -50,6 +50,10 @@ type Outcome struct {
 	// Report is the chain's report when Ready, and on a dead letter a
 	// stage rejected (the contract's violations, which the runner counts).
 	Report *stage.Report
+	// ownPayload is set on every ready outcome of the processor's steps:
+	// Payload, when set, is a buffer made for this outcome alone, which the
+	// runner may reuse once the payload is written (Runner.recycle).
+	ownPayload bool
 }
 
 // Deps are what the processor runs besides the configuration.

@@ -97,7 +97,7 @@ func runSteps(ctx context.Context, j *jobState, steps []step) (out Outcome, err 
 			return stopped(ctx, j, s.Name, err)
 		}
 	}
-	return Outcome{Ready: true, Payload: j.payload, Report: j.env.Report, Tenant: j.t.Tenant, JobID: j.t.JobID}, nil
+	return Outcome{Ready: true, Payload: j.payload, Report: j.env.Report, Tenant: j.t.Tenant, JobID: j.t.JobID, ownPayload: true}, nil
 }
 
 // stopped is the Outcome of a job that the step named name ended with err.
@@ -268,11 +268,12 @@ const smallPayloadBytes = 1 << 20
 // (transcript.AppendPayloadSized): the same bytes as EncodeMessages and
 // AppendPayload, with no buffer of changed messages and no copy of them
 // or of the report, into one buffer with room for the input, a quarter
-// more (the edits) and the report.
+// more (the edits) and the report: a written payload's buffer when the
+// runner gave one back (payloadBuffer).
 func encodeSmall(j *jobState) error {
 	t, report := j.t, j.env.Report
 	var err error
-	j.payload = t.AppendPayloadSized(make([]byte, 0, t.InputBytes+t.InputBytes/4+1024), func(dst []byte, listSize int) []byte {
+	j.payload = t.AppendPayloadSized(payloadBuffer(t.InputBytes+t.InputBytes/4+1024), func(dst []byte, listSize int) []byte {
 		report.BytesIn, report.BytesOut = t.InputBytes, listSize
 		dst, err = report.AppendJSON(dst)
 		return dst
