@@ -75,10 +75,14 @@ type stageClock struct {
 	d  map[string]time.Duration
 }
 
-func (c *stageClock) observe(stage string, d time.Duration) {
-	c.mu.Lock()
-	c.d[stage] += d
-	c.mu.Unlock()
+// observe is the processor's observer (pipeline.Deps.Observe): the
+// function that adds a duration to stage's sum.
+func (c *stageClock) observe(stage string) func(time.Duration) {
+	return func(d time.Duration) {
+		c.mu.Lock()
+		c.d[stage] += d
+		c.mu.Unlock()
+	}
 }
 
 // inprocOnce runs the jobs through one Processor with c goroutines until

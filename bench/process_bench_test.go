@@ -5,8 +5,11 @@ import (
 	"io"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/images"
+	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages"
@@ -36,6 +39,35 @@ func BenchmarkProcessSmallJob(b *testing.B) {
 		out, err := proc.Process(context.Background(), transport.Record{Value: jobs[i%len(jobs)], Topic: "bench", Offset: int64(i)})
 		if err != nil || !out.Ready {
 			b.Fatalf("job %d: %v %s", i%len(jobs), err, out.Error)
+		}
+	}
+}
+
+// BenchmarkProcessE2EJob is the end-to-end suite's job as the worker runs
+// it: the jobs `--suite e2e --images 0 --messages 10 --key-skew 1`
+// produces (generatorConfig: tool calls in 60 % of the assistant turns,
+// which BenchmarkProcessSmallJob's jobs have none of, about twice its
+// instructions), 1,000 in turn, with the worker's stage observer
+// (metrics.StageObserver). Its time and allocations per job are the
+// processor's part of the e2e suite's worker CPU per job.
+func BenchmarkProcessE2EJob(b *testing.B) {
+	o, err := parseOptions([]string{"--suite", "e2e", "--images", "0", "--messages", "10", "--key-skew", "1", "--jobs", "1000"}, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobs := generateJobs(o)
+	m, err := metrics.New(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := config.Default()
+	proc := pipeline.NewProcessor(cfg.Limits, pipeline.ResolverFor(cfg), pipeline.Deps{Stages: stages.Default(nil), Observe: m.StageObserver})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := i % len(jobs.values)
+		out, err := proc.Process(context.Background(), transport.Record{Key: jobs.keys[k], Value: jobs.values[k], Topic: "bench", Offset: int64(i)})
+		if err != nil || !out.Ready {
+			b.Fatalf("job %d: %v %s", k, err, out.Error)
 		}
 	}
 }

@@ -161,7 +161,7 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 	if opts.noop {
 		log.Warn("--noop: records pass through unchanged; the pipeline does not run")
 	} else {
-		p, imgs, closeImages, err := newProcessor(cfg, m.ObserveStage)
+		p, imgs, closeImages, err := newProcessor(cfg, m.StageObserver)
 		if err != nil {
 			return err
 		}

@@ -24,9 +24,10 @@ import (
 // job holds, see images.Startup), and the default
 // rule chain, with the helpers that split large histories
 // (pipeline.fanout_workers, sized on GOMAXPROCS), which also decode and
-// encode large jobs in chunks. observe (may be nil) is told each stage's duration. The
+// encode large jobs in chunks. observe (may be nil) gives the function told each
+// stage's duration (pipeline.Deps.Observe). The
 // returned func releases the image pool.
-func newProcessor(cfg config.Config, observe func(string, time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
+func newProcessor(cfg config.Config, observe func(string) func(time.Duration)) (*pipeline.Processor, *images.Processor, func(), error) {
 	imgs, err := images.NewProcessor(cfg.Images.Config)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("starting the image pool: %w", err)

@@ -172,7 +172,12 @@ func (m *Metrics) ObserveContextFit(before, after, turnsDropped int, written boo
 	m.ContextFitTurnsDropped.Add(float64(turnsDropped))
 }
 
-// ObserveStage records d for stage; it is the pipeline's stage observer.
-func (m *Metrics) ObserveStage(stage string, d time.Duration) {
-	m.StageDuration.WithLabelValues(stage).Observe(d.Seconds())
+// StageObserver returns the function that records one duration of stage:
+// the pipeline's stage observer (pipeline.Deps.Observe). The stage's
+// histogram is looked up here, once per stage when the processor is made,
+// not on every job: a label look-up hashes and checks the stage's name
+// under a lock, and a small job runs some twenty rules.
+func (m *Metrics) StageObserver(stage string) func(time.Duration) {
+	h := m.StageDuration.WithLabelValues(stage)
+	return func(d time.Duration) { h.Observe(d.Seconds()) }
 }

@@ -1,12 +1,14 @@
 package metrics
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 )
 
 func TestMetricsLintAndNames(t *testing.T) {
@@ -23,7 +25,7 @@ func TestMetricsLintAndNames(t *testing.T) {
 	}
 	m.Jobs.WithLabelValues(OutcomeReady).Inc()
 	m.DLQRecords.WithLabelValues("invalid_json").Inc()
-	m.ObserveStage("decode", time.Millisecond)
+	m.StageObserver("decode")(time.Millisecond)
 	m.JobDuration.Observe(0.01)
 	m.ObserveContextFit(511_000, 167_000, 40, true)
 	m.ObserveContextFit(300_000, 300_000, 0, false)
@@ -73,5 +75,34 @@ func TestRegisterTwiceFails(t *testing.T) {
 	}
 	if _, err := New(reg); err == nil {
 		t.Fatal("a second New on the same registry succeeded")
+	}
+}
+
+// TestStageObserverRecordsItsStage: the function StageObserver returns
+// records every call into its own stage's series, the one a label look-up
+// per observation gave: asked for twice, a stage has one series.
+func TestStageObserverRecordsItsStage(t *testing.T) {
+	m, err := New(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode, usage, decodeAgain := m.StageObserver("decode"), m.StageObserver("usage"), m.StageObserver("decode")
+	decode(2 * time.Millisecond)
+	decodeAgain(3 * time.Millisecond)
+	usage(time.Second)
+	var sums strings.Builder
+	for _, stage := range []string{"decode", "usage"} {
+		h := m.StageDuration.WithLabelValues(stage).(prometheus.Histogram)
+		var out dto.Metric
+		if err := h.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sums, "%s %d %.3f\n", stage, out.GetHistogram().GetSampleCount(), out.GetHistogram().GetSampleSum())
+	}
+	if got := sums.String(); got != "decode 2 0.005\nusage 1 1.000\n" {
+		t.Fatalf("stage series:\n%s", got)
+	}
+	if n := testutil.CollectAndCount(m.StageDuration); n != 2 {
+		t.Fatalf("%d stage series, want 2", n)
 	}
 }

@@ -209,6 +209,19 @@ func (r *Runner) finish(j *job, out Outcome) {
 	if r.deps.OnDone != nil {
 		r.deps.OnDone(Done{Record: j.rec, Outcome: out, Written: written})
 	}
+	r.recycle(out)
+}
+
+// recycle gives the buffer of a ready payload written to a sink that copied
+// it (a transport.Copier) to the payloads of the jobs that follow
+// (payloadBuffers), once nothing reads it any more: finish calls it last,
+// after OnDone, which must not keep the payload after it returned. A
+// payload the processor did not make for the job (the no-op's is the
+// record's value), or one a dead letter replaced, is left alone.
+func (r *Runner) recycle(out Outcome) {
+	if out.Ready && out.ownPayload && r.readyCopies {
+		recyclePayload(out.Payload)
+	}
 }
 
 // deliver writes out to the ready topic, or the record to the dead-letter

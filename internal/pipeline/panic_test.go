@@ -24,15 +24,17 @@ func TestPanicAnywhereIsInternalError(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		resolve Resolver
-		observe func(string, time.Duration)
+		observe func(string) func(time.Duration)
 		stage   string
 	}{
 		{name: "settings", stage: StageDecode,
 			resolve: func(*transcript.Transcript) (stage.Settings, error) { panic("index out of range [3] with length 3") }},
 		{name: "render", stage: StageRender, resolve: ResolverFor(cfg),
-			observe: func(s string, _ time.Duration) {
-				if s == StageRender {
-					panic("render: nil map")
+			observe: func(s string) func(time.Duration) {
+				return func(time.Duration) {
+					if s == StageRender {
+						panic("render: nil map")
+					}
 				}
 			}},
 	} {

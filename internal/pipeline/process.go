@@ -51,14 +51,21 @@ type Outcome struct {
 	// Report is the chain's report when Ready, and on a dead letter a
 	// stage rejected (the contract's violations, which the runner counts).
 	Report *stage.Report
+	// ownPayload is set on every ready outcome of the processor's steps:
+	// Payload, when set, is a buffer made for this outcome alone, which the
+	// runner may reuse once the payload is written (Runner.recycle).
+	ownPayload bool
 }
 
 // Deps are what the processor runs besides the configuration.
 type Deps struct {
 	// Stages is the rule chain, normally stages.Default(...).
 	Stages []stage.Stage
-	// Observe, when set, is told how long each stage took.
-	Observe func(stage string, d time.Duration)
+	// Observe, when set, returns the function told how long the named
+	// stage took on each job. The processor asks once per stage, when it
+	// is made (metrics.Metrics.StageObserver), so that observing a job
+	// looks nothing up.
+	Observe func(stage string) func(time.Duration)
 	// Fanout, when set, splits the work of large histories across its
 	// helpers (stage.Env.Fanout); nil runs every job on its own goroutine.
 	Fanout stage.Fanout
@@ -68,8 +75,9 @@ type Deps struct {
 // steps.go): bounded decompression and decode, a request body's parse, the
 // job's settings and options, the stage chain, the render and the ready
 // payload. It is
-// safe for concurrent use and holds no per-job state, so the same record
-// always gives the same bytes.
+// safe for concurrent use and holds no per-job state (only the last
+// target's facts, which every job of that target shares), so the same
+// record always gives the same bytes.
 type Processor struct {
 	limits  config.LimitsConfig
 	resolve Resolver
@@ -78,6 +86,9 @@ type Processor struct {
 	// lastTarget is what the target of the last job prepared decides
 	// (targetOf): most jobs name the target of the job before them.
 	lastTarget atomic.Pointer[targetFacts]
+	// observeRender is deps.Observe's function of StageRender (nil
+	// without an observer).
+	observeRender func(time.Duration)
 }
 
 // targetFacts are what a job's target alone decides: its policy
@@ -105,6 +116,9 @@ func (p *Processor) targetOf(tg transcript.Target) *targetFacts {
 // resolves each job's settings with resolve. It starts nothing.
 func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Processor {
 	p := &Processor{limits: limits, resolve: resolve, deps: deps}
+	if deps.Observe != nil {
+		p.observeRender = deps.Observe(StageRender)
+	}
 	p.steps = p.jobSteps()
 	return p
 }
@@ -112,14 +126,19 @@ func NewProcessor(limits config.LimitsConfig, resolve Resolver, deps Deps) *Proc
 // instrumented wraps a stage in what every stage gets, as a middleware: a
 // tracing span (a child of the job's span when ctx carries a recording one;
 // none otherwise: even a no-op span would cost a context per stage of every
-// job), its duration told to observe (when set), and a panic turned into an
-// error that names the stage.
-func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stage {
+// job), its duration told to the stage's observer (observe's function of
+// its name, when observe is set), and a panic turned into an error that
+// names the stage.
+func instrumented(s stage.Stage, observe func(string) func(time.Duration)) stage.Stage {
 	apply := s.Apply
+	var record func(time.Duration)
+	if observe != nil {
+		record = observe(s.Name)
+	}
 	return stage.Stage{Name: s.Name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) (err error) {
-		var start time.Time
-		if observe != nil { // a clock read per rule only when told to
-			start = time.Now()
+		var start time.Duration
+		if record != nil { // a clock read per rule only when told to
+			start = sinceLoad()
 		}
 		var span trace.Span
 		if job := trace.SpanFromContext(ctx); job.IsRecording() {
@@ -135,13 +154,21 @@ func instrumented(s stage.Stage, observe func(string, time.Duration)) stage.Stag
 				}
 				span.End()
 			}
-			if observe != nil {
-				observe(s.Name, time.Since(start))
+			if record != nil {
+				record(sinceLoad() - start)
 			}
 		}()
 		return apply(ctx, t, env)
 	}}
 }
+
+// loaded is when the package was loaded: the origin of sinceLoad.
+var loaded = time.Now()
+
+// sinceLoad is the monotonic time since the package was loaded, the clock
+// of the stage timings: one clock read, where time.Now reads the wall
+// clock as well.
+func sinceLoad() time.Duration { return time.Since(loaded) }
 
 // Recovered is the outcome of a bug: a value recovered from a panic in
 // stage (a decode, a rule, the render, the encode, or the runner). It is an

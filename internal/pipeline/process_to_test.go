@@ -108,7 +108,7 @@ func TestProcessToLiveMemory(t *testing.T) {
 	cfg := config.Default()
 	cfg.Limits.MaxJobBytes = 1 << 30
 	p := NewProcessor(cfg.Limits, ResolverFor(cfg), Deps{Stages: stages.Default(nil),
-		Observe: func(string, time.Duration) { measure() }})
+		Observe: func(string) func(time.Duration) { return func(time.Duration) { measure() } }})
 	// A first run loads what the process keeps for every job after it
 	// (the tokenizers' vocabularies, the pools); the clean job it gives
 	// is measured.

@@ -41,7 +41,9 @@ func TestProcessRendersRequest(t *testing.T) {
 		t.Fatal("the default payload carries a request")
 	}
 	var observed []string
-	p := NewProcessor(config.Default().Limits, ResolverFor(config.Default()), Deps{Observe: func(stage string, _ time.Duration) { observed = append(observed, stage) }})
+	p := NewProcessor(config.Default().Limits, ResolverFor(config.Default()), Deps{Observe: func(stage string) func(time.Duration) {
+		return func(time.Duration) { observed = append(observed, stage) }
+	}})
 	if _, err := p.Process(context.Background(), transport.Record{Value: []byte(job)}); err != nil {
 		t.Fatal(err)
 	}

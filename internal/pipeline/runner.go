@@ -105,7 +105,8 @@ type RunnerDeps struct {
 	Metrics    *metrics.Metrics
 	Logger     *slog.Logger
 	// OnDone, when set, is called once per job after it was acknowledged
-	// with a nil error (its output is durable).
+	// with a nil error (its output is durable). It must not keep
+	// Outcome.Payload after it returned: the runner reuses its buffer.
 	OnDone func(Done)
 }
 
@@ -144,9 +145,12 @@ type Runner struct {
 	// holds the slot the reader reserves before each Read).
 	inflight atomic.Int64
 	// seq numbers jobs in read order (the scheduler starts older ones first).
-	seq     atomic.Uint64
-	gaugeMu sync.Mutex     // makes each read-and-publish of the gauges atomic
-	writers sync.WaitGroup // finish goroutines
+	seq atomic.Uint64
+	// readyCopies is set when the ready sink is a transport.Copier: a
+	// written payload's buffer may then be reused (recycle).
+	readyCopies bool
+	gaugeMu     sync.Mutex     // makes each read-and-publish of the gauges atomic
+	writers     sync.WaitGroup // finish goroutines
 }
 
 // NewRunner checks cfg and deps and assembles a Runner. It starts nothing:
@@ -166,6 +170,7 @@ func NewRunner(cfg RunnerConfig, deps RunnerDeps) (*Runner, error) {
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
+	_, r.readyCopies = deps.Ready.(transport.Copier)
 	r.work, r.cancelWork = context.WithCancel(context.Background())
 	r.sch = newScheduler(cfg.Workers, r.tenantCap, r.runJob, r.updateGauges)
 	r.lim = r.newLimiter()

@@ -118,7 +118,7 @@ func TestRuleStepsSkipWhatTheJobLacks(t *testing.T) {
 	p := NewProcessor(cfg.Limits, ResolverFor(cfg), Deps{
 		Stages: []stage.Stage{rule("always", 0), rule("images", transcript.FactImage), rule("text", transcript.FactText|transcript.FactImage),
 			off, on},
-		Observe: func(name string, _ time.Duration) { observed[name]++ },
+		Observe: func(name string) func(time.Duration) { return func(time.Duration) { observed[name]++ } },
 	})
 	out, err := p.Process(context.Background(), transport.Record{Value: []byte(processJob)})
 	if err != nil || !out.Ready {

@@ -47,8 +47,8 @@ type jobState struct {
 // jobSteps is a job, step by step, in the order it meets them: the list
 // Process runs over a record, and (after its first step, decode) the list
 // Sanitize runs over a decoded transcript. Reading it shows the whole job,
-// as reading stages.Default shows the rules. The Observe callback is told
-// the durations of the rules and the render.
+// as reading stages.Default shows the rules. Deps.Observe's functions are
+// told the durations of the rules and the render.
 func (p *Processor) jobSteps() []step {
 	return slices.Concat(
 		[]step{
@@ -96,7 +96,7 @@ func runSteps(ctx context.Context, j *jobState, steps []step) (out Outcome, err 
 			return stopped(ctx, j, s.Name, err)
 		}
 	}
-	return Outcome{Ready: true, Payload: j.payload, Report: j.env.Report, Tenant: j.t.Tenant, JobID: j.t.JobID}, nil
+	return Outcome{Ready: true, Payload: j.payload, Report: j.env.Report, Tenant: j.t.Tenant, JobID: j.t.JobID, ownPayload: true}, nil
 }
 
 // stopped is the Outcome of a job that the step named name ended with err.
@@ -194,7 +194,7 @@ func (p *Processor) prepare(_ context.Context, j *jobState) error {
 // an error). A job whose context ended stops before the next rule. A rule
 // whose inputs the job lacks (stage.Skipper: what its Needs declares) is
 // skipped before its instruments: no span, no duration, no call.
-func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step {
+func ruleSteps(chain []stage.Stage, observe func(string) func(time.Duration)) []step {
 	steps := make([]step, len(chain))
 	for i, rule := range chain {
 		s := instrumented(rule, observe)
@@ -213,17 +213,17 @@ func ruleSteps(chain []stage.Stage, observe func(string, time.Duration)) []step 
 
 // render adds the provider request body to a job whose option render is
 // request (renderRequest); a history its target cannot take as it ends is
-// unsendable. Its duration goes to Observe.
+// unsendable. Its duration goes to Deps.Observe's function of StageRender.
 func (p *Processor) render(_ context.Context, j *jobState) error {
 	if j.t.Options.Render != wire.RenderRequest {
 		return nil
 	}
-	start := time.Now()
+	start := sinceLoad()
 	if err := renderRequest(j.t, j.env.Policy); err != nil {
 		return &stage.Reject{Code: deadletter.CodeUnsendable, Msg: err.Error()}
 	}
-	if p.deps.Observe != nil {
-		p.deps.Observe(StageRender, time.Since(start))
+	if p.observeRender != nil {
+		p.observeRender(sinceLoad() - start)
 	}
 	return nil
 }
@@ -269,11 +269,12 @@ const smallPayloadBytes = 1 << 20
 // (transcript.AppendPayloadSized): the same bytes as EncodeMessages and
 // AppendPayload, with no buffer of changed messages and no copy of them
 // or of the report, into one buffer with room for the input, a quarter
-// more (the edits) and the report.
+// more (the edits) and the report: a written payload's buffer when the
+// runner gave one back (payloadBuffer).
 func encodeSmall(j *jobState) error {
 	t, report := j.t, j.env.Report
 	var err error
-	j.payload = t.AppendPayloadSized(make([]byte, 0, t.InputBytes+t.InputBytes/4+1024), func(dst []byte, listSize int) []byte {
+	j.payload = t.AppendPayloadSized(payloadBuffer(t.InputBytes+t.InputBytes/4+1024), func(dst []byte, listSize int) []byte {
 		report.BytesIn, report.BytesOut = t.InputBytes, listSize
 		dst, err = report.AppendJSON(dst)
 		return dst

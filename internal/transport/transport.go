@@ -39,6 +39,18 @@ type Sink interface {
 	Close(ctx context.Context) error
 }
 
+// Copier is a Sink whose Write, once it returned nil, keeps no reference
+// to the records it was given: it copied their bytes into its own request
+// before the brokers acknowledged it. The caller may then reuse a written
+// record's buffers (the pipeline reuses a small job's payload buffer for
+// the payloads that follow). The Kafka Sink is one; the in-memory Sink
+// keeps the records it is given and is not.
+type Copier interface {
+	Sink
+	// CopiesRecords marks the Sink as a Copier; it does nothing.
+	CopiesRecords()
+}
+
 var (
 	// ErrEndOfInput is returned by Read of a finite Source that has delivered everything.
 	ErrEndOfInput = errors.New("transport: end of input")
