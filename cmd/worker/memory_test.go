@@ -21,3 +21,17 @@ func TestMemoryPlanRefusesBoundsOverTheLimit(t *testing.T) {
 		t.Fatalf("bounds of 1280 MiB in a 1 GiB limit: %v", err)
 	}
 }
+
+// The heap floor is part of the plan, and one over the Go memory limit is
+// refused at start.
+func TestMemoryPlanChecksTheHeapFloor(t *testing.T) {
+	cfg := config.Default()
+	cfg.Memory.LimitBytes = 1 << 30
+	if p, err := memoryPlan(cfg); err != nil || p.FloorBytes != cfg.Memory.GCFloorBytes {
+		t.Fatalf("the default floor in 1 GiB: %+v, %v", p, err)
+	}
+	cfg.Memory.GCFloorBytes = 1 << 30
+	if _, err := memoryPlan(cfg); err == nil || !strings.Contains(err.Error(), "memory.gc_floor_bytes 1024.00 MiB") {
+		t.Fatalf("a 1 GiB floor under a 512 MiB Go limit: %v", err)
+	}
+}

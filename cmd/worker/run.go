@@ -133,7 +133,9 @@ func runWorker(ctx context.Context, cfg config.Config, opts runOptions, demo *de
 		return err
 	}
 	plan.Apply()
-	log.Info("memory budget", "limit_bytes", plan.LimitBytes, "go_limit_bytes", plan.GoLimitBytes, "from", plan.Source)
+	floor := memlimit.StartHeapFloor(plan.FloorBytes)
+	defer floor.Stop()
+	log.Info("memory budget", "limit_bytes", plan.LimitBytes, "go_limit_bytes", plan.GoLimitBytes, "from", plan.Source, "gc_floor_bytes", plan.FloorBytes)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -368,5 +370,6 @@ func memoryPlan(cfg config.Config) (memlimit.Plan, error) {
 	return memlimit.Make(memlimit.Settings{
 		LimitBytes: cfg.Memory.LimitBytes, ContainerLimitBytes: cfg.Memory.ContainerLimitBytes, Ratio: cfg.Memory.LimitRatio,
 		DecodeBytes: cfg.Images.MaxDecodedBytes, CacheBytes: cfg.Images.CacheBytes, InflightBytes: cfg.Pipeline.MaxInflightBytes,
+		FloorBytes: cfg.Memory.GCFloorBytes,
 	}, "/sys/fs/cgroup")
 }

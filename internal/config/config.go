@@ -195,4 +195,10 @@ type MemoryConfig struct {
 	// history at most ~5 % more CPU than no limit (2 holds 0.2x of the
 	// input less at up to +30 %: bench/README.md, session 6's memory).
 	SanitizeInputRatio float64 `yaml:"sanitize_input_ratio"`
+	// GCFloorBytes is `worker run`'s heap floor (memlimit.HeapFloor): the
+	// collector's heap goal stays at least this many bytes while the live
+	// heap is small, and is GOGC's (twice the live heap) once it is large;
+	// 0 turns it off. It must fit under the Go memory limit. A worker of
+	// small jobs (a 3-4 MB live heap) otherwise collects every ~60 jobs.
+	GCFloorBytes int64 `yaml:"gc_floor_bytes"`
 }

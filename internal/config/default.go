@@ -81,7 +81,7 @@ func Default() Config {
 		},
 		Context: settings.Context{Fit: settings.FitTrim, WindowTokens: 0, MaxOutputTokens: 0}, // 0: the model table
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
-		Memory:  MemoryConfig{LimitRatio: 0.9, SanitizeInputRatio: 2.5},
+		Memory:  MemoryConfig{LimitRatio: 0.9, SanitizeInputRatio: 2.5, GCFloorBytes: 64 << 20},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Tenants: map[string]TenantOverride{},
 

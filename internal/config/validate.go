@@ -46,6 +46,7 @@ func (c Config) Validate() error {
 	p.atLeast("memory.limit_bytes", c.Memory.LimitBytes, 0)
 	p.atLeast("memory.container_limit_bytes", c.Memory.ContainerLimitBytes, 0)
 	p.share("memory.limit_ratio", c.Memory.LimitRatio)
+	p.atLeast("memory.gc_floor_bytes", c.Memory.GCFloorBytes, 0)
 	if x := c.Memory.SanitizeInputRatio; !(x >= 0 && x <= 1000) {
 		p.add("memory.sanitize_input_ratio: must be between 0 and 1000, got %s", strconv.FormatFloat(x, 'g', -1, 64))
 	}

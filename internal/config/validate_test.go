@@ -37,6 +37,7 @@ func TestValidateNamesEachBadValue(t *testing.T) {
 		{"negative fanout threshold", func(c *Config) { c.Pipeline.FanoutMinMessages = -5 }, "pipeline.fanout_min_messages: must be at least 0, got -5"},
 		{"negative fanout byte threshold", func(c *Config) { c.Pipeline.FanoutMinBytes = -1 }, "pipeline.fanout_min_bytes: must be at least 0, got -1"},
 		{"share zero", func(c *Config) { c.Pipeline.TenantMaxShare = 0 }, "pipeline.tenant_max_share: must be above 0 and at most 1, got 0"},
+		{"negative gc floor", func(c *Config) { c.Memory.GCFloorBytes = -1 }, "memory.gc_floor_bytes: must be at least 0, got -1"},
 		{"negative sanitize ratio", func(c *Config) { c.Memory.SanitizeInputRatio = -1 }, "memory.sanitize_input_ratio: must be between 0 and 1000, got -1"},
 		{"share above one", func(c *Config) { c.Pipeline.TenantMaxShare = 1.5 }, "got 1.5"},
 		{"backoff order", func(c *Config) { c.Pipeline.RetryMaxBackoff = time.Millisecond }, "pipeline.retry_max_backoff: must be at least pipeline.retry_initial_backoff (100ms), got 1ms"},

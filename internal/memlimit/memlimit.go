@@ -5,7 +5,9 @@
 // configured bounds fit in that budget, and sets the Go runtime's soft
 // memory limit (debug.SetMemoryLimit) to the part of the budget the Go heap
 // may use. For a process that runs one job (`worker sanitize`), ForJob
-// sizes the limit from the job instead.
+// sizes the limit from the job instead. HeapFloor keeps the collector's
+// heap goal at least memory.gc_floor_bytes while the live heap is small, so
+// a worker of small jobs does not collect every few MiB of garbage.
 //
 // libvips decodes images in C memory, outside the Go heap: the Go limit is
 // the budget minus images.max_decoded_bytes. The image cache and the
@@ -43,6 +45,9 @@ type Settings struct {
 	// images.max_decoded_bytes, images.cache_bytes and
 	// pipeline.max_inflight_bytes.
 	DecodeBytes, CacheBytes, InflightBytes int64
+	// FloorBytes is memory.gc_floor_bytes, the heap goal HeapFloor keeps
+	// while the live heap is small; 0 is none.
+	FloorBytes int64
 }
 
 // Plan is the worker's memory budget.
@@ -54,13 +59,15 @@ type Plan struct {
 	// Source says where LimitBytes came from: "memory.limit_bytes",
 	// "memory.container_limit_bytes", "cgroup v2", "cgroup v1" or "none".
 	Source string
+	// FloorBytes is the heap floor to start (StartHeapFloor); 0 is none.
+	FloorBytes int64
 }
 
 // Make computes the plan of s, reading the cgroup files under cgroupRoot
 // (normally /sys/fs/cgroup) when neither limit is set. It fails, with the
 // arithmetic, when the bounds do not fit in the budget.
 func Make(s Settings, cgroupRoot string) (Plan, error) {
-	p := Plan{LimitBytes: s.LimitBytes, Source: "memory.limit_bytes"}
+	p := Plan{LimitBytes: s.LimitBytes, Source: "memory.limit_bytes", FloorBytes: s.FloorBytes}
 	if p.LimitBytes == 0 {
 		container, source := s.ContainerLimitBytes, "memory.container_limit_bytes"
 		if container == 0 {
@@ -70,7 +77,7 @@ func Make(s Settings, cgroupRoot string) (Plan, error) {
 			}
 		}
 		if container == 0 {
-			return Plan{Source: "none"}, nil
+			return Plan{Source: "none", FloorBytes: s.FloorBytes}, nil
 		}
 		p.LimitBytes, p.Source = int64(float64(container)*s.Ratio), source
 	}
@@ -80,6 +87,10 @@ func Make(s Settings, cgroupRoot string) (Plan, error) {
 			mib(used), mib(s.DecodeBytes), mib(s.CacheBytes), mib(s.InflightBytes), mib(p.LimitBytes), p.Source)
 	}
 	p.GoLimitBytes = p.LimitBytes - s.DecodeBytes
+	if s.FloorBytes > p.GoLimitBytes {
+		return Plan{}, fmt.Errorf("memory: memory.gc_floor_bytes %s is more than the Go memory limit of %s (the memory limit of %s from %s less images.max_decoded_bytes %s); lower it or raise the limit",
+			mib(s.FloorBytes), mib(p.GoLimitBytes), mib(p.LimitBytes), p.Source, mib(s.DecodeBytes))
+	}
 	return p, nil
 }
 

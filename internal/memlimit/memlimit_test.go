@@ -78,6 +78,22 @@ func TestMake(t *testing.T) {
 		t.Fatalf("without any limit the plan is %+v, %v; want none", p, err)
 	}
 
+	floored := bounds
+	floored.FloorBytes = 64 << 20
+	if p, err = Make(floored, root); err != nil || p.FloorBytes != 64<<20 {
+		t.Fatalf("a 64 MiB floor gives %+v, %v", p, err)
+	}
+	floored.LimitBytes, floored.FloorBytes = 1<<30, 600<<20
+	_, err = Make(floored, root)
+	if err == nil {
+		t.Fatal("a 600 MiB floor fits in a Go limit of 512 MiB")
+	}
+	for _, part := range []string{"memory.gc_floor_bytes 600.00 MiB", "Go memory limit of 512.00 MiB", "images.max_decoded_bytes 512.00 MiB"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("the error %q does not show %q", err, part)
+		}
+	}
+
 	tooSmall := bounds
 	tooSmall.LimitBytes = 900 << 20
 	_, err = Make(tooSmall, root)
