@@ -114,7 +114,11 @@ type Source struct {
 	gen        *kafkago.Generation // the current generation; nil between generations
 	lastGen    int32               // id of the latest generation, -1 before the first
 	lastMember string
-	parts      []int // assigned in the latest generation, sorted
+	parts      []int // assigned in the latest generation, sorted; none once they expired
+	// claim is what this member tells the balancer it owns (see
+	// ownership): the latest generation's partitions, kept when they
+	// expire.
+	claim      []int
 	readers    map[int]*kafkago.Reader
 	rebalances int64
 	onRevoke   []func([]transport.Partition)
@@ -224,11 +228,18 @@ func (s *Source) balancers() []kafkago.GroupBalancer {
 }
 
 // ownership is what this member owns, for its join metadata: the latest
-// generation's partitions (none after they expired).
+// generation's partitions, with that generation's id, even after they
+// expired. A member evicted while the coordinator was away (paused, moving)
+// still claims them when it joins again, so the balancer gives each back to
+// it unless a member that held it in a later generation claims it too (the
+// higher generation wins). Given back, a partition is read from past the
+// records this member did and could not commit (see restart), where sent
+// to the other member it would be read again from the last commit: every
+// job done while the commits failed would be done twice.
 func (s *Source) ownership() ownership {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ownership{Generation: s.lastGen, Topics: map[string][]int{s.cfg.Topic: slices.Clone(s.parts)}}
+	return ownership{Generation: s.lastGen, Topics: map[string][]int{s.cfg.Topic: slices.Clone(s.claim)}}
 }
 
 // ended is called when gen ends, before its final commit: it tells the
@@ -255,9 +266,10 @@ func (s *Source) ended(gen *kafkago.Generation) {
 
 // expire gives up the partitions of generation id when no generation
 // followed it: the revoke handlers are told. Their state stays until the
-// next generation begins (nothing commits without one); then a partition
-// not assigned again is dropped, and one that is starts past the records
-// done here if no one committed it since (see restart).
+// next generation begins (nothing commits without one), and so does the
+// claim on them (see ownership); then a partition not assigned again is
+// dropped, and one that is starts past the records done here if no one
+// committed it since (see restart).
 func (s *Source) expire(id int32) {
 	s.mu.Lock()
 	if s.gen != nil || s.lastGen != id || s.isClosing() {
@@ -358,7 +370,7 @@ func (s *Source) begin(gen *kafkago.Generation) {
 	// stays until the records started on them are acked and committed.
 	var handoff []checkpoint.Key
 	if consecutive {
-		for _, p := range s.parts {
+		for _, p := range s.claim {
 			if k := s.key(p); !keep[k] {
 				handoff = append(handoff, k)
 				keep[k] = true
@@ -379,7 +391,8 @@ func (s *Source) begin(gen *kafkago.Generation) {
 	}
 	lost := s.lostLocked(resumed)
 	slices.Sort(parts)
-	s.gen, s.lastGen, s.lastMember, s.parts = gen, gen.ID, gen.MemberID, parts
+	withheld := !consecutive && claimsMissing(s.claim, parts)
+	s.gen, s.lastGen, s.lastMember, s.parts, s.claim = gen, gen.ID, gen.MemberID, parts, parts
 	s.rebalances++
 	handlers := slices.Clone(s.onRevoke)
 	s.mu.Unlock()
@@ -398,6 +411,25 @@ func (s *Source) begin(gen *kafkago.Generation) {
 	if len(handoff) > 0 {
 		gen.Start(func(ctx context.Context) { s.handOff(ctx, gen, handoff) })
 	}
+	if withheld {
+		// A partition this member claimed and was not given may be withheld
+		// (its claim was over its share): only a rebalance assigns it, and
+		// without a consecutive generation there is no hand-off to end this
+		// one. A Start function that returns ends it: the member rejoins
+		// claiming only what it holds now.
+		gen.Start(func(context.Context) {})
+	}
+}
+
+// claimsMissing reports whether a partition of claim is not in assigned
+// (sorted).
+func claimsMissing(claim, assigned []int) bool {
+	for _, p := range claim {
+		if _, ok := slices.BinarySearch(assigned, p); !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // handOff ends the move of partitions this member lost in gen (the sticky
