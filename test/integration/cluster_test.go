@@ -88,6 +88,18 @@ func busiestLeader(t *testing.T, b broker, topic string) (int, []int) {
 	return best, by[best]
 }
 
+// coordinator is the node that coordinates group.
+func coordinator(t *testing.T, b broker, group string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	resp, err := adminClient(t, b).FindCoordinator(ctx, &kafkago.FindCoordinatorRequest{Key: group, KeyType: kafkago.CoordinatorKeyTypeConsumer})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("finding the coordinator of group %s: %v %v", group, err, resp)
+	}
+	return resp.Coordinator.NodeID
+}
+
 // activeController reads the KRaft quorum leader from a running node's
 // quorum-state file.
 func activeController(t *testing.T) int {
@@ -211,6 +223,16 @@ func TestClusterFaults(t *testing.T) {
 			time.Sleep(20 * time.Second)
 			kafkaSh(t, "resume", fmt.Sprint(node))
 			return fmt.Sprintf("node %d (leader of partitions %v) paused for 20s", node, parts), 1
+		}},
+		{"pause-coordinator", func(t *testing.T, tp topics) (string, int) {
+			// The group's coordinator away: the workers' commits fail while
+			// they go on working, and once it is back both are evicted and
+			// join again with new member ids, each claiming its partitions.
+			node := coordinator(t, b, tp.group)
+			kafkaSh(t, "pause", fmt.Sprint(node))
+			time.Sleep(20 * time.Second)
+			kafkaSh(t, "resume", fmt.Sprint(node))
+			return fmt.Sprintf("node %d (the group's coordinator) paused for 20s", node), 1
 		}},
 		{"kill-controller", func(t *testing.T, tp topics) (string, int) {
 			node := activeController(t)
