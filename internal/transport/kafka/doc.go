@@ -54,7 +54,9 @@
 // drops their jobs not started yet, whose new owner reads them from the
 // committed offset, and resumes. When no generation follows within
 // SessionTimeout (the coordinator has evicted this member), every partition
-// counts as lost.
+// counts as lost; the member still claims them, with the generation it held
+// them in, when it joins again, so unless another member held them since
+// they come back to it and are read from past the work it did.
 //
 // # The commit protocol
 //
