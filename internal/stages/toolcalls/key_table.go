@@ -1,6 +1,10 @@
 package toolcalls
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 // keyTable maps ids to the indexes of the resolver's states. Its ids are
 // split by hash into shards, so that the ids a pass collects are interned
@@ -66,7 +70,7 @@ func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 
 		for i := range chunks {
 			for c := range chunks[i].calls {
 				cs := &chunks[i].calls[c]
-				get(cs.trimmed, &cs.key)
+				get(transcript.TrimID(cs.raw), &cs.key)
 				if cs.hasBase {
 					get(cs.base, &cs.baseKey)
 				}
