@@ -67,7 +67,8 @@ const (
 )
 
 // occurrence is one tool call of a frame. Duplicate ids within one turn are
-// separate occurrences.
+// separate occurrences. One is kept per call of the history; its size is
+// pinned by TestRecordSizes.
 type occurrence struct {
 	rawID  string            // the call's id as written (emitted on synthetic results)
 	key    string            // the trimmed id, used for matching
@@ -81,16 +82,18 @@ func (oc *occurrence) name() string {
 	return strings.TrimSpace(s)
 }
 
-// resultRef is a tool result that an occurrence holds.
+// resultRef is a tool result that an occurrence holds. One is kept per
+// result of the history: its flags share a word with msg, and its size is
+// pinned by TestRecordSizes.
 type resultRef struct {
-	msg       int32  // its index in the input
 	key       string // trimmed id, or the adopted call's key; "" when id-less
+	rawID     string // its id as written ("" when id-less)
+	msg       int32  // its index in the input
 	idless    bool   // no id and not adopted: never displaced across frames
 	synthetic bool
-	adopt     bool   // legacy id-less adoption: write toolCallId and isError
-	rawID     string // its id as written ("" when id-less)
-	plainName bool   // its toolName needs no normalisation (see plainName)
-	moved     bool   // a remainder message preceded it, or it came from a later frame
+	adopt     bool // legacy id-less adoption: write toolCallId and isError
+	plainName bool // its toolName needs no normalisation (see plainName)
+	moved     bool // a remainder message preceded it, or it came from a later frame
 }
 
 // frame is an assistant with tool calls and the messages up to the next one.

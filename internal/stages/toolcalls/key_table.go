@@ -1,6 +1,10 @@
 package toolcalls
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
 
 // keyTable maps ids to the indexes of the resolver's states. Its ids are
 // split by hash into shards, so that the ids a pass collects are interned
@@ -45,9 +49,16 @@ func (t *keyTable) add(id string, ki int32) { t.shards[t.shard(id)][id] = ki }
 func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 {
 	n := int32(len(t.shards))
 	sizes := make([]int32, n)
+	// The shards are sized for two ids per call, its trimmed id and its
+	// sanitised one: a result's id is almost always its call's, and an id
+	// the resolver adds later is mostly one of these (the large suite's
+	// damaged 100k-message history: 86,711 ids for 43,599 calls). Sizing
+	// for a result too asked for half as much room again, which the map's
+	// rounding to powers of two made twice as much there (7.0 MB, not 3.5);
+	// an id beyond the hint grows one of the map's tables, not the map.
 	hint := 0
 	for i := range chunks {
-		hint += 2*len(chunks[i].calls) + len(chunks[i].results) // a call's key and base, a result's key
+		hint += 2 * len(chunks[i].calls)
 	}
 	run(int(n), func(j int) {
 		m := takeShard(hint / int(n))
@@ -66,7 +77,7 @@ func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 
 		for i := range chunks {
 			for c := range chunks[i].calls {
 				cs := &chunks[i].calls[c]
-				get(cs.trimmed, &cs.key)
+				get(transcript.TrimID(cs.raw), &cs.key)
 				if cs.hasBase {
 					get(cs.base, &cs.baseKey)
 				}

@@ -126,9 +126,10 @@ func (r *resolver) markUsed(id string) {
 // startFrame begins the frame of an assistant that has tool calls.
 func (r *resolver) startFrame() { r.frame++ }
 
-// call assigns the id of tool call c, the next call of the history. A
-// preserved call keeps its raw id (already reserved).
-func (r *resolver) call(c *callSite) string {
+// call assigns the id of tool call c, the next call of the history, to its
+// occurrence (appended to r.occs). A preserved call keeps its raw id
+// (already reserved).
+func (r *resolver) call(c *callSite) {
 	raw := c.raw
 	var n int
 	if c.exact {
@@ -167,7 +168,6 @@ func (r *resolver) call(c *callSite) string {
 		ks.synNext = oi
 	}
 	ks.cntNone++
-	return id
 }
 
 // freshCall is fresh for occurrence n of call c, with the answers the

@@ -11,18 +11,20 @@ import (
 )
 
 // callSite is one tool call as the collect phase found it: where it is, its
-// id as written and everything about that id that needs no other call (its
-// trimmed form, the ids makeUnique tries first, whether the target accepts
-// each), then the state indexes of those ids (keyTable.intern) and the id
-// the resolver gives it.
+// id as written and everything about that id that needs no other call (the
+// ids makeUnique tries first, whether the target accepts each), then the
+// state indexes of its trimmed id and of those ids (keyTable.intern). One
+// is kept for every call of a long history, so it holds nothing another
+// field gives: the trimmed id is transcript.TrimID(raw), and the id the
+// resolver gives the call is its occurrence's (resolver.occs, in call
+// order). Its size is pinned by TestSiteSizes.
 type callSite struct {
 	block       *transcript.Block
-	at          int    // its message's index
 	raw         string // its id as written
-	trimmed     string
 	base        string // makeUnique's first candidate for raw, when hasBase
 	second      string // its next candidate, when hasSecond (strict9Hashed(raw, 0))
-	key         int32  // trimmed's state
+	at          int32  // its message's index
+	key         int32  // the trimmed id's state
 	baseKey     int32  // base's state (none without a base)
 	secondKey   int32  // second's state
 	hasBase     bool
@@ -33,17 +35,17 @@ type callSite struct {
 	rawValid    bool // the target accepts raw
 	baseValid   bool // the target accepts base
 	secondValid bool // the target accepts second
-	id          string
 }
 
-// resultSite is one tool result with an id, as the collect phase found it.
+// resultSite is one tool result with an id, as the collect phase found it,
+// and the id the resolver gives it. Its size is pinned by TestSiteSizes.
 type resultSite struct {
 	msg *transcript.Message
-	at  int    // its index
 	k   string // the trimmed id the rule resolves (pickResultID)
-	key int32  // k's state
 	ref resultRef
 	id  string
+	at  int32 // its index
+	key int32 // k's state
 }
 
 // signedTurn is a signed-thinking turn that passed every check of
@@ -137,7 +139,7 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 				continue
 			}
 			real := !isSynthetic(m, c.synthetic)
-			ch.results = append(ch.results, resultSite{msg: m, at: i, k: k, ref: resultRef{raw: m.RawResultID(), real: real}})
+			ch.results = append(ch.results, resultSite{msg: m, at: int32(i), k: k, ref: resultRef{raw: m.RawResultID(), real: real}})
 			if real && ch.lastReal != nil {
 				id, _ := m.ResultID()
 				ch.lastReal[id] = i
@@ -179,9 +181,8 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 		if !ok {
 			continue
 		}
-		trimmed := transcript.TrimID(raw)
-		cs := callSite{block: b, at: i, raw: raw, trimmed: trimmed, key: none, baseKey: none, secondKey: none,
-			exact: len(trimmed) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
+		cs := callSite{block: b, at: int32(i), raw: raw, key: none, baseKey: none, secondKey: none,
+			exact: len(transcript.TrimID(raw)) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
 		opens = false
 		// A native id the target accepts is kept unless an earlier call
 		// took it: its sanitised form is seldom needed.

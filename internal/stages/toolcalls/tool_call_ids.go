@@ -132,16 +132,23 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 	if r.err != nil {
 		return r.err
 	}
+	// The resolver gave each call one occurrence, in call order: chunk i's
+	// are the window from the calls of the chunks before it.
+	first := make([]int, len(chunks)+1)
+	for i := range chunks {
+		first[i+1] = first[i] + len(chunks[i].calls)
+	}
 	counts := make([]idCounts, len(chunks))
-	runChunks(env, len(chunks), func(i int) { counts[i] = chunks[i].rewrite() })
+	runChunks(env, len(chunks), func(i int) { counts[i] = chunks[i].rewrite(r.occs[first[i]:first[i+1]]) })
 	total := sumCounts(counts)
 	env.Report.Add(name, "calls_rewritten", total.calls)
 	env.Report.Add(name, "results_rewritten", total.results)
 	return nil
 }
 
-// resolve gives every call and result of ch its id, in history order. A
-// preserved call keeps its id.
+// resolve gives every call and result of ch its id, in history order: a
+// call's is its occurrence's (the next of r.occs), a result's is kept in its
+// site. A preserved call keeps its id.
 func (r *resolver) resolve(ch *idChunk) {
 	calls, results := ch.calls, ch.results
 	for len(calls) > 0 || len(results) > 0 {
@@ -150,7 +157,7 @@ func (r *resolver) resolve(ch *idChunk) {
 			if c.opens {
 				r.startFrame()
 			}
-			c.id = r.call(c)
+			r.call(c)
 			calls = calls[1:]
 			continue
 		}
@@ -184,12 +191,12 @@ func runChunks(env *stage.Env, k int, f func(int)) {
 }
 
 // rewrite writes the resolved ids into the messages of ch and counts the
-// changes.
-func (ch *idChunk) rewrite() idCounts {
+// changes; occs are the occurrences of its calls, one per call in order.
+func (ch *idChunk) rewrite(occs []occurrence) idCounts {
 	var n idCounts
 	for i := range ch.calls {
-		if c := &ch.calls[i]; c.id != c.raw {
-			c.block.SetString("id", c.id)
+		if c, id := &ch.calls[i], occs[i].id; id != c.raw {
+			c.block.SetString("id", id)
 			n.calls++
 		}
 	}
