@@ -85,3 +85,50 @@ func TestContractAfterAnEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestContractSizeAfterAnEdit: the contract's size check takes the
+// request_size rule's measure while no rule edited the history since (a
+// fit that trims nothing edits nothing), and measures again after a rule
+// that may edit: a history that rule pushed over the size limit is
+// refused as before.
+func TestContractSizeAfterAnEdit(t *testing.T) {
+	const limit = 1000
+	msgs := []byte(`[{"role":"user","content":"what is in the file?"},{"role":"assistant","content":[{"type":"text","text":"It holds a list."}]},{"role":"user","content":"and then?"}]`)
+	grow := stage.Stage{Name: "grow", Apply: func(_ context.Context, t *transcript.Transcript, _ *stage.Env) error {
+		t.Messages[len(t.Messages)-1].Set("content", transcript.JSONString(strings.Repeat("x", limit)))
+		return nil
+	}}
+	for _, tc := range []struct {
+		name    string
+		between []stage.Stage
+		over    bool
+	}{
+		{"nothing after it", nil, false},
+		{"a fit that trims nothing", []stage.Stage{media.ContextFit()}, false},
+		{"an edit over the limit", []stage.Stage{grow}, true},
+		{"an edit over the limit after the fit", []stage.Stage{media.ContextFit(), grow}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := transcript.FromMessages(msgs, chainTarget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			walked := 0
+			env := &stage.Env{Policy: policy.Resolve(chainTarget), Report: stage.NewReport(),
+				Budget: contract.Budget{Counter: byteCounter{&walked}, Window: 100_000, Reserve: 100}}
+			env.Policy.Contract.MaxRequestBytes = limit
+			chain := append(append([]stage.Stage{media.RequestSize()}, tc.between...), sendable.Contract())
+			err = stage.Run(context.Background(), chain, tr, env)
+			if _, proved := env.Unedited(env.RequestSize); proved == tc.over {
+				t.Errorf("the request_size rule's measure stands %v after the chain", proved)
+			}
+			rej, refused := errors.AsType[*stage.Reject](err)
+			if refused != tc.over {
+				t.Fatalf("refused %v (%v), want %v", refused, err, tc.over)
+			}
+			if tc.over && (rej.Code != deadletter.CodeUnsendable || env.Report.Contract.ByRule[contract.RuleRequestSize] != 1) {
+				t.Errorf("refused as %s (%s); want unsendable for the request size", rej.Code, rej.Msg)
+			}
+		})
+	}
+}

@@ -81,7 +81,8 @@ func changesOf(r *stage.Report) string {
 
 // Contract returns the stage "contract", the last of the chain: it checks
 // the sanitized transcript against the target's contract (env.Policy.
-// Contract) in one walk. A violation means a rule is missing or wrong:
+// Contract) in one walk, taking the request's size from the request_size
+// rule when no rule edited the history since (env.RequestSize). A violation means a rule is missing or wrong:
 // every violation goes into the report (report.contract: the family, the
 // first contract.MaxListed violations, the count by rule), and in the
 // default mode, reject, the job becomes a dead letter unsendable whose
@@ -101,7 +102,11 @@ func changesOf(r *stage.Report) string {
 func Contract() stage.Stage {
 	return stage.Stage{Name: "contract", ReadOnly: true, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		c := env.Policy.Contract
-		res := contract.Check(t.Messages, c, env.Settings.Request.ContextWindow())
+		size, ok := env.Unedited(env.RequestSize)
+		if !ok {
+			size = -1
+		}
+		res := contract.CheckSized(t.Messages, c, env.Settings.Request.ContextWindow(), size)
 		if tokens, ok := env.Unedited(env.WindowFit); ok {
 			contract.CheckTokens(&res, env.Budget, tokens)
 		} else {

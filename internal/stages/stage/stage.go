@@ -140,6 +140,11 @@ type Env struct {
 	// cheap bound when that proved the fit), for the contract to take
 	// instead of counting again while the history is unedited.
 	WindowFit Proof
+	// RequestSize is the request_size rule's measure of the messages'
+	// bytes as they will be written (Transcript.MessagesSize, Proof.Value),
+	// for the contract's size check to take instead of measuring again
+	// while the history is unedited.
+	RequestSize Proof
 	// edits counts the rules that may have edited the history (every one
 	// the Skipper let run but a ReadOnly one); lastEdit is the count when
 	// the latest began, and priorEdit lastEdit before it (NoEdit).
