@@ -104,15 +104,27 @@ type imageAt struct {
 
 // Check checks a sanitized message list against c, for a model with the
 // given context window (0: unknown). It walks the messages once, reading
-// of each message its length for the request size (EncodedLen) and the
-// bytes it must for text validity (checkText, checkWritten); then it reads
-// the header of each image when the contract bounds their sides.
+// of each message its length for the request size (EncodedLen, when c
+// bounds the size) and the bytes it must for text validity (checkText,
+// checkWritten); then it reads the header of each image when the contract
+// bounds their sides.
 func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Result {
+	return CheckSized(msgs, c, contextWindowTokens, -1)
+}
+
+// CheckSized is Check of messages whose size the caller measured already
+// (size: their JSON array's bytes, as Transcript.MessagesSize gives it),
+// which it takes instead of measuring each message; a negative size is
+// unknown, and Check's.
+func CheckSized(msgs []*transcript.Message, c Contract, contextWindowTokens, size int) Result {
+	measure := size < 0 && c.MaxRequestBytes > 0
+	if measure {
+		size = 2 + max(len(msgs)-1, 0)
+	}
 	var (
 		r          Result
 		imgs       []imageAt
 		buf        []byte
-		size       = 2 + max(len(msgs)-1, 0)
 		hasUser    bool
 		seenTurn   bool // a message the runner sends has been seen
 		prevAssist = -1 // the last sent message, when it is an assistant turn
@@ -136,7 +148,9 @@ func Check(msgs []*transcript.Message, c Contract, contextWindowTokens int) Resu
 			buf = m.AppendJSON(buf[:0])
 			return buf
 		}
-		size += m.EncodedLen()
+		if measure {
+			size += m.EncodedLen()
+		}
 		if c.ValidText {
 			switch {
 			case m.HasInvalidText():

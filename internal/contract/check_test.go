@@ -471,3 +471,30 @@ func FuzzBlankText(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckSized: CheckSized judges the request size by the size it is
+// given, measuring none, and with an unknown size (-1) is Check, which
+// measures the messages as Transcript.MessagesSize does.
+func TestCheckSized(t *testing.T) {
+	tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":"hello"},{"role":"assistant","content":"hi"}]`), transcript.Target{Provider: "x", API: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Messages[1].Set("content", transcript.JSONString("a longer answer"))
+	c := Of(AnthropicMessages)
+	size := tr.MessagesSize()
+	c.MaxRequestBytes = size
+	for _, tc := range []struct {
+		size int
+		over bool
+	}{{-1, false}, {size, false}, {size + 1, true}, {1, false}} {
+		res := CheckSized(tr.Messages, c, 0, tc.size)
+		if got := res.Counts[RuleRequestSize] == 1; got != tc.over {
+			t.Errorf("size %d: over %v (%v), want %v", tc.size, got, res.Violations, tc.over)
+		}
+	}
+	c.MaxRequestBytes = size - 1
+	if res := Check(tr.Messages, c, 0); res.Counts[RuleRequestSize] != 1 || res.Violations[0].Msg != fmt.Sprintf("%d bytes > %d per request", size, size-1) {
+		t.Errorf("Check one byte over: %v", res.Violations)
+	}
+}

@@ -61,6 +61,7 @@ func ContextFit() stage.Stage {
 		system, tools := contract.FixedParts(t.Options)
 		c, counted := b.CountRequest(t.Messages, system, tools)
 		if !counted || c.Total <= b.Room() {
+			unedited(env, c.Total)
 			return nil
 		}
 		mode := env.Settings.Context.Fit
@@ -72,6 +73,7 @@ func ContextFit() stage.Stage {
 		env.Report.ContextFit = rep
 		switch mode {
 		case settings.FitReport:
+			unedited(env, c.Total)
 			return nil
 		case settings.FitRefuse:
 			return &stage.Reject{Code: deadletter.CodeContextOverflow,
@@ -97,6 +99,17 @@ func ContextFit() stage.Stage {
 		rep.Fits = true
 		return nil
 	}}
+}
+
+// unedited is the end of a fit that edited nothing: the request's tokens
+// (the cheap bound's when that proved the fit, else every message
+// counted, as contract.Budget.CountRequest gives them) are proved for the
+// contract (env.WindowFit), and what the rules before the fit proved
+// stands (env.NoEdit). A fit that trims proves nothing: the contract
+// counts what it wrote.
+func unedited(env *stage.Env, tokens int) {
+	env.NoEdit()
+	env.WindowFit = env.Prove(tokens)
 }
 
 // ContextFitMarker words the text block that stands, at the start of the

@@ -17,7 +17,8 @@ import (
 // replaced, the job is rejected as payload_too_large with a sentence naming
 // the target's limit. It runs after every rule that changes sizes. The
 // messages are measured as they will be written (MessagesSize), a lower
-// bound of the provider request body.
+// bound of the provider request body. The size of messages that fit is
+// proved for the contract's size check (env.RequestSize).
 func RequestSize() stage.Stage {
 	const name = "request_size"
 	return stage.Stage{Name: name, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
@@ -27,6 +28,7 @@ func RequestSize() stage.Stage {
 		}
 		size := t.MessagesSize()
 		if size <= limit {
+			env.RequestSize = env.Prove(size)
 			return nil
 		}
 		var scratch []byte
@@ -61,6 +63,7 @@ func RequestSize() stage.Stage {
 			what += fmt.Sprintf(" and %d documents", documents)
 		}
 		if size = t.MessagesSize(); size <= limit {
+			env.RequestSize = env.Prove(size)
 			return nil
 		}
 		return &stage.Reject{Code: deadletter.CodePayloadTooLarge, Msg: fmt.Sprintf(

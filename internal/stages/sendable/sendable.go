@@ -37,7 +37,7 @@ import (
 // it. What remains for this stage is a history with nothing a provider is
 // sent (no message, or only entries of roles no body carries).
 func EmptyHistory() stage.Stage {
-	return stage.Stage{Name: "empty_history", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: "empty_history", ReadOnly: true, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		users := 0
 		for _, m := range t.Messages {
 			if contract.UserSide(m.Role()) {
@@ -81,7 +81,8 @@ func changesOf(r *stage.Report) string {
 
 // Contract returns the stage "contract", the last of the chain: it checks
 // the sanitized transcript against the target's contract (env.Policy.
-// Contract) in one walk. A violation means a rule is missing or wrong:
+// Contract) in one walk, taking the request's size from the request_size
+// rule when no rule edited the history since (env.RequestSize). A violation means a rule is missing or wrong:
 // every violation goes into the report (report.contract: the family, the
 // first contract.MaxListed violations, the count by rule), and in the
 // default mode, reject, the job becomes a dead letter unsendable whose
@@ -90,18 +91,28 @@ func changesOf(r *stage.Report) string {
 //
 // Its last rule is the context window (contract.CheckWindow, issue 30):
 // the request's tokens with the output it reserves (env.Budget), counted
-// only when the cheap bound does not prove the fit. The context_fit stage
+// only when the cheap bound does not prove the fit, and not at all when
+// the context_fit stage counted it and no rule edited it since
+// (env.WindowFit, stage.Env.Unedited). The context_fit stage
 // has fitted every job but a context_fit report one, so this rule holds
 // whatever the mode: a request over the window is unsendable, except
 // that with context_fit report an overflow that is the only violation is
 // listed in report.contract and written, as contract.mode report writes
 // every violation.
 func Contract() stage.Stage {
-	return stage.Stage{Name: "contract", Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
+	return stage.Stage{Name: "contract", ReadOnly: true, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		c := env.Policy.Contract
-		res := contract.Check(t.Messages, c, env.Settings.Request.ContextWindow())
-		system, tools := contract.FixedParts(t.Options)
-		contract.CheckWindow(&res, env.Budget, t.Messages, system, tools)
+		size, ok := env.Unedited(env.RequestSize)
+		if !ok {
+			size = -1
+		}
+		res := contract.CheckSized(t.Messages, c, env.Settings.Request.ContextWindow(), size)
+		if tokens, ok := env.Unedited(env.WindowFit); ok {
+			contract.CheckTokens(&res, env.Budget, tokens)
+		} else {
+			system, tools := contract.FixedParts(t.Options)
+			contract.CheckWindow(&res, env.Budget, t.Messages, system, tools)
+		}
 		if res.OK() {
 			return nil
 		}

@@ -40,8 +40,12 @@ type Stage struct {
 	// starts with): false means the job's policy and settings leave the
 	// rule nothing to do, so the runner skips it before its instruments.
 	// Nil: the rule decides inside Apply.
-	On    func(env *Env) bool
-	Apply func(ctx context.Context, t *transcript.Transcript, env *Env) error
+	On func(env *Env) bool
+	// ReadOnly declares that the rule edits nothing of the transcript (it
+	// may write the report, or refuse the job): running it leaves standing
+	// what the rules before it proved of the history (Env.Unedited).
+	ReadOnly bool
+	Apply    func(ctx context.Context, t *transcript.Transcript, env *Env) error
 }
 
 // Skipper decides, rule by rule along a chain, which rules a job skips: a
@@ -57,9 +61,22 @@ type Skipper struct {
 }
 
 // Skip reports whether rule s has nothing to do in t: its guard (On) says
-// so, or t lacks what it Needs. When it returns false the caller runs s.
-// env.RunAll skips nothing.
+// so, or t lacks what it Needs. When it returns false the caller runs s,
+// and unless s is ReadOnly every proof made before it is set aside
+// (Env.Unedited): whatever runs rules must ask Skip first. env.RunAll
+// skips nothing.
 func (k *Skipper) Skip(s *Stage, t *transcript.Transcript, env *Env) bool {
+	if k.skips(s, t, env) {
+		return true
+	}
+	if !s.ReadOnly {
+		env.editing()
+	}
+	return false
+}
+
+// skips is Skip's verdict.
+func (k *Skipper) skips(s *Stage, t *transcript.Transcript, env *Env) bool {
 	if env.RunAll {
 		return false
 	}
@@ -118,6 +135,51 @@ type Env struct {
 	// RunAll makes the runner run every rule, what it Needs ignored: the
 	// output must be the same, which the tests check by flipping it.
 	RunAll bool
+	// WindowFit is the context-window fit's count of the request as the
+	// fit found it and edited nothing (Proof.Value: its tokens, the
+	// cheap bound when that proved the fit), for the contract to take
+	// instead of counting again while the history is unedited.
+	WindowFit Proof
+	// RequestSize is the request_size rule's measure of the messages'
+	// bytes as they will be written (Transcript.MessagesSize, Proof.Value),
+	// for the contract's size check to take instead of measuring again
+	// while the history is unedited.
+	RequestSize Proof
+	// edits counts the rules that may have edited the history (every one
+	// the Skipper let run but a ReadOnly one); lastEdit is the count when
+	// the latest began, and priorEdit lastEdit before it (NoEdit).
+	edits, lastEdit, priorEdit int
+}
+
+// A Proof is what a rule measured of the history as it left it (Prove),
+// which a later rule may take instead of measuring again while no rule
+// that may edit has run since (Unedited). The zero Proof proves nothing.
+type Proof struct {
+	Value int // what was measured: tokens, bytes
+	at    int // Env.edits+1 when it was made; 0 for none
+}
+
+// Prove is a proof of value, measured of the history as it is now.
+func (env *Env) Prove(value int) Proof { return Proof{Value: value, at: env.edits + 1} }
+
+// Unedited returns p's value, and true when p proves something of the
+// history as it is: no rule that may edit it began since p was made, or
+// each that did said it edited nothing (NoEdit).
+func (env *Env) Unedited(p Proof) (int, bool) {
+	return p.Value, p.at != 0 && p.at > env.lastEdit
+}
+
+// NoEdit is what a rule that is not ReadOnly says when it leaves the
+// history as it found it this time: the proofs made before it stand
+// again. Only the rule the Skipper let run last may call it, and only
+// when it edited nothing.
+func (env *Env) NoEdit() { env.lastEdit = env.priorEdit }
+
+// editing sets aside every proof made before now: a rule that may edit
+// the history is about to run.
+func (env *Env) editing() {
+	env.edits++
+	env.priorEdit, env.lastEdit = env.lastEdit, env.edits
 }
 
 // Fanout runs the chunks of one job's work in parallel, within bounds the

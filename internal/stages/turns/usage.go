@@ -68,7 +68,7 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 		}
 		raw, has := m.Get("usage")
 		var room [usageRoom]field
-		fields, valid := usageFields(room[:0], raw, has)
+		u, valid := readUsage(room[:0], raw, has)
 		if !valid {
 			m.Set("usage", []byte(zeroUsage))
 			n.normalised++
@@ -81,10 +81,10 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 			}
 			continue
 		}
-		if normalUsage(fields) {
+		if u.normal() {
 			continue // already normal: not written
 		}
-		m.Set("usage", appendCompleted(make([]byte, 0, len(raw)+usageGrowth), fields, &usageCountKeys, "cost"))
+		m.Set("usage", u.appendNormal(make([]byte, 0, len(raw)+usageGrowth)))
 		n.normalised++
 	}
 	return n
@@ -130,8 +130,8 @@ var (
 )
 
 // scanUsage reads a usage member (raw, has as Get returns them) in place,
-// its members into a stack array (usageFields): valid tells whether it is
-// a JSON object, normal whether it is already in normal form: the first of
+// its members into a stack array (readUsage): valid tells whether it is a
+// JSON object, normal whether it is already in normal form: the first of
 // each of its five counts is a number, and its first cost, when that is an
 // object, has all five of its own counts numbers too. A normal usage is
 // left as it is, not encoded: the usage most assistant turns of a clean
@@ -139,8 +139,8 @@ var (
 // the members once for both.
 func scanUsage(raw []byte, has bool) (valid, normal bool) {
 	var room [usageRoom]field
-	fields, valid := usageFields(room[:0], raw, has)
-	return valid, valid && normalUsage(fields)
+	u, valid := readUsage(room[:0], raw, has)
+	return valid, valid && u.normal()
 }
 
 // field is one member of a usage or cost object.
@@ -150,14 +150,13 @@ type field struct {
 }
 
 // usageRoom is the members a usage or cost is read into without an
-// allocation: its five counts, a cost and a few more.
+// allocation: its five counts, a cost and a few more; a cost's members go
+// in the room its usage's leave.
 const usageRoom = 12
 
 // usageFields appends the members of raw (as Get returns it: has is false
 // when absent) to dst, reading it once; valid is false when it is not a
-// JSON object. The counts, the check for normal form and the normal form's
-// encoding are read from these, so a usage is parsed once, not once for
-// each.
+// JSON object.
 func usageFields(dst []field, raw []byte, has bool) (fields []field, valid bool) {
 	if !has {
 		return dst, false
@@ -168,11 +167,42 @@ func usageFields(dst []field, raw []byte, has bool) (fields []field, valid bool)
 	return dst, err == nil
 }
 
-// normalUsage reports whether a valid usage's members are in normal form
-// (scanUsage).
-func normalUsage(fields []field) bool {
-	c, costComplete := countsOf(fields, &usageCountKeys, "cost")
-	return c.complete() && costComplete
+// usageRead is one read of a valid usage object (readUsage): its members
+// and their counts, and those of its first cost when that is an object.
+// The check for normal form and the normal form's encoding both take them
+// from here, so a usage, and its cost, is parsed and its numbers read once.
+type usageRead struct {
+	fields     []field
+	counts     counts
+	hasCost    bool    // the first cost member is an object
+	cost       []field // its members
+	costCounts counts
+}
+
+// readUsage reads a usage member (raw, has as Get returns them) into
+// room, its cost's members after its own: valid is false when it is not a
+// JSON object.
+func readUsage(room []field, raw []byte, has bool) (u usageRead, valid bool) {
+	u.fields, valid = usageFields(room, raw, has)
+	if !valid {
+		return u, false
+	}
+	u.counts = countsOf(u.fields, &usageCountKeys)
+	for _, f := range u.fields {
+		if f.key == "cost" {
+			if u.hasCost = len(f.value) > 0 && f.value[0] == '{'; u.hasCost {
+				u.cost, _ = usageFields(u.fields[len(u.fields):len(u.fields):cap(u.fields)], f.value, true)
+				u.costCounts = countsOf(u.cost, &costCountKeys)
+			}
+			break
+		}
+	}
+	return u, true
+}
+
+// normal reports whether the usage is in normal form (scanUsage).
+func (u *usageRead) normal() bool {
+	return u.counts.complete() && (!u.hasCost || u.costCounts.complete())
 }
 
 // number is a raw JSON value's value when it is a number transcript.Object's
@@ -204,7 +234,7 @@ func number(v []byte) (float64, bool) {
 	return f, true
 }
 
-// counts is what a scan of a usage or cost object found of its five counts
+// counts is what a read of a usage or cost object found of its five counts
 // (usageCountKeys or costCountKeys), each by its first member: whether it
 // is a number, and its value (0 when not).
 type counts struct {
@@ -213,35 +243,15 @@ type counts struct {
 }
 
 // countsOf reads the counts (keys) of an object's members, each by its
-// first member. nestedComplete is false when the first member named
-// nested is an object whose counts (costCountKeys) are not all numbers.
-func countsOf(fields []field, keys *[5]string, nested string) (c counts, nestedComplete bool) {
+// first member.
+func countsOf(fields []field, keys *[5]string) (c counts) {
 	var seen [5]bool
-	seenNested := false
-	nestedComplete = true
 	for _, f := range fields {
-		if nested != "" && f.key == nested {
-			if !seenNested && len(f.value) > 0 && f.value[0] == '{' {
-				cost := costCounts(f.value)
-				nestedComplete = cost.complete()
-			}
-			seenNested = true
-			continue
-		}
 		if k := countIndex(keys, f.key); k >= 0 && !seen[k] {
 			seen[k] = true
 			c.value[k], c.number[k] = number(f.value)
 		}
 	}
-	return c, nestedComplete
-}
-
-// costCounts reads the counts of a cost object (valid: it is a member of
-// a valid usage).
-func costCounts(raw []byte) counts {
-	var room [usageRoom]field
-	fields, _ := usageFields(room[:0], raw, true)
-	c, _ := countsOf(fields, &costCountKeys, "")
 	return c
 }
 
@@ -262,30 +272,35 @@ func countIndex(keys *[5]string, key string) int {
 }
 
 // appendNormalUsage appends the normal form of raw, a valid JSON usage
-// object scanUsage found not normal (spec §3.14): its members in their
-// order, compact, each key re-encoded; the first of each count that is not
-// a number becomes 0, and a total that is not a number the sum of the four
-// counts; the counts it lacks are appended in their order, then the total.
-// Its first cost, when an object, is dropped when none of its five counts
-// is a number, and otherwise completed the same way when it is not already
-// complete (kept as its bytes when it is).
+// object scanUsage found not normal (usageRead.appendNormal).
 func appendNormalUsage(dst, raw []byte) []byte {
 	var room [usageRoom]field
-	fields, _ := usageFields(room[:0], raw, true)
-	return appendCompleted(dst, fields, &usageCountKeys, "cost")
+	u, _ := readUsage(room[:0], raw, true)
+	return u.appendNormal(dst)
 }
 
-// appendCompleted appends the valid JSON object of these members with its
-// counts (keys) completed, as appendNormalUsage says; nested names the
-// member completed as a cost, "" for none.
-func appendCompleted(dst []byte, fields []field, keys *[5]string, nested string) []byte {
-	c, _ := countsOf(fields, keys, "")
+// appendNormal appends the usage's normal form (spec §3.14): its members
+// in their order, compact, each key re-encoded; the first of each count
+// that is not a number becomes 0, and a total that is not a number the sum
+// of the four counts; the counts it lacks are appended in their order,
+// then the total. Its first cost, when an object, is dropped when none of
+// its five counts is a number, and otherwise completed the same way when
+// it is not already complete (kept as its bytes when it is).
+func (u *usageRead) appendNormal(dst []byte) []byte {
+	return appendCompleted(dst, u.fields, &u.counts, &usageCountKeys, u)
+}
+
+// appendCompleted appends the valid JSON object of these members, whose
+// counts (keys) are c, with its counts completed, as appendNormal says;
+// cost, when set, is the usage whose first cost member is completed as a
+// cost (nil: the object is a cost).
+func appendCompleted(dst []byte, fields []field, c *counts, keys *[5]string, cost *usageRead) []byte {
 	sum := 0.0
 	for k := range 4 {
 		sum += c.value[k]
 	}
 	var seen [5]bool
-	seenNested := false
+	seenCost := false
 	dst = append(dst, '{')
 	first := true
 	member := func(dst []byte, key string) []byte {
@@ -309,18 +324,15 @@ func appendCompleted(dst []byte, fields []field, keys *[5]string, nested string)
 			}
 			continue
 		}
-		if nested != "" && f.key == nested && !seenNested {
-			seenNested = true
-			if len(f.value) > 0 && f.value[0] == '{' {
-				// the cost's members go after the usage's, in the room left
-				costFields, _ := usageFields(fields[len(fields):len(fields):cap(fields)], f.value, true)
-				cost, _ := countsOf(costFields, &costCountKeys, "")
-				if !cost.any() {
+		if cost != nil && f.key == "cost" && !seenCost {
+			seenCost = true
+			if cost.hasCost {
+				if !cost.costCounts.any() {
 					continue // a cost without a number is dropped
 				}
-				if !cost.complete() {
+				if !cost.costCounts.complete() {
 					dst = member(dst, f.key)
-					dst = appendCompleted(dst, costFields, &costCountKeys, "")
+					dst = appendCompleted(dst, cost.cost, &cost.costCounts, &costCountKeys, nil)
 					continue
 				}
 			}

@@ -1,0 +1,71 @@
+package stage
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// TestProofsHoldOnlyUntilAnEdit: a proof made by one rule holds through
+// the ReadOnly rules after it and is set aside by the first rule that may
+// edit, whether the runner runs it for its Needs or for RunAll; a rule
+// that says it edited nothing (NoEdit) lets the proofs before it stand,
+// but not one an earlier editing rule had already set aside; a skipped
+// rule sets nothing aside.
+func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
+	tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":"hi"}]`), transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proof Proof
+	holds := func(env *Env) bool { _, ok := env.Unedited(proof); return ok }
+	prove := Stage{Name: "prove", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *Env) error {
+		proof = env.Prove(7)
+		return nil
+	}}
+	var seen []bool
+	look := Stage{Name: "look", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *Env) error {
+		seen = append(seen, holds(env))
+		return nil
+	}}
+	edit := Stage{Name: "edit", Apply: func(context.Context, *transcript.Transcript, *Env) error { return nil }}
+	same := Stage{Name: "same", Apply: func(_ context.Context, _ *transcript.Transcript, env *Env) error {
+		env.NoEdit()
+		return nil
+	}}
+	skipped := Stage{Name: "skipped", Needs: transcript.FactToolCall, Apply: edit.Apply}
+	for _, tc := range []struct {
+		name   string
+		chain  []Stage
+		runAll bool
+		want   []bool
+	}{
+		{"read-only rules keep it", []Stage{prove, look, look}, false, []bool{true, true}},
+		{"an edit sets it aside", []Stage{prove, look, edit, look, look}, false, []bool{true, false, false}},
+		{"a rule that edited nothing", []Stage{prove, same, look, same, look}, false, []bool{true, true}},
+		{"no edit after an edit", []Stage{prove, edit, same, look}, false, []bool{false}},
+		{"a proof after the edit", []Stage{edit, prove, look, edit, look}, false, []bool{true, false}},
+		{"a skipped rule", []Stage{prove, skipped, look}, false, []bool{true}},
+		{"a rule run for RunAll", []Stage{prove, skipped, look}, true, []bool{false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proof, seen = Proof{}, nil
+			env := &Env{RunAll: tc.runAll}
+			if err := Run(context.Background(), tc.chain, tr, env); err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) != len(tc.want) {
+				t.Fatalf("looked %d times, want %d", len(seen), len(tc.want))
+			}
+			for i := range seen {
+				if seen[i] != tc.want[i] {
+					t.Errorf("look %d: the proof holds %v, want %v", i, seen[i], tc.want[i])
+				}
+			}
+		})
+	}
+	if _, ok := (&Env{}).Unedited(Proof{}); ok {
+		t.Error("the zero Proof holds")
+	}
+}
