@@ -477,7 +477,7 @@ func signed(b *transcript.Block) bool {
 		if k == "data" && b.Type() != transcript.BlockRedactedThinking {
 			continue
 		}
-		if s, ok := b.String(k); ok && !transcript.IsBlank(s) {
+		if b.NonBlank(k) {
 			return true
 		}
 	}

@@ -353,3 +353,46 @@ func FuzzEncodedLen(f *testing.F) {
 		checkEncodedLen(t, history, key, val, int(op))
 	})
 }
+
+// TestTapeEndsAnswerAsTheValue holds NonBlank and TrimmedIsNot, which
+// answer from the tape when the decode recorded a value's ends as plain,
+// to their definitions on the decoded value: as decoded, and after a
+// write, for values padded, escaped at either end or inside, blank, and
+// of the wanted length; and that the tape does answer for plain ends.
+func TestTapeEndsAnswerAsTheValue(t *testing.T) {
+	values := []string{`"openclaw"`, `" openclaw"`, `"openclaw\n"`, `"open\u0063law"`, `"anthropic"`, `"abcdefgh"`,
+		`""`, `"  "`, `"\u00a0"`, `"x"`, `"a\u0020"`, `"\u0041"`, `7`, `null`}
+	for _, v := range values {
+		tr, err := FromMessages([]byte(`[{"role":"assistant","provider":`+v+`,"content":[{"type":"thinking","thinking":"t","signature":`+v+`}]}]`), Target{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := tr.Messages[0]
+		blocks, _ := m.Blocks()
+		b := blocks[0]
+		for _, edited := range []bool{false, true} {
+			if edited {
+				m.Set("provider", []byte(v))
+				b.Set("signature", []byte(v))
+			}
+			s, ok := m.String("provider")
+			if got, want := m.members.TrimmedIsNot("provider", "openclaw"), ok && strings.TrimSpace(s) != "openclaw"; got && !want {
+				t.Errorf("provider %s (edited %v): TrimmedIsNot true, but it trims to %q", v, edited, strings.TrimSpace(s))
+			}
+			s, ok = b.String("signature")
+			if got, want := b.NonBlank("signature"), ok && !IsBlank(s); got != want {
+				t.Errorf("signature %s (edited %v): NonBlank %v, want %v", v, edited, got, want)
+			}
+		}
+	}
+	// the tape answers for plain ends only, and only at another length
+	for v, want := range map[string]bool{`"anthropic"`: true, `"abcdefgh"`: false, `" anthropic"`: false} {
+		tr, err := FromMessages([]byte(`[{"role":"assistant","provider":`+v+`}]`), Target{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Messages[0].members.TrimmedIsNot("provider", "openclaw"); got != want {
+			t.Errorf("provider %s as decoded: TrimmedIsNot %v, want %v", v, got, want)
+		}
+	}
+}

@@ -105,6 +105,9 @@ func DecodeSession(data []byte, target Target, lim Limits) (*Transcript, error) 
 // predicate (spec §3.2). Such a turn is never replayed (the assistant-replay
 // rule drops it) and never names a session's target.
 func IsStandIn(m *Message) bool {
+	if m.members.TrimmedIsNot("provider", "openclaw") { // known from the tape
+		return false
+	}
 	provider, _ := m.String("provider")
 	if strings.TrimSpace(provider) != "openclaw" {
 		return false

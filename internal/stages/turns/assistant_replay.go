@@ -218,6 +218,9 @@ func withoutSilentText(blocks []*transcript.Block) (kept []*transcript.Block, re
 // that neither holds the token's bytes nor a \u escape (which could
 // spell them) is not the silent reply; only the rest are decoded.
 func isSilentBlock(b *transcript.Block) bool {
+	if b.TrimmedIsNot("text", silentReplyToken) { // neither blank nor the token: known from the tape
+		return false
+	}
 	raw, _ := b.Get("text")
 	if len(raw) < 2 || raw[0] != '"' { // no string text
 		return isBlankText(b)

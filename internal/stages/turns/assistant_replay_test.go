@@ -137,22 +137,31 @@ func FuzzAssistantReplay(f *testing.F) {
 	}, AssistantReplay())
 }
 
-// TestIsSilentBlockReadsRaw holds isSilentBlock, which reads the raw text,
-// to its definition on the decoded text (blank or the silent reply once
-// trimmed; a text block without string text), on texts that spell the
-// token with escapes, pad it, or nearly match it.
+// TestIsSilentBlockReadsRaw holds isSilentBlock, which reads the raw text
+// (or, for a block as decoded, what the tape recorded of its ends), to its
+// definition on the decoded text (blank or the silent reply once trimmed;
+// a text block without string text), on texts that spell the token with
+// escapes, pad it, or nearly match it, in blocks built and decoded.
 func TestIsSilentBlockReadsRaw(t *testing.T) {
 	texts := []string{`"NO_REPLY"`, `" NO_REPLY\n"`, `"\u004eO_REPLY"`, `"\u004E\u004f_REPLY\t"`, `"NO_REPLY."`, `"no_reply"`,
-		`"\u00a0"`, `""`, `"   "`, `"NO_REPL"`, `"x NO_REPLY"`, `"\\NO_REPLY"`, `"\u2003NO_REPLY\u2003"`, `null`, `7`}
+		`"\u00a0"`, `""`, `"   "`, `"NO_REPL"`, `"x NO_REPLY"`, `"\\NO_REPLY"`, `"\u2003NO_REPLY\u2003"`, `null`, `7`,
+		`"NO\u005fREPLY"`, `"NO_REPL\u0059"`, `"NO_REPLY\u0020"`, `"NO_REPLY\n"`, `"NOT_REPLY"`, `"N"`}
 	for _, typ := range []string{"text", "thinking"} {
 		for _, raw := range texts {
-			b := transcript.NewBlock(transcript.Field{Key: "type", Value: transcript.JSONString(typ)}, transcript.Field{Key: "text", Value: []byte(raw)})
-			want := typ == "text"
-			if s, ok := b.Text(); ok {
-				want = isSilentOrBlank(s)
+			built := transcript.NewBlock(transcript.Field{Key: "type", Value: transcript.JSONString(typ)}, transcript.Field{Key: "text", Value: []byte(raw)})
+			tr, err := transcript.FromMessages([]byte(`[{"role":"assistant","content":[{"type":"`+typ+`","text":`+raw+`}]}]`), transcript.Target{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if got := isSilentBlock(b); got != want {
-				t.Errorf("%s block, text %s: silent %v, want %v", typ, raw, got, want)
+			decoded, _ := tr.Messages[0].Blocks()
+			for _, b := range []*transcript.Block{built, decoded[0]} {
+				want := typ == "text"
+				if s, ok := b.Text(); ok {
+					want = isSilentOrBlank(s)
+				}
+				if got := isSilentBlock(b); got != want {
+					t.Errorf("%s block, text %s: silent %v, want %v", typ, raw, got, want)
+				}
 			}
 		}
 	}

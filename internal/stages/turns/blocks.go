@@ -72,16 +72,11 @@ func stripMessageSignatures(m *transcript.Message) int {
 // string signature (spec §3.4.3); for redacted_thinking, data counts too.
 func hasReplayableSignature(b *transcript.Block) bool {
 	for _, k := range signatureFields {
-		if s, ok := b.String(k); ok && !transcript.IsBlank(s) {
+		if b.NonBlank(k) {
 			return true
 		}
 	}
-	if b.Type() == transcript.BlockRedactedThinking {
-		if s, ok := b.String("data"); ok && !transcript.IsBlank(s) {
-			return true
-		}
-	}
-	return false
+	return b.Type() == transcript.BlockRedactedThinking && b.NonBlank("data")
 }
 
 // dropThinking removes the thinking blocks of m for which drop returns true.

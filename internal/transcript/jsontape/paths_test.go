@@ -73,6 +73,7 @@ func checkPaths(t *testing.T, data []byte) {
 		} else if !reflect.DeepEqual(r, first) {
 			t.Fatalf("%q: the vector scan gives\n%+v\nthe scalar scan\n%+v", data, r, first)
 		}
+		onPath(vector, func() { checkPlainEnds(t, data) })
 		if nesting(data) < 1000 {
 			if got, want := Valid(data, 1000) == nil, json.Valid(data); got != want {
 				t.Fatalf("%q (vector %v): valid %v, encoding/json %v", data, vector, got, want)
@@ -92,6 +93,64 @@ func checkPaths(t *testing.T, data []byte) {
 		if !ok || got != want {
 			t.Fatalf("%q (vector %v): decoded %q, encoding/json %q", raw, vector, got, want)
 		}
+	}
+}
+
+// checkPlainEnds fails when a member of data's tapes (a message array's)
+// is marked PlainEnds but its value, decoded, is not a string that is
+// neither blank nor trimmed by strings.TrimSpace, or, holding no escape,
+// changes length when decoded.
+func checkPlainEnds(t *testing.T, data []byte) {
+	t.Helper()
+	tapes, ok, err := SplitArray(data, 1000, Parallel{})
+	if !ok || err != nil {
+		return
+	}
+	for _, tp := range tapes {
+		for i := range tp.Members {
+			m := &tp.Members[i]
+			if m.Flags&PlainEnds == 0 {
+				continue
+			}
+			raw := tp.Value(m)
+			s, ok := DecodeString(raw)
+			if !ok || s == "" || strings.TrimSpace(s) != s {
+				t.Fatalf("%q: member %s marked PlainEnds, decodes to %q (ok %v)", data, raw, s, ok)
+			}
+			if m.Flags&Escaped == 0 && len(s) != len(raw)-2 {
+				t.Fatalf("%q: member %s has no escape but decodes to %q", data, raw, s)
+			}
+		}
+	}
+}
+
+// TestPlainEnds marks the string values whose ends are plain, and no
+// others: a space, a quote, a backslash, a byte of 0x80 or above, or the
+// end of an escape at either end leaves the mark off.
+func TestPlainEnds(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		plain bool
+	}{
+		{`"a"`, true}, {`"hello world."`, true}, {`"x\ny"`, true}, {`"a\u0020b"`, true}, {`"{}"`, true},
+		{`""`, false}, {`" a"`, false}, {`"a "`, false}, {`"\na"`, false}, {`"a\n"`, false},
+		{`"a\u0020"`, false}, {`"ab\u00e9"`, false}, {`"\u0041b"`, false}, {`"a\\"`, false}, {`"a\""`, false},
+		{`"é"`, false}, {`"aé"`, false}, {"\"a\u00a0\"", false}, {`"a\tb\\n"`, false}, {`1`, false}, {`["a"]`, false},
+	} {
+		for _, vector := range scanPaths() {
+			onPath(vector, func() {
+				data := []byte(`[{"role":"user","v":` + c.value + `}]`)
+				tapes, ok, err := SplitArray(data, 1000, Parallel{})
+				if !ok || err != nil {
+					t.Fatalf("%s: %v", data, err)
+				}
+				m := tapes[0].Members[1]
+				if got := m.Flags&PlainEnds != 0; got != c.plain {
+					t.Errorf("%s (vector %v): PlainEnds %v, want %v", c.value, vector, got, c.plain)
+				}
+			})
+		}
+		checkPlainEnds(t, []byte(`[{"v":`+c.value+`}]`))
 	}
 }
 

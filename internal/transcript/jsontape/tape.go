@@ -116,7 +116,33 @@ const (
 	KeyEscaped
 	// Escaped marks a member whose value is a string holding an escape.
 	Escaped
+	// PlainEnds marks a member whose value is a string whose first and
+	// last bytes inside the quotes are printable ASCII other than a
+	// backslash, the last not the end of an escape: the string is then
+	// neither blank nor padded with white space, which a rule can know
+	// from the tape without reading the input.
+	PlainEnds
 )
+
+// plainByte is true for the bytes PlainEnds accepts at a string's ends:
+// printable ASCII (space excluded) other than the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := '!'; c <= '~'; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plainEnds reports whether the string value at data[start:end] (quotes
+// included) has plain ends (PlainEnds): the scan reads the bytes it has
+// just passed. A last byte that ends an escape (`\n`, or the last digit of
+// `\u0020`) is not plain: the character it spells may be a space.
+func plainEnds(data []byte, start, end int) bool {
+	if end-start <= 2 || !plainByte[data[start+1]] || !plainByte[data[end-2]] || data[end-3] == '\\' {
+		return false
+	}
+	return end-7 <= start || data[end-7] != '\\'
+}
 
 // NoMember is Node.Kind when the node has no such member.
 const NoMember = ^uint32(0)
@@ -334,6 +360,9 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 				vend = end
 			} else if vend, err = s.str(vstart); s.escaped {
 				m.Flags |= Escaped
+			}
+			if err == nil && plainEnds(raw, vstart, vend) {
+				m.Flags |= PlainEnds
 			}
 		} else {
 			vend, err = s.value(vstart, depth)
