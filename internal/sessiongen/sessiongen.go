@@ -57,6 +57,13 @@ type Damage struct {
 	ConsecutiveUsers float64 // per user turn: a second user turn right after
 	AssistantFirst   float64 // per history: starts with an assistant turn
 	Details          float64 // per result: carries a details object
+	// PartialUsage (per assistant turn: a usage without totalTokens, which
+	// the usage rule completes, spec §3.14) is 1 in Realistic and Heavy,
+	// where it draws no random number: their histories are the ones the
+	// generator wrote before it had the knob, when every usage lacked it.
+	// Off, every usage is whole, as pi-ai writes it, so a history without
+	// damage is one no rule changes.
+	PartialUsage float64
 
 	// The damage of issue 16. Each is off (0) in Realistic and Heavy, and
 	// draws no random number while off, so the histories those mixes give
@@ -99,14 +106,14 @@ var jsSpaces = []string{"\\t", "\\n", "\\u000b", "\\f", "\\r", " ", "\\u00a0", "
 func Realistic() Damage {
 	return Damage{MissingResult: 0.03, DisplacedResult: 0.02, DuplicateResult: 0.02, OrphanResult: 0.02,
 		BadID: 0.05, RepeatedID: 0.02, MalformedCall: 0.02, UnsignedThinking: 0.05, BlankText: 0.05,
-		FailedTurn: 0.03, SilentReply: 0.02, ConsecutiveUsers: 0.05, AssistantFirst: 0.1, Details: 0.3}
+		FailedTurn: 0.03, SilentReply: 0.02, ConsecutiveUsers: 0.05, AssistantFirst: 0.1, Details: 0.3, PartialUsage: 1}
 }
 
 // Heavy is every defect often: for property tests.
 func Heavy() Damage {
 	return Damage{MissingResult: 0.2, DisplacedResult: 0.15, DuplicateResult: 0.15, OrphanResult: 0.15,
 		BadID: 0.3, RepeatedID: 0.15, MalformedCall: 0.1, UnsignedThinking: 0.3, BlankText: 0.3,
-		FailedTurn: 0.15, SilentReply: 0.1, ConsecutiveUsers: 0.2, AssistantFirst: 0.5, Details: 0.5}
+		FailedTurn: 0.15, SilentReply: 0.1, ConsecutiveUsers: 0.2, AssistantFirst: 0.5, Details: 0.5, PartialUsage: 1}
 }
 
 // Config shapes the generated histories.
@@ -452,7 +459,11 @@ func (g *Generator) thinking() map[string]any {
 
 func (g *Generator) assistant(content []any, stop string, ts int64) map[string]any {
 	t := g.cfg.Target
-	usage := map[string]any{"input": 1000 + g.rng.IntN(5000), "output": 50 + g.rng.IntN(500), "cacheRead": 0, "cacheWrite": 0}
+	input, output := 1000+g.rng.IntN(5000), 50+g.rng.IntN(500)
+	usage := map[string]any{"input": input, "output": output, "cacheRead": 0, "cacheWrite": 0}
+	if d := g.cfg.Damage.PartialUsage; d < 1 && !g.chance(d) {
+		usage["totalTokens"] = input + output
+	}
 	if stop == "error" && len(content) == 0 {
 		usage = map[string]any{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
 	}
