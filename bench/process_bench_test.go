@@ -19,7 +19,10 @@ import (
 // BenchmarkProcessSmallJob is one small job's whole cost in the processor
 // (decode, every rule, encode), the per-job CPU and allocation that bounds
 // the end-to-end suite's small jobs (10 messages, about 12 KB, realistic
-// damage, no images): 1,000 generated jobs in turn.
+// damage, no images): 1,000 generated jobs in turn. Each payload's buffer
+// goes back for the jobs that follow once the job is done, as the worker's
+// runner gives it back once its sink has copied it
+// (pipeline.RecyclePayload).
 func BenchmarkProcessSmallJob(b *testing.B) {
 	images.Startup()
 	imgs, err := images.NewProcessor(images.Config{Workers: 1})
@@ -40,6 +43,7 @@ func BenchmarkProcessSmallJob(b *testing.B) {
 		if err != nil || !out.Ready {
 			b.Fatalf("job %d: %v %s", i%len(jobs), err, out.Error)
 		}
+		pipeline.RecyclePayload(out)
 	}
 }
 
@@ -48,7 +52,8 @@ func BenchmarkProcessSmallJob(b *testing.B) {
 // produces (generatorConfig: tool calls in 60 % of the assistant turns,
 // which BenchmarkProcessSmallJob's jobs have none of, about twice its
 // instructions), 1,000 in turn, with the worker's stage observer
-// (metrics.StageObserver). Its time and allocations per job are the
+// (metrics.StageObserver), each payload's buffer given back as in
+// BenchmarkProcessSmallJob. Its time and allocations per job are the
 // processor's part of the e2e suite's worker CPU per job.
 func BenchmarkProcessE2EJob(b *testing.B) {
 	o, err := parseOptions([]string{"--suite", "e2e", "--images", "0", "--messages", "10", "--key-skew", "1", "--jobs", "1000"}, io.Discard)
@@ -69,6 +74,7 @@ func BenchmarkProcessE2EJob(b *testing.B) {
 		if err != nil || !out.Ready {
 			b.Fatalf("job %d: %v %s", k, err, out.Error)
 		}
+		pipeline.RecyclePayload(out)
 	}
 }
 

@@ -219,8 +219,8 @@ func (r *Runner) finish(j *job, out Outcome) {
 // payload the processor did not make for the job (the no-op's is the
 // record's value), or one a dead letter replaced, is left alone.
 func (r *Runner) recycle(out Outcome) {
-	if out.Ready && out.ownPayload && r.readyCopies {
-		recyclePayload(out.Payload)
+	if r.readyCopies {
+		RecyclePayload(out)
 	}
 }
 

@@ -21,6 +21,18 @@ func payloadBuffer(size int) []byte {
 	return make([]byte, 0, size)
 }
 
+// RecyclePayload gives the buffer of out's ready payload to the payloads
+// of the small jobs that follow, as the runner does once its sink copied
+// the payload: the caller must hold no reference to out.Payload any more,
+// nor to anything that read it. A payload the processor did not make for
+// the job (the no-op's is the record's value), or a dead letter's, is left
+// alone.
+func RecyclePayload(out Outcome) {
+	if out.Ready && out.ownPayload {
+		recyclePayload(out.Payload)
+	}
+}
+
 // recyclePayload hands the buffer of a written payload to payloadBuffers,
 // unless it is larger than a small job's (encodeSmall's) could be: a long
 // history's payload is not kept for jobs that would not fit it. The caller
