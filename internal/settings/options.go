@@ -97,7 +97,7 @@ func DecodeOptions(raw []byte) (Options, error) {
 		dec := new(o) // decoded on the heap, so that o, which most jobs never hand to encoding/json, stays on the stack
 		err := json.Unmarshal(obj, dec)
 		if o = *dec; err != nil {
-			return o, &FieldError{Name: "options", Msg: strings.TrimPrefix(err.Error(), "json: ")}
+			return o, requestError(rest[:known], err)
 		}
 	}
 	if known < len(rest) {
@@ -107,6 +107,28 @@ func DecodeOptions(raw []byte) (Options, error) {
 		return o, &FieldError{Name: "options.context_window_tokens", Msg: fmt.Sprintf("must be at least 1, got %d", *n)}
 	}
 	return o, nil
+}
+
+// requestError words the error encoding/json gave for the request members
+// as the sections word theirs: the first member, in the job's order, whose
+// value its field's type cannot hold, "options.now_ms: must be an integer,
+// got "x"". encoding/json's own text names Go types, and changed with the
+// implementation behind it (Go 1.27 runs encoding/json on v2's: "Go struct
+// field Options.now_ms" where Go 1.26 said "Options.Request.now_ms"); it is
+// kept only for an error no single member explains.
+func requestError(members []member, err error) *FieldError {
+	t := reflect.TypeFor[Request]()
+	for _, m := range members {
+		f, _ := fieldByName(t, "json", m.key)
+		if json.Unmarshal(m.value, reflect.New(f.Type).Interface()) != nil {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			return &FieldError{Name: "options." + m.key, Msg: "must be " + TypeName(ft) + ", got " + shown(m.value)}
+		}
+	}
+	return &FieldError{Name: "options", Msg: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // decodeScalars decodes request members that are each a plain integer
