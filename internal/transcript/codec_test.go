@@ -111,7 +111,7 @@ func TestDecodeJobErrors(t *testing.T) {
 		{"missing target", `{"job_id":"j","tenant":"t","session_id":"s","messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "target: required"},
 		{"target typo", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provder":"x"},"messages":[]}`, Limits{}, deadletter.CodeInvalidTarget, "provder"},
 		{"messages not array", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"messages":{}}`, Limits{}, deadletter.CodeInvalidJob, "messages: must be an array"},
-		{"render option of the wrong type", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"render":1},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options:"},
+		{"render option of the wrong type", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":{"render":1},"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options.render: must be a string, got number"},
 		{"options not an object", `{"job_id":"j","tenant":"t","session_id":"s","target":{"provider":"x"},"options":[1],"messages":[]}`, Limits{}, deadletter.CodeInvalidJob, "options: must be an object"},
 		{"too deep", deep, Limits{}, deadletter.CodeInvalidJSON, "nesting deeper than 256"},
 		{"too large", cleanJob, Limits{MaxBytes: 10}, deadletter.CodePayloadTooLarge, "over the limit of 10"},

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -345,9 +346,37 @@ func strictUnmarshal(raw []byte, v any, path string, code deadletter.Code) error
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+			return errorf(code, path+"."+te.Field, "must be %s, got %s", jsonKind(te.Type), te.Value)
+		}
 		return errorf(code, path, "%s", cleanJSONError(err))
 	}
 	return nil
+}
+
+// jsonKind names the JSON value a Go type of an envelope member holds, for
+// strictUnmarshal's errors: "target.provider: must be a string, got
+// number", not encoding/json's words, which name Go types ("Go struct
+// field Target.provider of type string") and change with the
+// implementation behind encoding/json (Go 1.27 runs it on v2's).
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "an object"
+	}
 }
 
 // decodeTarget decodes a target whose members are provider, api and model,

@@ -51,3 +51,21 @@ func TestDecodeTargetIsStrict(t *testing.T) {
 		t.Fatalf("the fast read took only %d of %d targets", took, len(targets))
 	}
 }
+
+// TestStrictUnmarshalWordsTypeErrors: a member of the wrong JSON type is
+// named by its path and refused in JSON's words, not encoding/json's (Go
+// struct and type names, which differ between the implementations behind
+// encoding/json).
+func TestStrictUnmarshalWordsTypeErrors(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"provider":1}`:              "target.provider: must be a string, got number",
+		`{"provider":"a","model":[]}`: "target.model: must be a string, got array",
+		`{"api":{}}`:                  "target.api: must be a string, got object",
+		`{"region":"us"}`:             `target: unknown field "region"`,
+	} {
+		err := strictUnmarshal([]byte(raw), new(Target), "target", deadletter.CodeInvalidTarget)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", raw, err, want)
+		}
+	}
+}
