@@ -126,7 +126,8 @@ func checkPlainEnds(t *testing.T, data []byte) {
 
 // TestPlainEnds marks the string values whose ends are plain, and no
 // others: a space, a quote, a backslash, a byte of 0x80 or above, or the
-// end of an escape at either end leaves the mark off.
+// end of an escape at either end leaves the mark off; and only under the
+// keys rules ask it of (endsAsked).
 func TestPlainEnds(t *testing.T) {
 	for _, c := range []struct {
 		value string
@@ -139,7 +140,7 @@ func TestPlainEnds(t *testing.T) {
 	} {
 		for _, vector := range scanPaths() {
 			onPath(vector, func() {
-				data := []byte(`[{"role":"user","v":` + c.value + `}]`)
+				data := []byte(`[{"role":"user","text":` + c.value + `,"v":` + c.value + `}]`)
 				tapes, ok, err := SplitArray(data, 1000, Parallel{})
 				if !ok || err != nil {
 					t.Fatalf("%s: %v", data, err)
@@ -147,6 +148,9 @@ func TestPlainEnds(t *testing.T) {
 				m := tapes[0].Members[1]
 				if got := m.Flags&PlainEnds != 0; got != c.plain {
 					t.Errorf("%s (vector %v): PlainEnds %v, want %v", c.value, vector, got, c.plain)
+				}
+				if tapes[0].Members[2].Flags&PlainEnds != 0 { // a key no rule asks of
+					t.Errorf("%s (vector %v): marked PlainEnds under a key not in endsAsked", c.value, vector)
 				}
 			})
 		}

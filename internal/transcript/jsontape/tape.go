@@ -120,9 +120,24 @@ const (
 	// last bytes inside the quotes are printable ASCII other than a
 	// backslash, the last not the end of an escape: the string is then
 	// neither blank nor padded with white space, which a rule can know
-	// from the tape without reading the input.
+	// from the tape without reading the input. The scan marks the
+	// members of the keys rules ask that of (endsAsked).
 	PlainEnds
 )
+
+// endsAsked are the keys (by KeyID) whose string values the scan marks
+// PlainEnds: the ones a rule asks whether they are blank or a given word
+// once trimmed (a text, a thinking signature, a redacted block's data, an
+// assistant's provider). Other members are left unmarked, which is what a
+// mark means to none of its readers (they read the value), so the scan
+// spends nothing on the rest.
+var endsAsked = func() (asked [len(KeyNames)]bool) {
+	for _, k := range []string{"text", "thinkingSignature", "signature", "thought_signature", "data", "provider"} {
+		asked[keyID(k)] = true
+	}
+	asked[0] = false
+	return asked
+}()
 
 // plainByte is true for the bytes PlainEnds accepts at a string's ends:
 // printable ASCII (space excluded) other than the quote and the backslash.
@@ -361,7 +376,7 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			} else if vend, err = s.str(vstart); s.escaped {
 				m.Flags |= Escaped
 			}
-			if err == nil && plainEnds(raw, vstart, vend) {
+			if err == nil && endsAsked[m.KeyID] && plainEnds(raw, vstart, vend) {
 				m.Flags |= PlainEnds
 			}
 		} else {
