@@ -283,12 +283,13 @@ func (n *node) Get(key string) ([]byte, bool) {
 // Has reports whether a member is present.
 func (n *node) Has(key string) bool { _, ok := n.Get(key); return ok }
 
-// plainEnds returns member key's tape entry when the decode recorded its
-// value as a string whose first and last characters are printable ASCII
-// other than a space, a quote or a backslash (jsontape.PlainEnds), and no
-// rule wrote it since: such a string is neither blank nor padded with white
-// space, so IsBlank and strings.TrimSpace need not read it. nil otherwise.
-func (n *node) plainEnds(key string) *jsontape.Member {
+// plain returns member key's tape entry when the decode marked its value
+// with mark (jsontape.PlainStart: its first character is printable ASCII
+// other than a space, a quote or a backslash, so it is not blank;
+// jsontape.PlainEnds: its last one too, so strings.TrimSpace leaves it as
+// it is), and no rule wrote it since: IsBlank or a trimmed comparison then
+// need not read it. nil otherwise.
+func (n *node) plain(key string, mark jsontape.Flags) *jsontape.Member {
 	if n.t == nil || n.ov != nil && n.ov.patched == 0 {
 		return nil
 	}
@@ -296,17 +297,17 @@ func (n *node) plainEnds(key string) *jsontape.Member {
 	if i == jsontape.NoMember || n.ov != nil && n.ov.patched == i+1 {
 		return nil
 	}
-	if m := &n.t.Members[i]; m.Flags&jsontape.PlainEnds != 0 {
+	if m := &n.t.Members[i]; m.Flags&mark != 0 {
 		return m
 	}
 	return nil
 }
 
 // NonBlank reports whether member key is a string that is not blank
-// (IsBlank): from the tape alone when the decode recorded it with plain
-// ends (PlainEnds), else by reading it.
+// (IsBlank): from the tape alone when the decode marked its start plain
+// (jsontape.PlainStart), else by reading it.
 func (n *node) NonBlank(key string) bool {
-	if n.plainEnds(key) != nil {
+	if n.plain(key, jsontape.PlainStart) != nil {
 		return true
 	}
 	s, ok := n.String(key)
@@ -315,10 +316,11 @@ func (n *node) NonBlank(key string) bool {
 
 // TrimmedIsNot reports, from the tape alone, that member key's value is a
 // string that strings.TrimSpace does not make want: its ends are plain
-// (plainEnds: nothing to trim), it holds no escape, and its length is not
-// want's. False when the tape cannot tell: the caller reads the value.
+// (jsontape.PlainEnds: nothing to trim), it holds no escape, and its
+// length is not want's. False when the tape cannot tell: the caller reads
+// the value.
 func (n *node) TrimmedIsNot(key, want string) bool {
-	m := n.plainEnds(key)
+	m := n.plain(key, jsontape.PlainEnds)
 	return m != nil && m.Flags&jsontape.Escaped == 0 && int(m.ValEnd-m.Val) != len(want)+2
 }
 
@@ -479,7 +481,7 @@ func (b *Block) Text() (string, bool) { return b.String("text") }
 // raw JSON string and stops at the first character that is not white
 // space, which for almost every text is the first: nothing is decoded.
 func (b *Block) BlankText() bool {
-	if b.plainEnds("text") != nil {
+	if b.plain("text", jsontape.PlainStart) != nil {
 		return false
 	}
 	raw, _ := b.Get("text")

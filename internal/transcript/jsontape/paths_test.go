@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -97,9 +98,10 @@ func checkPaths(t *testing.T, data []byte) {
 }
 
 // checkPlainEnds fails when a member of data's tapes (a message array's)
-// is marked PlainEnds but its value, decoded, is not a string that is
-// neither blank nor trimmed by strings.TrimSpace, or, holding no escape,
-// changes length when decoded.
+// is marked PlainStart but its value, decoded, is not a string whose first
+// character is other than white space, or marked PlainEnds but is not
+// also PlainStart, or is trimmed by strings.TrimSpace, or, holding no
+// escape, changes length when decoded.
 func checkPlainEnds(t *testing.T, data []byte) {
 	t.Helper()
 	tapes, ok, err := SplitArray(data, 1000, Parallel{})
@@ -109,13 +111,16 @@ func checkPlainEnds(t *testing.T, data []byte) {
 	for _, tp := range tapes {
 		for i := range tp.Members {
 			m := &tp.Members[i]
-			if m.Flags&PlainEnds == 0 {
+			if m.Flags&(PlainStart|PlainEnds) == 0 {
 				continue
 			}
 			raw := tp.Value(m)
 			s, ok := DecodeString(raw)
-			if !ok || s == "" || strings.TrimSpace(s) != s {
-				t.Fatalf("%q: member %s marked PlainEnds, decodes to %q (ok %v)", data, raw, s, ok)
+			if !ok || s == "" || strings.TrimLeftFunc(s, unicode.IsSpace) != s || m.Flags&PlainStart == 0 {
+				t.Fatalf("%q: member %s marked %08b, decodes to %q (ok %v)", data, raw, m.Flags, s, ok)
+			}
+			if m.Flags&PlainEnds != 0 && strings.TrimSpace(s) != s {
+				t.Fatalf("%q: member %s marked PlainEnds, decodes to %q", data, raw, s)
 			}
 			if m.Flags&Escaped == 0 && len(s) != len(raw)-2 {
 				t.Fatalf("%q: member %s has no escape but decodes to %q", data, raw, s)
@@ -124,19 +129,21 @@ func checkPlainEnds(t *testing.T, data []byte) {
 	}
 }
 
-// TestPlainEnds marks the string values whose ends are plain, and no
-// others: a space, a quote, a backslash, a byte of 0x80 or above, or the
-// end of an escape at either end leaves the mark off; and only under the
-// keys rules ask it of (endsAsked).
+// TestPlainEnds marks the string values whose first byte is plain
+// (PlainStart), and of those the ones whose last byte is too (PlainEnds),
+// and no others: a space, a quote, a backslash, a byte of 0x80 or above,
+// or the end of an escape at an end leaves that end's mark off; and only
+// under the keys rules ask it of (endsAsked).
 func TestPlainEnds(t *testing.T) {
 	for _, c := range []struct {
-		value string
-		plain bool
+		value       string
+		start, ends bool
 	}{
-		{`"a"`, true}, {`"hello world."`, true}, {`"x\ny"`, true}, {`"a\u0020b"`, true}, {`"{}"`, true},
-		{`""`, false}, {`" a"`, false}, {`"a "`, false}, {`"\na"`, false}, {`"a\n"`, false},
-		{`"a\u0020"`, false}, {`"ab\u00e9"`, false}, {`"\u0041b"`, false}, {`"a\\"`, false}, {`"a\""`, false},
-		{`"é"`, false}, {`"aé"`, false}, {"\"a\u00a0\"", false}, {`"a\tb\\n"`, false}, {`1`, false}, {`["a"]`, false},
+		{`"a"`, true, true}, {`"hello world."`, true, true}, {`"x\ny"`, true, true}, {`"a\u0020b"`, true, true}, {`"{}"`, true, true},
+		{`"a "`, true, false}, {`"a\n"`, true, false}, {`"a\u0020"`, true, false}, {`"ab\u00e9"`, true, false}, {`"a\\"`, true, false},
+		{`"a\""`, true, false}, {`"aé"`, true, false}, {"\"a\u00a0\"", true, false}, {`"a\tb\\n"`, true, false},
+		{`""`, false, false}, {`" a"`, false, false}, {`"\na"`, false, false}, {`"\u0041b"`, false, false}, {`"é"`, false, false},
+		{`1`, false, false}, {`["a"]`, false, false},
 	} {
 		for _, vector := range scanPaths() {
 			onPath(vector, func() {
@@ -146,15 +153,15 @@ func TestPlainEnds(t *testing.T) {
 					t.Fatalf("%s: %v", data, err)
 				}
 				m := tapes[0].Members[1]
-				if got := m.Flags&PlainEnds != 0; got != c.plain {
-					t.Errorf("%s (vector %v): PlainEnds %v, want %v", c.value, vector, got, c.plain)
+				if start, ends := m.Flags&PlainStart != 0, m.Flags&PlainEnds != 0; start != c.start || ends != c.ends {
+					t.Errorf("%s (vector %v): PlainStart %v, PlainEnds %v; want %v, %v", c.value, vector, start, ends, c.start, c.ends)
 				}
-				if tapes[0].Members[2].Flags&PlainEnds != 0 { // a key no rule asks of
-					t.Errorf("%s (vector %v): marked PlainEnds under a key not in endsAsked", c.value, vector)
+				if tapes[0].Members[2].Flags&(PlainStart|PlainEnds) != 0 { // a key no rule asks of
+					t.Errorf("%s (vector %v): marked under a key not in endsAsked", c.value, vector)
 				}
 			})
 		}
-		checkPlainEnds(t, []byte(`[{"v":`+c.value+`}]`))
+		checkPlainEnds(t, []byte(`[{"text":`+c.value+`}]`))
 	}
 }
 

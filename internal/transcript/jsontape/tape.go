@@ -123,10 +123,15 @@ const (
 	// from the tape without reading the input. The scan marks the
 	// members of the keys rules ask that of (endsAsked).
 	PlainEnds
+	// PlainStart marks a member whose value is a string whose first byte
+	// inside the quotes is printable ASCII other than a backslash: the
+	// string is not blank, whatever its end (a text ending in a newline,
+	// as a command's output does). Every PlainEnds member is PlainStart.
+	PlainStart
 )
 
 // endsAsked are the keys (by KeyID) whose string values the scan marks
-// PlainEnds: the ones a rule asks whether they are blank or a given word
+// PlainStart and PlainEnds: the ones a rule asks whether they are blank or a given word
 // once trimmed (a text, a thinking signature, a redacted block's data, an
 // assistant's provider). Other members are left unmarked, which is what a
 // mark means to none of its readers (they read the value), so the scan
@@ -139,8 +144,9 @@ var endsAsked = func() (asked [len(KeyNames)]bool) {
 	return asked
 }()
 
-// plainByte is true for the bytes PlainEnds accepts at a string's ends:
-// printable ASCII (space excluded) other than the quote and the backslash.
+// plainByte is true for the bytes PlainStart and PlainEnds accept at a
+// string's ends: printable ASCII (space excluded) other than the quote and
+// the backslash.
 var plainByte = func() (t [256]bool) {
 	for c := '!'; c <= '~'; c++ {
 		t[c] = c != '"' && c != '\\'
@@ -148,15 +154,19 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// plainEnds reports whether the string value at data[start:end] (quotes
-// included) has plain ends (PlainEnds): the scan reads the bytes it has
-// just passed. A last byte that ends an escape (`\n`, or the last digit of
+// plainFlags returns the marks of the string value at data[start:end]
+// (quotes included): PlainStart when its first byte is plain, and
+// PlainEnds too when its last is; the scan reads the bytes it has just
+// passed. A last byte that ends an escape (`\n`, or the last digit of
 // `\u0020`) is not plain: the character it spells may be a space.
-func plainEnds(data []byte, start, end int) bool {
-	if end-start <= 2 || !plainByte[data[start+1]] || !plainByte[data[end-2]] || data[end-3] == '\\' {
-		return false
+func plainFlags(data []byte, start, end int) Flags {
+	if end-start <= 2 || !plainByte[data[start+1]] {
+		return 0
 	}
-	return end-7 <= start || data[end-7] != '\\'
+	if !plainByte[data[end-2]] || data[end-3] == '\\' || end-7 > start && data[end-7] == '\\' {
+		return PlainStart
+	}
+	return PlainStart | PlainEnds
 }
 
 // NoMember is Node.Kind when the node has no such member.
@@ -376,8 +386,8 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			} else if vend, err = s.str(vstart); s.escaped {
 				m.Flags |= Escaped
 			}
-			if err == nil && endsAsked[m.KeyID] && plainEnds(raw, vstart, vend) {
-				m.Flags |= PlainEnds
+			if err == nil && endsAsked[m.KeyID] {
+				m.Flags |= plainFlags(raw, vstart, vend)
 			}
 		} else {
 			vend, err = s.value(vstart, depth)
