@@ -11,6 +11,13 @@
 // the tape and writes untouched values as their input bytes. The arrays
 // are reused across jobs from a pool (Tape.Release, MaxPooledBytes).
 //
+// The scan also records, while the bytes are in cache, what rules would
+// otherwise read the input again for: a message's role and a block's type
+// by number (KindValues), which common keys a node has (Node.Keys), and of
+// the strings rules ask it of, whether their ends are plain (PlainStart:
+// not blank; PlainEnds: not padded with white space). A rule's pass over a
+// long history then reads the tape, which is far smaller than the input.
+//
 // The scan reads strings in two ways, which give the same results byte
 // for byte (TestScanPathsAgree, FuzzScanPaths): a byte at a time with
 // plain bytes eight a step in scalar Go (words.go), or, built with
