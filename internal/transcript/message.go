@@ -314,14 +314,35 @@ func (n *node) NonBlank(key string) bool {
 	return ok && !IsBlank(s)
 }
 
-// TrimmedIsNot reports, from the tape alone, that member key's value is a
-// string that strings.TrimSpace does not make want: its ends are plain
-// (jsontape.PlainEnds: nothing to trim), it holds no escape, and its
-// length is not want's. False when the tape cannot tell: the caller reads
-// the value.
+// TrimmedIsNot reports that member key's value is a string that
+// strings.TrimSpace does not make want (which holds no backslash), from
+// what the decode marked of it and at most its first bytes. Its start must
+// be plain (jsontape.PlainStart: nothing to trim there). Then, when its end
+// is plain too and it holds no escape, its length decides, read from the
+// tape alone; else its first bytes do, up to the first that differs from
+// want's (it is not want) or is a backslash (an escape may spell want's
+// next character: the tape cannot tell). False when it cannot tell: the
+// caller reads the value.
 func (n *node) TrimmedIsNot(key, want string) bool {
-	m := n.plain(key, jsontape.PlainEnds)
-	return m != nil && m.Flags&jsontape.Escaped == 0 && int(m.ValEnd-m.Val) != len(want)+2
+	m := n.plain(key, jsontape.PlainStart)
+	if m == nil {
+		return false
+	}
+	if m.Flags&(jsontape.PlainEnds|jsontape.Escaped) == jsontape.PlainEnds {
+		return int(m.ValEnd-m.Val) != len(want)+2
+	}
+	content := n.t.Data[m.Val+1 : m.ValEnd-1] // decodes to no more bytes than it has
+	for i := range len(want) {
+		switch {
+		case i == len(content):
+			return true // shorter than want
+		case content[i] == '\\':
+			return false
+		case content[i] != want[i]:
+			return true
+		}
+	}
+	return false
 }
 
 // String returns a member's value when it is a JSON string: a view of the

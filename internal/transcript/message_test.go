@@ -361,7 +361,7 @@ func FuzzEncodedLen(f *testing.F) {
 // of the wanted length; and that the tape does answer for plain ends.
 func TestTapeEndsAnswerAsTheValue(t *testing.T) {
 	values := []string{`"openclaw"`, `" openclaw"`, `"openclaw\n"`, `"open\u0063law"`, `"anthropic"`, `"abcdefgh"`,
-		`""`, `"  "`, `"\u00a0"`, `"x"`, `"a\u0020"`, `"\u0041"`, `7`, `null`}
+		`""`, `"  "`, `"\u00a0"`, `"x"`, `"a\u0020"`, `"\u0041"`, `7`, `null`, `"openclaw "`, `"openclawx\n"`, `"open\u0063law "`}
 	for _, v := range values {
 		tr, err := FromMessages([]byte(`[{"role":"assistant","provider":`+v+`,"content":[{"type":"thinking","thinking":"t","signature":`+v+`}]}]`), Target{})
 		if err != nil {
@@ -385,8 +385,10 @@ func TestTapeEndsAnswerAsTheValue(t *testing.T) {
 			}
 		}
 	}
-	// the tape answers for plain ends only, and only at another length
-	for v, want := range map[string]bool{`"anthropic"`: true, `"abcdefgh"`: false, `" anthropic"`: false} {
+	// the tape answers at another length when both ends are plain and
+	// nothing is escaped, else the first bytes do, up to a backslash
+	for v, want := range map[string]bool{`"anthropic"`: true, `"abcdefgh"`: false, `" anthropic"`: false,
+		`"anthropic\n"`: true, `"openclaw\n"`: false, `"openclawx\n"`: false, `"o\u0070enclaw\n"`: false, `"x\u0070\n"`: true, `"op"`: true} {
 		tr, err := FromMessages([]byte(`[{"role":"assistant","provider":`+v+`}]`), Target{})
 		if err != nil {
 			t.Fatal(err)

@@ -145,7 +145,8 @@ func FuzzAssistantReplay(f *testing.F) {
 func TestIsSilentBlockReadsRaw(t *testing.T) {
 	texts := []string{`"NO_REPLY"`, `" NO_REPLY\n"`, `"\u004eO_REPLY"`, `"\u004E\u004f_REPLY\t"`, `"NO_REPLY."`, `"no_reply"`,
 		`"\u00a0"`, `""`, `"   "`, `"NO_REPL"`, `"x NO_REPLY"`, `"\\NO_REPLY"`, `"\u2003NO_REPLY\u2003"`, `null`, `7`,
-		`"NO\u005fREPLY"`, `"NO_REPL\u0059"`, `"NO_REPLY\u0020"`, `"NO_REPLY\n"`, `"NOT_REPLY"`, `"N"`}
+		`"NO\u005fREPLY"`, `"NO_REPL\u0059"`, `"NO_REPLY\u0020"`, `"NO_REPLY\n"`, `"NOT_REPLY"`, `"N"`,
+		`"NO_REPLY \n\t"`, `"NO_REPLYX\n"`, `"NO_REPL\n"`, `"Hello there.\n"`, `"N\n"`, `"NO_REPLY\u00a0"`, `"NO\u005fREPLY\n"`}
 	for _, typ := range []string{"text", "thinking"} {
 		for _, raw := range texts {
 			built := transcript.NewBlock(transcript.Field{Key: "type", Value: transcript.JSONString(typ)}, transcript.Field{Key: "text", Value: []byte(raw)})
