@@ -121,11 +121,7 @@ func requestError(members []member, err error) *FieldError {
 	for _, m := range members {
 		f, _ := fieldByName(t, "json", m.key)
 		if json.Unmarshal(m.value, reflect.New(f.Type).Interface()) != nil {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			return &FieldError{Name: "options." + m.key, Msg: "must be " + TypeName(ft) + ", got " + shown(m.value)}
+			return typeMismatch("options."+m.key, f.Type, m.value)
 		}
 	}
 	return &FieldError{Name: "options", Msg: strings.TrimPrefix(err.Error(), "json: ")}

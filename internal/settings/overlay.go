@@ -194,7 +194,7 @@ func (o *Overlay[T]) addJSON(path, name string, index []int, t reflect.Type, raw
 		return &FieldError{Name: name, Msg: "set twice (also as " + k.name + ")"}
 	}
 	if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
-		return &FieldError{Name: name, Msg: "must be " + TypeName(t) + ", got " + shown(raw)}
+		return typeMismatch(name, t, raw)
 	}
 	o.keys = append(o.keys, key{path: path, name: name, index: index, value: bytes.Clone(raw)})
 	return nil
@@ -267,6 +267,16 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// typeMismatch is the error of a job's value raw that option name's type
+// t cannot hold (a pointer's, what it points to): "must be an integer,
+// got "x"".
+func typeMismatch(name string, t reflect.Type, raw []byte) *FieldError {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return &FieldError{Name: name, Msg: "must be " + TypeName(t) + ", got " + shown(raw)}
 }
 
 // shown is a job's value as an error quotes it: at most 64 bytes of it.
