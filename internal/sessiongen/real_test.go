@@ -285,3 +285,40 @@ func TestRealLengthIDsOnlyChangeIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestToolOutputResults: with ToolOutput 1 every tool result's text is
+// tool output (lines with brackets, quotes, tabs), in a history the
+// transcript decodes; ToolOutput 0 is the history without the field.
+func TestToolOutputResults(t *testing.T) {
+	for seed := range uint64(4) {
+		cfg := Config{Seed: seed, Messages: 60, ToolCallDensity: 0.8, Damage: Realistic(), TextChars: 40, ToolResultChars: 300}
+		prose := New(cfg).History()
+		cfg.ToolOutput = 0
+		if !bytes.Equal(New(cfg).History(), prose) {
+			t.Fatalf("seed %d: ToolOutput 0 changed the history", seed)
+		}
+		cfg.ToolOutput = 1
+		out := New(cfg).History()
+		var msgs []map[string]any
+		if err := json.Unmarshal(out, &msgs); err != nil {
+			t.Fatal(err)
+		}
+		results := 0
+		for i, m := range msgs {
+			if m["role"] != "toolResult" {
+				continue
+			}
+			results++
+			text := m["content"].([]any)[0].(map[string]any)["text"].(string)
+			if !strings.ContainsAny(text, "[{\"\t") || !strings.Contains(text, "\n") {
+				t.Fatalf("seed %d: result %d holds no tool output: %q", seed, i, text)
+			}
+		}
+		if results == 0 {
+			t.Fatalf("seed %d: no tool result", seed)
+		}
+		if _, err := transcript.FromMessages(out, transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "claude-opus-4-6"}); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}

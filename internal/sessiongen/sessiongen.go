@@ -35,6 +35,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -139,6 +140,12 @@ type Config struct {
 	// derived from the random numbers the short ids use, so a seed's history
 	// is the same with or without it but for those ids.
 	RealLengthIDs bool
+	// ToolOutput is the share of tool results whose text is what real tools
+	// print (a file read, a build's or a test run's output, a listing, a
+	// JSON reply: source lines with brackets, quotes, tabs and newlines)
+	// instead of prose. At 0 no random number is drawn for it, so a seed's
+	// history is the same as without the field.
+	ToolOutput float64
 }
 
 // Generator produces histories and jobs from a Config.
@@ -190,6 +197,67 @@ func (g *Generator) text(n int) string {
 	for sb.Len() < n {
 		sb.WriteString(words[g.rng.IntN(len(words))])
 		sb.WriteByte(' ')
+	}
+	s := strings.TrimSpace(sb.String())
+	if g.chance(g.cfg.Damage.InvalidText) {
+		s += []string{loneSurrogateToken, invalidUTF8Token}[g.rng.IntN(2)]
+	}
+	return s
+}
+
+// resultText is a tool result's text of about n characters: what a tool
+// prints (toolOutput) for a share Config.ToolOutput of results, else prose.
+func (g *Generator) resultText(n int) string {
+	if g.chance(g.cfg.ToolOutput) {
+		return g.toolOutput(n)
+	}
+	return g.text(n)
+}
+
+// toolOutputLines are the shapes of the lines toolOutput writes, each %s a
+// word and each %d a number: Go and TypeScript source as a file read
+// returns it, a listing, test and build output, a stack frame, JSON.
+var toolOutputLines = []string{
+	"func (s *Server) %s(ctx context.Context, req *%sRequest) (*%sResponse, error) {",
+	"\tif err := json.Unmarshal(body, &req); err != nil {",
+	"\t\treturn nil, fmt.Errorf(\"decode %s: %%w\", err)",
+	"\tfor i, item := range items[%d:] {",
+	"export const %s = [%d, %d, %d] as const;",
+	"  \"%s\": [\"%s\", \"%s\"],",
+	"{\"id\": %d, \"name\": \"%s\", \"tags\": [\"%s\"], \"ok\": true}",
+	"-rw-r--r--  1 dev  staff  %d Nov 30 10:%d %s.go",
+	"ok  \tgithub.com/acme/%s/internal/%s\t0.%ds",
+	"--- FAIL: Test%s (0.%ds)",
+	"    at %s (/app/src/%s.ts:%d:%d)",
+	"[%d/%d] Compiling %s v0.%d.0",
+	"def %s(self, items: list[str]) -> dict[str, int]:",
+	"✓ %s renders without errors (%dms)",
+}
+
+// toolOutput is tool output of about n characters: lines of
+// toolOutputLines, joined by newlines, with the text damage g.text applies.
+func (g *Generator) toolOutput(n int) string {
+	var sb strings.Builder
+	for sb.Len() < n {
+		line := toolOutputLines[g.rng.IntN(len(toolOutputLines))]
+		for {
+			i := strings.IndexByte(line, '%')
+			if i < 0 || i+1 >= len(line) {
+				break
+			}
+			sb.WriteString(line[:i])
+			switch line[i+1] {
+			case 's':
+				sb.WriteString(words[g.rng.IntN(len(words))])
+			case 'd':
+				sb.WriteString(strconv.Itoa(g.rng.IntN(1000)))
+			default: // %%
+				sb.WriteByte('%')
+			}
+			line = line[i+2:]
+		}
+		sb.WriteString(line)
+		sb.WriteByte('\n')
 	}
 	s := strings.TrimSpace(sb.String())
 	if g.chance(g.cfg.Damage.InvalidText) {
@@ -474,7 +542,7 @@ func (g *Generator) assistant(content []any, stop string, ts int64) map[string]a
 // result encodes a tool result for call id; pad (a JSON escape or a space)
 // goes on both sides of the id.
 func (g *Generator) result(id, pad, name, kind string, withImage bool, ts int64) string {
-	content := []any{map[string]any{"type": "text", "text": g.marker(kind) + " " + g.text(g.cfg.ToolResultChars)}}
+	content := []any{map[string]any{"type": "text", "text": g.marker(kind) + " " + g.resultText(g.cfg.ToolResultChars)}}
 	if withImage {
 		content = append(content, g.imageBlock())
 	}

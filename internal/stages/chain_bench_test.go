@@ -67,15 +67,18 @@ type chainHistory struct {
 }
 
 // chainHistories are BenchmarkDefaultChain's histories: text-only, about
-// 10 MB, for chainTarget, with the realistic damage mix and with none.
+// 10 MB, for chainTarget, with the realistic damage mix and with none, and
+// the clean one again with every tool result what real tools print (source
+// lines, listings, JSON: brackets, quotes, tabs, newlines) instead of prose.
 func chainHistories() []chainHistory {
 	var out []chainHistory
 	for _, c := range []struct {
-		name   string
-		damage sessiongen.Damage
-	}{{"realistic-damage", sessiongen.Realistic()}, {"clean", sessiongen.Damage{}}} {
+		name       string
+		damage     sessiongen.Damage
+		toolOutput float64
+	}{{"realistic-damage", sessiongen.Realistic(), 0}, {"clean", sessiongen.Damage{}, 0}, {"tool-output", sessiongen.Damage{}, 1}} {
 		out = append(out, chainHistory{c.name, sessiongen.New(sessiongen.Config{Seed: 1, Messages: 6000, ToolCallDensity: 0.6,
-			Damage: c.damage, TextChars: 400, ToolResultChars: 2500, Target: chainTarget}).History()})
+			Damage: c.damage, TextChars: 400, ToolResultChars: 2500, Target: chainTarget, ToolOutput: c.toolOutput}).History()})
 	}
 	return out
 }
