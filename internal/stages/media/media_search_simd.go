@@ -45,8 +45,9 @@ func lanes(c byte) (a [vectorBlock]uint8) {
 // mayHoldMediaRefVector is mayHoldMediaRef for a text of at least
 // vectorBlock+1 bytes, read once for the three markers: each block of 32
 // bytes is compared with '[', ':' and '\' and the block one byte on with
-// 'u' (a backslash followed by a 'u' is `\u`), and only a colon is looked
-// at further, for the "media" before it. The bytes after the last whole
+// 'u' (a backslash followed by a 'u' is `\u`), and only a bracket and a
+// colon are looked at further: for one of bracketedWords after the
+// bracket, for the "media" before the colon. The bytes after the last whole
 // block with a byte after it are searched as mayHoldMediaRef searches a
 // short text: a marker across that boundary is found there, as the colon
 // search looks back from the colon and a backslash's 'u' was compared in
@@ -61,8 +62,13 @@ func mayHoldMediaRefVector(raw []byte) bool {
 	for ; i+vectorBlock+1 <= len(raw); i += vectorBlock {
 		v := archsimd.LoadUint8x32Array((*[vectorBlock]uint8)(raw[i : i+vectorBlock]))
 		next := archsimd.LoadUint8x32Array((*[vectorBlock]uint8)(raw[i+1 : i+vectorBlock+1]))
-		if v.Equal(bracket).Or(v.Equal(backslash).And(next.Equal(u))).ToBits() != 0 {
+		if v.Equal(backslash).And(next.Equal(u)).ToBits() != 0 {
 			return true
+		}
+		for c := v.Equal(bracket).ToBits(); c != 0; c &= c - 1 {
+			if startsBracketedWord(raw[i+bits.TrailingZeros32(c)+1:]) {
+				return true
+			}
 		}
 		for c := v.Equal(colon).ToBits(); c != 0; c &= c - 1 {
 			if p := i + bits.TrailingZeros32(c); p >= 5 && string(raw[p-5:p]) == "media" {
@@ -71,5 +77,5 @@ func mayHoldMediaRefVector(raw []byte) bool {
 		}
 	}
 	tail := raw[i:]
-	return bytes.IndexByte(tail, '[') >= 0 || hasMediaColon(raw[i-5:]) || bytes.Contains(tail, []byte(`\u`))
+	return hasBracketedRef(tail) || hasMediaColon(raw[i-5:]) || bytes.Contains(tail, []byte(`\u`))
 }

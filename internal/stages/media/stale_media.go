@@ -32,11 +32,42 @@ const jsSpace = `\t\n\x0B\f\r \x{00A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\
 // mediaRefPatterns are spec §3.19's three patterns, applied in this order.
 // The case-insensitive ones spell their letters as ASCII classes, because
 // RE2's (?i) also folds U+017F and U+212A onto s and k, which JavaScript's
-// non-Unicode /i does not.
-var mediaRefPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`\[[Mm][Ee][Dd][Ii][Aa] [Aa][Tt][Tt][Aa][Cc][Hh][Ee][Dd](?:[` + jsSpace + `]+[0-9]+/[0-9]+)?:[` + jsSpace + `]*[^\]]+\]`),
-	regexp.MustCompile(`\[[Ii][Mm][Aa][Gg][Ee]:[` + jsSpace + `]*[Ss][Oo][Uu][Rr][Cc][Ee]:[` + jsSpace + `]*[^\]]+\]`),
-	regexp.MustCompile(`\bmedia://inbound/[^\]` + jsSpace + `/\\]+`),
+// non-Unicode /i does not. Each runs only on a text its guard finds
+// (mediaRefPattern).
+var mediaRefPatterns = []mediaRefPattern{
+	{regexp.MustCompile(`\[[Mm][Ee][Dd][Ii][Aa] [Aa][Tt][Tt][Aa][Cc][Hh][Ee][Dd](?:[` + jsSpace + `]+[0-9]+/[0-9]+)?:[` + jsSpace + `]*[^\]]+\]`),
+		func(s string) bool { return hasBracketedWord(s, bracketedWords[0]) }},
+	{regexp.MustCompile(`\[[Ii][Mm][Aa][Gg][Ee]:[` + jsSpace + `]*[Ss][Oo][Uu][Rr][Cc][Ee]:[` + jsSpace + `]*[^\]]+\]`),
+		func(s string) bool { return hasBracketedWord(s, bracketedWords[1]) }},
+	{regexp.MustCompile(`\bmedia://inbound/[^\]` + jsSpace + `/\\]+`),
+		func(s string) bool { return strings.Contains(s, "media://inbound/") }},
+}
+
+// A mediaRefPattern is one of spec §3.19's patterns, and its guard: a test
+// of what every match of it holds, so that a text the guard does not find
+// has no match. The regexp runs only on a text the guard finds. Real tool
+// output (source, JSON, listings) holds brackets in almost every text, and
+// the third pattern, whose \b gives RE2 no literal prefix to search for,
+// reads such a text at ~30 MB/s: unguarded, it was 84 % of the chain on a
+// history of real tool output (BenchmarkDefaultChain/tool-output).
+type mediaRefPattern struct {
+	re    *regexp.Regexp
+	guard func(s string) bool
+}
+
+// hasBracketedWord reports whether s holds a '[' followed by word, its
+// ASCII letters in either case (strings.EqualFold over as many bytes as
+// word has: true for every ASCII spelling the patterns' letter classes
+// match; word itself is ASCII).
+func hasBracketedWord(s, word string) bool {
+	for i := strings.IndexByte(s, '['); i >= 0; {
+		s = s[i+1:]
+		if len(s) >= len(word) && strings.EqualFold(s[:len(word)], word) {
+			return true
+		}
+		i = strings.IndexByte(s, '[')
+	}
+	return false
 }
 
 // StaleMedia returns the stage "stale_media": spec §3.19, always on. The
@@ -183,10 +214,14 @@ func scrubStaleMedia(m *transcript.Message) (images, refs int) {
 }
 
 // mayHoldMediaRef (media_search.go, media_search_simd.go) reports whether a
-// raw JSON string value might decode to text one of the patterns matches:
-// the first two need a '[', the third "media:", and outside \u escapes
-// JSON can spell neither differently. It is true when raw holds a '[',
-// "media:" or `\u`.
+// raw JSON string value might decode to text one of the patterns matches,
+// by what their guards need (mediaRefPattern): the first two a '[' and
+// their word (bracketedWords), the third "media://inbound/". Outside \u
+// escapes JSON spells a '[', a letter, a space or a colon only as itself,
+// and a '/' as itself or `\/`. So it is true when raw holds a '[' followed
+// by one of bracketedWords (its letters in either case), "media:" or `\u`;
+// a text it is false for is never decoded. Tool output holds brackets in
+// almost every text: a '[' alone would decode them all.
 //
 // mayHoldMediaRefEach is mayHoldMediaRef, each marker searched on its own.
 // Each search suits its marker: '[' by IndexByte (vector code), "media:"
@@ -200,7 +235,35 @@ func scrubStaleMedia(m *transcript.Message) (images, refs int) {
 // text or a CPU without AVX2 in one with it (media_search_simd.go reads a
 // longer text once for the three markers).
 func mayHoldMediaRefEach(raw []byte) bool {
-	return bytes.IndexByte(raw, '[') >= 0 || hasMediaColon(raw) || hasEscapeU(raw)
+	return hasBracketedRef(raw) || hasMediaColon(raw) || hasEscapeU(raw)
+}
+
+// bracketedWords are the words that follow the '[' that starts every
+// match of the first two patterns.
+var bracketedWords = [...]string{"media attached", "image:"}
+
+// hasBracketedRef reports whether raw holds a '[' followed by one of
+// bracketedWords (startsBracketedWord).
+func hasBracketedRef(raw []byte) bool {
+	for i := bytes.IndexByte(raw, '['); i >= 0; {
+		raw = raw[i+1:]
+		if startsBracketedWord(raw) {
+			return true
+		}
+		i = bytes.IndexByte(raw, '[')
+	}
+	return false
+}
+
+// startsBracketedWord reports whether after, the bytes after a '[', start
+// with one of bracketedWords, its ASCII letters in either case.
+func startsBracketedWord(after []byte) bool {
+	for _, w := range bracketedWords {
+		if len(after) >= len(w) && strings.EqualFold(string(after[:len(w)]), w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasMediaColon reports whether raw holds "media:".
@@ -248,12 +311,12 @@ func byteMask(w uint64, c byte) uint64 {
 // scrubMediaRefs applies the three patterns in order and returns the text
 // and the number of references replaced.
 func scrubMediaRefs(s string) (string, int) {
-	if !strings.Contains(s, "[") && !strings.Contains(s, "media://inbound/") {
-		return s, 0 // every pattern needs one of these
-	}
 	n := 0
-	for _, re := range mediaRefPatterns {
-		locs := re.FindAllStringIndex(s, -1)
+	for _, p := range mediaRefPatterns {
+		if !p.guard(s) {
+			continue
+		}
+		locs := p.re.FindAllStringIndex(s, -1)
 		if len(locs) == 0 {
 			continue
 		}

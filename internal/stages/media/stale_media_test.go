@@ -3,6 +3,7 @@ package media
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -148,6 +149,95 @@ func TestScrubMediaRefs(t *testing.T) {
 	}
 }
 
+// scrubUnguarded is scrubMediaRefs without the guards: every pattern's
+// regexp over the whole text, in order, as spec §3.19 states them.
+func scrubUnguarded(s string) (string, int) {
+	n := 0
+	for _, p := range mediaRefPatterns {
+		locs := p.re.FindAllStringIndex(s, -1)
+		n += len(locs)
+		for k := len(locs) - 1; k >= 0; k-- {
+			s = s[:locs[k][0]] + StaleMediaRefMarker + s[locs[k][1]:]
+		}
+	}
+	return s, n
+}
+
+// mediaRefFragments are the pieces TestScrubMediaRefsGuards builds texts
+// of: the patterns' starts in every case, cut short, next to brackets of
+// real tool output and the letters Unicode folds onto ASCII ones.
+var mediaRefFragments = []string{
+	"[", "]", "[[", "[media attached", "[MEDIA ATTACHED", "[Media attached 1/2", "[media attache", "[media  attached",
+	": ", ":", "a.png", " 1/2", "[image:", "[IMAGE:", "[Image :", " source:", " SOURCE:", "ſource:", "[imaKe:",
+	"media://inbound/", "media://inbound", "xmedia://inbound/", "media:/", "/", `\`, "\n", "\t", " ", "\u00a0",
+	"items[0]", `["a", "b"]`, "ok  \tpkg\t0.2s", "K", "ſ", "日本",
+}
+
+// TestScrubMediaRefsGuards holds scrubMediaRefs, whose patterns run only
+// on a text their guards find, to the patterns run on every text: the
+// table of TestScrubMediaRefs' texts, then texts of up to eight random
+// fragments.
+func TestScrubMediaRefsGuards(t *testing.T) {
+	texts := []string{"[media attached: /a.png]", "[Image:source:x]", "(media://inbound/x/y)", "[media attached: media://inbound/x]"}
+	rng := rand.New(rand.NewPCG(31, 9))
+	for range 20000 {
+		var sb strings.Builder
+		for range 1 + rng.IntN(8) {
+			sb.WriteString(mediaRefFragments[rng.IntN(len(mediaRefFragments))])
+		}
+		texts = append(texts, sb.String())
+	}
+	matched := 0
+	for _, s := range texts {
+		got, n := scrubMediaRefs(s)
+		want, wantN := scrubUnguarded(s)
+		if got != want || n != wantN {
+			t.Fatalf("scrubMediaRefs(%q) = %q, %d; the unguarded patterns give %q, %d", s, got, n, want, wantN)
+		}
+		if wantN > 0 {
+			matched++
+		}
+	}
+	if matched < len(texts)/20 {
+		t.Fatalf("only %d of %d texts hold a reference: the fragments no longer test the guards", matched, len(texts))
+	}
+}
+
+// TestHasBracketedWord pins the guard of the two bracketed patterns.
+func TestHasBracketedWord(t *testing.T) {
+	for _, tc := range []struct {
+		s, word string
+		want    bool
+	}{
+		{"[image:", "image:", true},
+		{"x [IMAGE: y", "image:", true},
+		{"[ image:", "image:", false},
+		{"[imag", "image:", false},
+		{"[[image:", "image:", true},
+		{"[a] [b] [Media Attached", "media attached", true},
+		{"image:", "image:", false},
+		{"", "image:", false},
+		{"[media attachez", "media attached", false},
+	} {
+		if got := hasBracketedWord(tc.s, tc.word); got != tc.want {
+			t.Errorf("hasBracketedWord(%q, %q) = %v, want %v", tc.s, tc.word, got, tc.want)
+		}
+	}
+}
+
+// FuzzScrubMediaRefs holds the guarded patterns to the unguarded ones.
+func FuzzScrubMediaRefs(f *testing.F) {
+	for _, s := range []string{"[media attached: /a.png]", "[Image: source: x]", "media://inbound/a", `["x"] items[0]`, "[imagE:SOURCE:ſ]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, n := scrubMediaRefs(s)
+		if want, wantN := scrubUnguarded(s); got != want || n != wantN {
+			t.Fatalf("scrubMediaRefs(%q) = %q, %d; the unguarded patterns give %q, %d", s, got, n, want, wantN)
+		}
+	})
+}
+
 func FuzzStaleMedia(f *testing.F) {
 	for _, s := range staleMediaSeeds {
 		f.Add([]byte(s))
@@ -170,6 +260,9 @@ func TestMayHoldMediaRef(t *testing.T) {
 		{`"\u005bmedia attached: a]"`, true},
 		{`"media:\/\/inbound\/x"`, true},
 		{`"\u006dedia://inbound/x"`, true},
+		{`"[IMAGE: source: a]"`, true},
+		{`"items[0] = [\"a\", \"b\"] [media] [image] [imag:"`, false}, // tool output: brackets, no reference
+		{`"[ image: a]"`, false},
 	} {
 		if got := mayHoldMediaRef([]byte(tc.raw)); got != tc.want {
 			t.Errorf("mayHoldMediaRef(%s) = %v, want %v", tc.raw, got, tc.want)
@@ -183,9 +276,17 @@ func TestMayHoldMediaRef(t *testing.T) {
 }
 
 // referenceMayHold is mayHoldMediaRef's definition, searched for one
-// marker at a time.
+// marker at a time in raw with its ASCII letters lowered.
 func referenceMayHold(raw []byte) bool {
-	return bytes.IndexByte(raw, '[') >= 0 || bytes.Contains(raw, []byte("media:")) || bytes.Contains(raw, []byte(`\u`))
+	lower := make([]byte, len(raw))
+	for i, c := range raw {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return bytes.Contains(lower, []byte("[media attached")) || bytes.Contains(lower, []byte("[image:")) ||
+		bytes.Contains(raw, []byte("media:")) || bytes.Contains(raw, []byte(`\u`))
 }
 
 // mayHoldSearches are mayHoldMediaRef and the search it makes without
@@ -201,7 +302,7 @@ var mayHoldSearches = []struct {
 // vector search's tail, beside bytes one below and above the marker's
 // (which the block test may flag).
 func TestMayHoldMediaRefPlaces(t *testing.T) {
-	markers := []string{"[", "media:", `\u`, "\\", ":", "media", "edia:", "Z", "\x5a", ";", "9", "]"}
+	markers := []string{"[", "[image:", "[IMAGE:", "[Media Attached", "[media attache", "[imag", "media:", `\u`, "\\", ":", "media", "edia:", "Z", "\x5a", ";", "9", "]"}
 	for n := 0; n <= 100; n++ {
 		for at := 0; at <= n; at++ {
 			for _, mk := range markers {
@@ -235,18 +336,20 @@ func FuzzMayHoldMediaRef(f *testing.F) {
 
 // BenchmarkMayHoldMediaRef runs the prefilter over the text of a 2,500
 // character text without a marker (what it reads of almost every stale
-// message), prose with escapes and shell output with a colon a line,
-// beside its search without vectors and its definition's three searches.
+// message), prose with escapes, shell output with a colon a line and
+// source with brackets (no reference after them),
+// beside its search without vectors and its definition (referenceMayHold).
 func BenchmarkMayHoldMediaRef(b *testing.B) {
 	for _, text := range []struct{ name, line string }{
 		{"prose", `the build failed because the linker could not find symbol main 日本語 \"and\" back\\slashes `},
 		{"shell", `ok  	github.com/hygiene-dev/hygiene/internal/stages	0.245s\n--- PASS: TestX (0.17s)\n`},
+		{"code", `\tfor i, item := range items[1:] {\n\t\tout[i] = [2]string{item.Name, \"x\"}\n`},
 	} {
 		raw := []byte(`"` + strings.Repeat(text.line, 2500/len(text.line)) + `"`)
 		for _, c := range []struct {
 			name string
 			f    func([]byte) bool
-		}{{"prefilter", mayHoldMediaRef}, {"each", mayHoldMediaRefEach}, {"three-searches", referenceMayHold}} {
+		}{{"prefilter", mayHoldMediaRef}, {"each", mayHoldMediaRefEach}, {"definition", referenceMayHold}} {
 			b.Run(text.name+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(len(raw)))
 				for b.Loop() {
