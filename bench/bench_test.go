@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -66,10 +67,31 @@ func TestQuickInProcess(t *testing.T) {
 func TestParseOptionsErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--suite", "nope"}, {"--jobs", "0"}, {"--duration", "-1s"}, {"--image-size", "big"},
-		{"--concurrency", "1,x"}, {"--pools", "0"}, {"--window", "0"}, {"extra"},
+		{"--concurrency", "1,x"}, {"--pools", "0"}, {"--window", "0"}, {"extra"}, {"--tool-output", "1.5"}, {"--tool-output", "-0.1"},
 	} {
 		if _, err := parseOptions(args, io.Discard); err == nil {
 			t.Errorf("parseOptions(%q) = nil error, want one", args)
+		}
+	}
+}
+
+// TestToolOutputFlag: --tool-output 1 puts tool output (tabs, newlines) in
+// the generated jobs' results, where the default prose has none.
+func TestToolOutputFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{[]string{"--jobs", "3"}, false}, {[]string{"--jobs", "3", "--tool-output", "1"}, true}} {
+		o, err := parseOptions(c.args, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs := generateJobs(o)
+		if got := bytes.Contains(jobs.values[0], []byte(`\t`)) && bytes.Contains(jobs.values[0], []byte(`\n`)); got != c.want {
+			t.Errorf("%q: tool output in the first job %v, want %v", c.args, got, c.want)
+		}
+		if w := jobs.workload(o); w.ToolOutput != o.toolOutput {
+			t.Errorf("%q: the results say tool_output %g, the run used %g", c.args, w.ToolOutput, o.toolOutput)
 		}
 	}
 }

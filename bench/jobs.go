@@ -26,7 +26,7 @@ func generatorConfig(o options) sessiongen.Config {
 	return sessiongen.Config{
 		Seed: o.seed, Messages: o.messages, ToolCallDensity: 0.6, Images: o.images,
 		ImageWidth: o.imageW, ImageHeight: o.imageH, Damage: sessiongen.Realistic(),
-		Tenants: benchTenants, Sessions: benchSessions, KeySkew: o.keySkew,
+		Tenants: benchTenants, Sessions: benchSessions, KeySkew: o.keySkew, ToolOutput: o.toolOutput,
 	}
 }
 
@@ -48,7 +48,7 @@ func (s *jobSet) workload(o options) workload {
 	return workload{
 		Seed: o.seed, Jobs: len(s.values), Messages: o.messages, Images: o.images,
 		ImageSize: fmt.Sprintf("%dx%d", o.imageW, o.imageH), Damage: "sessiongen.Realistic",
-		Tenants: benchTenants, Sessions: benchSessions, KeySkew: o.keySkew,
+		Tenants: benchTenants, Sessions: benchSessions, KeySkew: o.keySkew, ToolOutput: o.toolOutput,
 		AvgJobBytes: int(s.bytes / int64(max(len(s.values), 1))), DurationCap: o.duration.String(),
 		HotKeyShare: s.hotKeyShare(),
 	}

@@ -27,15 +27,18 @@ type options struct {
 	imageW   int
 	imageH   int
 	keySkew  float64 // Zipf exponent over the sessions (0 or <= 1: uniform)
-	window   int     // end to end: jobs produced but not yet ready, at most
-	conc     []int   // in-process sweep: goroutines calling Process
-	pools    []int   // sweep: the worker's job pool sizes (and image pool sizes in process)
-	pairing  []int   // history lengths of the pairing suite
-	large    []int   // history lengths of the large suite
-	codecMB  int     // size of the codec suite's job
-	out      string
-	name     string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
-	quick    bool
+	// toolOutput is the share of tool results that hold tool output
+	// (sessiongen.Config.ToolOutput) instead of prose
+	toolOutput float64
+	window     int   // end to end: jobs produced but not yet ready, at most
+	conc       []int // in-process sweep: goroutines calling Process
+	pools      []int // sweep: the worker's job pool sizes (and image pool sizes in process)
+	pairing    []int // history lengths of the pairing suite
+	large      []int // history lengths of the large suite
+	codecMB    int   // size of the codec suite's job
+	out        string
+	name       string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
+	quick      bool
 }
 
 // parseOptions reads the flags; --quick shrinks every default it did not
@@ -52,6 +55,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	imgs := fs.Int("images", 1, "images per generated history (the same picture repeats inside a history)")
 	size := fs.String("image-size", "1920x1080", "generated image size, `WxH` (larger than 1200 px is resized)")
 	keySkew := fs.Float64("key-skew", 1.2, "Zipf exponent over the 500 sessions (keys); 1 or less is uniform")
+	toolOutput := fs.Float64("tool-output", 0, "`share` (0 to 1) of tool results that hold what real tools print (source, listings, test output, JSON) instead of prose")
 	window := fs.Int("window", 64, "end to end: most jobs produced but not yet ready")
 	conc := fs.String("concurrency", "1,2,4,8", "in-process sweep: goroutines calling Process")
 	pools := fs.String("pools", "1,2,4,8", "sweep: the worker's job pool sizes end to end, and image pool sizes in process (up to the cores)")
@@ -74,7 +78,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o := options{command: commandLine(args), args: args, jobs: *jobs, duration: *duration, seed: *seed, messages: *messages,
-		images: *imgs, keySkew: *keySkew, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
+		images: *imgs, keySkew: *keySkew, toolOutput: *toolOutput, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
 	if o.quick {
 		o.name = "quick"
 		shrink := map[string]func(){
@@ -129,6 +133,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return options{}, fmt.Errorf("--images must not be negative, got %d", o.images)
 	case o.keySkew < 0:
 		return options{}, fmt.Errorf("--key-skew must not be negative, got %g", o.keySkew)
+	case o.toolOutput < 0 || o.toolOutput > 1:
+		return options{}, fmt.Errorf("--tool-output must be a share from 0 to 1, got %g", o.toolOutput)
 	case o.window <= 0:
 		return options{}, fmt.Errorf("--window must be positive, got %d", o.window)
 	case o.codecMB <= 0:

@@ -38,6 +38,7 @@ type workload struct {
 	Tenants     int     `json:"tenants"`
 	Sessions    int     `json:"sessions"`
 	KeySkew     float64 `json:"key_skew"`
+	ToolOutput  float64 `json:"tool_output"` // share of tool results holding tool output, not prose
 	AvgJobBytes int     `json:"avg_job_bytes"`
 	HotKeyShare float64 `json:"hot_key_share"`
 	DurationCap string  `json:"duration_cap"`
