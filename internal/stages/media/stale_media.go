@@ -256,8 +256,13 @@ func hasBracketedRef(raw []byte) bool {
 }
 
 // startsBracketedWord reports whether after, the bytes after a '[', start
-// with one of bracketedWords, its ASCII letters in either case.
+// with one of bracketedWords, its ASCII letters in either case. Most
+// brackets of tool output are followed by neither word's first letter,
+// which one test of a byte rules out.
 func startsBracketedWord(after []byte) bool {
+	if len(after) == 0 || after[0]|0x20 != 'm' && after[0]|0x20 != 'i' {
+		return false
+	}
 	for _, w := range bracketedWords {
 		if len(after) >= len(w) && strings.EqualFold(string(after[:len(w)]), w) {
 			return true
