@@ -62,12 +62,16 @@ func mayHoldMediaRefVector(raw []byte) bool {
 	for ; i+vectorBlock+1 <= len(raw); i += vectorBlock {
 		v := archsimd.LoadUint8x32Array((*[vectorBlock]uint8)(raw[i : i+vectorBlock]))
 		next := archsimd.LoadUint8x32Array((*[vectorBlock]uint8)(raw[i+1 : i+vectorBlock+1]))
-		if v.Equal(backslash).And(next.Equal(u)).ToBits() != 0 {
-			return true
-		}
-		for c := v.Equal(bracket).ToBits(); c != 0; c &= c - 1 {
-			if startsBracketedWord(raw[i+bits.TrailingZeros32(c)+1:]) {
+		brackets := v.Equal(bracket)
+		escapeU := v.Equal(backslash).And(next.Equal(u))
+		if brackets.Or(escapeU).ToBits() != 0 { // one test for both, as prose has neither
+			if escapeU.ToBits() != 0 {
 				return true
+			}
+			for c := brackets.ToBits(); c != 0; c &= c - 1 {
+				if startsBracketedWord(raw[i+bits.TrailingZeros32(c)+1:]) {
+					return true
+				}
 			}
 		}
 		for c := v.Equal(colon).ToBits(); c != 0; c &= c - 1 {
