@@ -306,7 +306,7 @@ func TestMayHoldMediaRefPlaces(t *testing.T) {
 	for n := 0; n <= 100; n++ {
 		for at := 0; at <= n; at++ {
 			for _, mk := range markers {
-				for _, fill := range []byte{'a', 0, 1, '[' - 1, ':' + 1, '\\' + 1} {
+				for _, fill := range []byte{'a', 'i', 'M', 0, 1, '[' - 1, ':' + 1, '\\' + 1} {
 					raw := append(bytes.Repeat([]byte{fill}, at), mk...)
 					raw = append(raw, bytes.Repeat([]byte{fill}, n-at)...)
 					for _, s := range mayHoldSearches {
