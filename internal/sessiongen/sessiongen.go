@@ -198,11 +198,7 @@ func (g *Generator) text(n int) string {
 		sb.WriteString(words[g.rng.IntN(len(words))])
 		sb.WriteByte(' ')
 	}
-	s := strings.TrimSpace(sb.String())
-	if g.chance(g.cfg.Damage.InvalidText) {
-		s += []string{loneSurrogateToken, invalidUTF8Token}[g.rng.IntN(2)]
-	}
-	return s
+	return g.damaged(strings.TrimSpace(sb.String()))
 }
 
 // resultText is a tool result's text of about n characters: what a tool
@@ -235,7 +231,7 @@ var toolOutputLines = []string{
 }
 
 // toolOutput is tool output of about n characters: lines of
-// toolOutputLines, joined by newlines, with the text damage g.text applies.
+// toolOutputLines, joined by newlines, damaged as g.text's prose is.
 func (g *Generator) toolOutput(n int) string {
 	var sb strings.Builder
 	for sb.Len() < n {
@@ -259,7 +255,12 @@ func (g *Generator) toolOutput(n int) string {
 		sb.WriteString(line)
 		sb.WriteByte('\n')
 	}
-	s := strings.TrimSpace(sb.String())
+	return g.damaged(strings.TrimSpace(sb.String()))
+}
+
+// damaged is text s with, by chance (Damage.InvalidText), a lone surrogate
+// or invalid UTF-8 appended.
+func (g *Generator) damaged(s string) string {
 	if g.chance(g.cfg.Damage.InvalidText) {
 		s += []string{loneSurrogateToken, invalidUTF8Token}[g.rng.IntN(2)]
 	}
