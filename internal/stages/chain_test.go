@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,7 +246,16 @@ func firstDiff(a, b []byte) string {
 // deterministic and idempotent, no real tool result whose call survives is
 // lost, and the output has the shape the target provider accepts.
 func TestChainProperties(t *testing.T) {
-	forGenerated(t, 0, sessiongen.Heavy(), checkChain)
+	forGenerated(t, 0, sessiongen.Config{Damage: sessiongen.Heavy()}, checkChain)
+}
+
+// TestChainPropertiesToolOutput is TestChainProperties over histories
+// whose tool results are what real tools print (sessiongen's ToolOutput:
+// brackets, colons, quotes, tabs and newlines in every result, which
+// stale media's search and the scan's string marks read), on seeds of
+// their own.
+func TestChainPropertiesToolOutput(t *testing.T) {
+	forGenerated(t, 3100, sessiongen.Config{Damage: sessiongen.Heavy(), ToolOutput: 1, ToolResultChars: 300}, checkChain)
 }
 
 // TestChainPropertiesIssue16 is TestChainProperties over the damage of
@@ -254,7 +264,7 @@ func TestChainProperties(t *testing.T) {
 // that §3.5 empties), on seeds of their own so the histories above do not
 // change; the output holds no invalid text.
 func TestChainPropertiesIssue16(t *testing.T) {
-	forGenerated(t, 1600, sessiongen.Issue16(), func(t *testing.T, tg transcript.Target, input []byte) {
+	forGenerated(t, 1600, sessiongen.Config{Damage: sessiongen.Issue16()}, func(t *testing.T, tg transcript.Target, input []byte) {
 		checkChain(t, tg, input)
 		first, _ := run(t, tg, input, nil)
 		checkServerTools(t, policy.Resolve(tg).API == "anthropic-messages", first.MessagesJSON())
@@ -270,9 +280,11 @@ func TestChainPropertiesIssue16(t *testing.T) {
 	})
 }
 
-// forGenerated runs check over generated histories with damage d, seeds
-// from base on, for every target.
-func forGenerated(t *testing.T, base uint64, d sessiongen.Damage, check func(*testing.T, transcript.Target, []byte)) {
+// forGenerated runs check over generated histories with gen's damage and
+// tool output (its tool results 20 characters long unless it sets a
+// length), seeds from base on, for every target.
+func forGenerated(t *testing.T, base uint64, gen sessiongen.Config, check func(*testing.T, transcript.Target, []byte)) {
+	gen.ToolResultChars = cmp.Or(gen.ToolResultChars, 20)
 	seeds := 12
 	if testing.Short() {
 		seeds = 3
@@ -281,7 +293,8 @@ func forGenerated(t *testing.T, base uint64, d sessiongen.Damage, check func(*te
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range seeds {
 				input := sessiongen.New(sessiongen.Config{Seed: base + uint64(seed), Messages: 30 + seed*5, ToolCallDensity: 0.7,
-					Damage: d, TextChars: 30, ToolResultChars: 20, Target: transcript.Target(tc.t)}).History()
+					Damage: gen.Damage, TextChars: 30, ToolResultChars: gen.ToolResultChars, ToolOutput: gen.ToolOutput,
+					Target: transcript.Target(tc.t)}).History()
 				check(t, tc.t, input)
 			}
 		})

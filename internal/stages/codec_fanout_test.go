@@ -18,7 +18,7 @@ import (
 // the list, which parts encoded in parallel would both write.
 func TestChainOutputEncodesInChunks(t *testing.T) {
 	fan := fanout.New(7, 1)
-	forGenerated(t, 3200, sessiongen.Heavy(), func(t *testing.T, tg transcript.Target, input []byte) {
+	forGenerated(t, 3200, sessiongen.Config{Damage: sessiongen.Heavy()}, func(t *testing.T, tg transcript.Target, input []byte) {
 		tr, _, _ := runChainFanout(t, tg, input, nil, stage.Settings{}, fan)
 		msgs := tr.EncodeMessages(transcript.Parallel{Chunks: fan.Chunks(len(tr.Messages)), Run: fan.Run})
 		payload := tr.AppendPayload(nil, msgs, nil)

@@ -24,7 +24,7 @@ func TestChainFanoutMatchesSequential(t *testing.T) {
 		base   uint64
 		damage sessiongen.Damage
 	}{{"heavy", 0, sessiongen.Heavy()}, {"issue16", 1600, sessiongen.Issue16()}, {"realistic", 3200, sessiongen.Realistic()}} {
-		forGenerated(t, d.base, d.damage, func(t *testing.T, tg transcript.Target, input []byte) {
+		forGenerated(t, d.base, sessiongen.Config{Damage: d.damage}, func(t *testing.T, tg transcript.Target, input []byte) {
 			checkFanoutMatches(t, tg, input, fan)
 		})
 	}

@@ -27,7 +27,7 @@ func TestEachRuleKeepsText(t *testing.T) {
 	drops := map[string]string{}
 	d := sessiongen.Heavy()
 	d.BlankStringTurn = 0.3
-	forGenerated(t, 1100, d, func(t *testing.T, tg transcript.Target, input []byte) {
+	forGenerated(t, 1100, sessiongen.Config{Damage: d}, func(t *testing.T, tg transcript.Target, input []byte) {
 		texts := turnTexts(t, tg, input)
 		for _, st := range Default(imgs) {
 			if _, ok := drops[st.Name]; ok {

@@ -17,7 +17,7 @@ import (
 // pass reaches the fixed point.
 func TestNoToolsOffered(t *testing.T) {
 	noTools := stage.Settings{Request: settings.Request{ToolsOffered: new(false)}}
-	forGenerated(t, 1700, sessiongen.Issue16(), func(t *testing.T, tg transcript.Target, input []byte) {
+	forGenerated(t, 1700, sessiongen.Config{Damage: sessiongen.Issue16()}, func(t *testing.T, tg transcript.Target, input []byte) {
 		first, env := runWith(t, tg, input, nil, noTools)
 		out := first.MessagesJSON()
 		second, _ := runWith(t, tg, out, first.AppendEntries, noTools)
