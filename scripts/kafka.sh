@@ -25,7 +25,11 @@
 # once, with its own ports (client KAFKA_SH_CLUSTER_PORT + 10*NODE, default 19200 + 10*NODE;
 # controller one above), data directory, log and pid under .kafka/cluster/nodeNODE, and a small
 # heap (KAFKA_SH_CLUSTER_HEAP, default 320m). Internal and new topics get replication min(3, N)
-# and min.insync.replicas min(2, N). It prints the bootstrap list (127.0.0.1:19210,...) when
+# and min.insync.replicas min(2, N). Unlike the single broker, whose groups form at once
+# (group.initial.rebalance.delay.ms=0), the cluster keeps the broker default of 3 s, as production
+# clusters do: after a coordinator outage that evicted every member, a group re-forms only once
+# the members that come back within 3 s have joined, so each gets its own partitions back instead
+# of the first one back taking them all (TestClusterFaults/pause-coordinator). It prints the bootstrap list (127.0.0.1:19210,...) when
 # every node answers. stop and status cover the cluster's nodes too (stop broker or stop cluster
 # stops only one of them). Per node (1..N): kill
 # (SIGKILL), pause (SIGSTOP), resume (SIGCONT), restart (SIGKILL if running, then start it again
@@ -270,7 +274,6 @@ transaction.state.log.replication.factor=$rf
 transaction.state.log.min.isr=$isr
 share.coordinator.state.topic.replication.factor=$rf
 share.coordinator.state.topic.min.isr=$isr
-group.initial.rebalance.delay.ms=0
 unclean.leader.election.enable=false
 EOF
 }

@@ -227,7 +227,9 @@ func TestClusterFaults(t *testing.T) {
 		{"pause-coordinator", func(t *testing.T, tp topics) (string, int) {
 			// The group's coordinator away: the workers' commits fail while
 			// they go on working, and once it is back both are evicted and
-			// join again with new member ids, each claiming its partitions.
+			// join again with new member ids, each claiming its partitions
+			// (the cluster keeps the broker's 3 s initial rebalance delay, so
+			// the group forms with both; see scripts/kafka.sh).
 			node := coordinator(t, b, tp.group)
 			kafkaSh(t, "pause", fmt.Sprint(node))
 			time.Sleep(20 * time.Second)
