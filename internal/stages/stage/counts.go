@@ -71,6 +71,19 @@ func (c Counts) Of(stage string) map[string]int {
 	return m
 }
 
+// Total is the sum of stage's counts. A rule counts every change it
+// makes, so a run of it that left its total where it was edited nothing
+// (see Env.NoEdit).
+func (c Counts) Total(stage string) int {
+	n := 0
+	for _, e := range c.list {
+		if e.Stage == stage {
+			n += e.N
+		}
+	}
+	return n
+}
+
 // Len is how many stages counted something.
 func (c Counts) Len() int {
 	n := 0

@@ -12,7 +12,9 @@ import (
 // edit, whether the runner runs it for its Needs or for RunAll; a rule
 // that says it edited nothing (NoEdit) lets the proofs before it stand,
 // but not one an earlier editing rule had already set aside; a skipped
-// rule sets nothing aside.
+// rule sets nothing aside. A rule that may edit finds, in its Apply, the
+// proofs that stood when it began (FoundUnedited), though the runner set
+// them aside for the rules after it.
 func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
 	tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":"hi"}]`), transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "m"})
 	if err != nil {
@@ -34,6 +36,14 @@ func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
 		env.NoEdit()
 		return nil
 	}}
+	// found is a rule that may edit, asking in its Apply whether the
+	// history is as the proof saw it when it began (FoundUnedited), then
+	// editing.
+	found := Stage{Name: "found", Apply: func(_ context.Context, _ *transcript.Transcript, env *Env) error {
+		_, ok := env.FoundUnedited(proof)
+		seen = append(seen, ok)
+		return nil
+	}}
 	skipped := Stage{Name: "skipped", Needs: transcript.FactToolCall, Apply: edit.Apply}
 	for _, tc := range []struct {
 		name   string
@@ -48,6 +58,10 @@ func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
 		{"a proof after the edit", []Stage{edit, prove, look, edit, look}, false, []bool{true, false}},
 		{"a skipped rule", []Stage{prove, skipped, look}, false, []bool{true}},
 		{"a rule run for RunAll", []Stage{prove, skipped, look}, true, []bool{false}},
+		{"an editing rule finds it", []Stage{prove, found, look}, false, []bool{true, false}},
+		{"an editing rule after an edit", []Stage{prove, edit, found}, false, []bool{false}},
+		{"an editing rule after no edit", []Stage{prove, same, same, found}, false, []bool{true}},
+		{"the second editing rule", []Stage{prove, found, found}, false, []bool{true, false}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proof, seen = Proof{}, nil
@@ -67,5 +81,8 @@ func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
 	}
 	if _, ok := (&Env{}).Unedited(Proof{}); ok {
 		t.Error("the zero Proof holds")
+	}
+	if _, ok := (&Env{}).FoundUnedited(Proof{}); ok {
+		t.Error("the zero Proof is found")
 	}
 }

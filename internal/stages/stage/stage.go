@@ -145,6 +145,12 @@ type Env struct {
 	// for the contract's size check to take instead of measuring again
 	// while the history is unedited.
 	RequestSize Proof
+	// IDsSanitized is the early run of the tool-call id rule's proof that
+	// every id is what the rule makes it (toolcalls.ToolCallIDsInImagePass,
+	// Proof.Value unused): the rule is idempotent, so its later run
+	// (toolcalls.ToolCallIDs, the same pass) takes the proof instead of
+	// reading every call and result again while the history is unedited.
+	IDsSanitized Proof
 	// edits counts the rules that may have edited the history (every one
 	// the Skipper let run but a ReadOnly one); lastEdit is the count when
 	// the latest began, and priorEdit lastEdit before it (NoEdit).
@@ -167,6 +173,13 @@ func (env *Env) Prove(value int) Proof { return Proof{Value: value, at: env.edit
 // each that did said it edited nothing (NoEdit).
 func (env *Env) Unedited(p Proof) (int, bool) {
 	return p.Value, p.at != 0 && p.at > env.lastEdit
+}
+
+// FoundUnedited is Unedited for a rule that is not ReadOnly, asked in its
+// Apply: whether p proves something of the history as that rule found it
+// (the Skipper set the proofs aside as it began, since it may edit).
+func (env *Env) FoundUnedited(p Proof) (int, bool) {
+	return p.Value, p.at != 0 && p.at > env.priorEdit
 }
 
 // NoEdit is what a rule that is not ReadOnly says when it leaves the

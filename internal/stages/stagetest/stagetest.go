@@ -88,7 +88,8 @@ func Equal(tb testing.TB, got []byte, want string) {
 }
 
 // CheckProperties runs the stages twice over messagesJSON and reports a
-// violation of the properties every stage must have. Invalid JSON input is
+// violation of the properties every stage must have, and that a run that
+// said it edited nothing (stage.Env.NoEdit) left the messages as they were. Invalid JSON input is
 // not a violation (the codec rejects it before any stage runs).
 func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stage.Stage) {
 	tb.Helper()
@@ -115,5 +116,35 @@ func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stag
 	}
 	if !bytes.Equal(first.JSON, second.JSON) {
 		tb.Fatalf("not idempotent:\n first: %s\nsecond: %s", first.JSON, second.JSON)
+	}
+	c.checkNoEdit(tb, messagesJSON, stages)
+}
+
+// checkNoEdit fails the test when the stages said they edited nothing
+// while they did: a proof made before them (stage.Env.Prove) that still
+// stands after them (each was skipped, ReadOnly, or called
+// stage.Env.NoEdit) means the messages must be the ones decoded.
+func (c Case) checkNoEdit(tb testing.TB, messagesJSON []byte, stages []stage.Stage) {
+	tb.Helper()
+	untouched, err := c.Run(messagesJSON)
+	if err != nil {
+		tb.Fatalf("decoding again: %v", err)
+	}
+	var proof stage.Proof
+	stands := false
+	prove := stage.Stage{Name: "prove", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
+		proof = env.Prove(0)
+		return nil
+	}}
+	look := stage.Stage{Name: "look", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
+		_, stands = env.Unedited(proof)
+		return nil
+	}}
+	res, err := c.Run(messagesJSON, append(append([]stage.Stage{prove}, stages...), look)...)
+	if err != nil {
+		tb.Fatalf("run between a proof and its check failed: %v", err)
+	}
+	if stands && !bytes.Equal(res.JSON, untouched.JSON) {
+		tb.Fatalf("the stages said they edited nothing (stage.Env.NoEdit), but the messages changed:\n  in: %s\n out: %s", untouched.JSON, res.JSON)
 	}
 }

@@ -53,12 +53,20 @@ const idSites = transcript.FactToolCall | transcript.FactToolResult
 // always gets the same new id, in calls and results alike, a Responses pair
 // keeps its item part, and a new id never equals another id of the history.
 //
-// A history that needs no change is left untouched.
+// A history that needs no change is left untouched. When the early run
+// (ToolCallIDsInImagePass) ran in this job and no rule since edited the
+// history (env.IDsSanitized still stands), its output is this run's: the
+// pass is idempotent, so the rule takes that proof and reads nothing. A
+// clean history then pays for one id pass, not two.
 func ToolCallIDs() stage.Stage {
 	return stage.Stage{Name: idsStage, Needs: idSites, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		p := env.Policy
 		switch {
 		case p.SanitizeToolCallIDs && p.ToolCallIDMode != policy.IDModeNone:
+			if _, ok := env.FoundUnedited(env.IDsSanitized); ok {
+				env.NoEdit()
+				return nil
+			}
 			return sanitizeIDs(ctx, t, env, idsStage)
 		case p.IDLimits != (contract.IDLimits{}):
 			return fitLimits(ctx, t, env)
@@ -71,14 +79,20 @@ func ToolCallIDs() stage.Stage {
 // step 3 makes part of the image pass: the same algorithm, only when the
 // policy sanitises ids, does not replay provider-owned thinking, and is not
 // the OpenAI Responses family. Its output is a fixed point of ToolCallIDs,
-// so the later step 11 run changes nothing it already did.
+// so the later step 11 run changes nothing it already did; it leaves the
+// proof of that in env.IDsSanitized, for the later run to take while no
+// rule edits the history.
 func ToolCallIDsInImagePass() stage.Stage {
 	return stage.Stage{Name: idsEarlyStage, Needs: idSites, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		p := env.Policy
 		if !p.SanitizeToolCallIDs || p.ToolCallIDMode == policy.IDModeNone || p.AllowProviderOwnedThinkingReplay() || p.IsResponsesAPI() {
 			return nil
 		}
-		return sanitizeIDs(ctx, t, env, idsEarlyStage)
+		if err := sanitizeIDs(ctx, t, env, idsEarlyStage); err != nil {
+			return err
+		}
+		env.IDsSanitized = env.Prove(0)
+		return nil
 	}}
 }
 
@@ -143,6 +157,9 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 	total := sumCounts(counts)
 	env.Report.Add(name, "calls_rewritten", total.calls)
 	env.Report.Add(name, "results_rewritten", total.results)
+	if total == (idCounts{}) {
+		env.NoEdit()
+	}
 	return nil
 }
 

@@ -63,7 +63,22 @@ type inputsRun struct {
 	report  *stage.Report
 }
 
+// applyToolCallInputs runs the rule; a run that counted no change edited
+// nothing, and says so (env.NoEdit).
 func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	before := env.Report.Stages.Total(inputsStage)
+	if err := validateInputs(ctx, t, env); err != nil {
+		return err
+	}
+	if env.Report.Stages.Total(inputsStage) == before {
+		env.NoEdit()
+	}
+	return nil
+}
+
+// validateInputs runs passes of the rule until one leaves every signed
+// turn's span as it was (see spanGrew).
+func validateInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 	for {
 		r := &inputsRun{
 			msgs:   t.Messages,

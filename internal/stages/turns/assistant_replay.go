@@ -98,6 +98,9 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 		env.Report.Add(name, "normalised", normalised)
 		env.Report.Add(name, "sentinel", sentinels)
 		env.Report.Add(name, "trailing_trimmed", trimmed)
+		if dropped+normalised+sentinels+trimmed == 0 {
+			env.NoEdit()
+		}
 		return nil
 	}}
 }

@@ -1,8 +1,11 @@
 package turns
 
 import (
+	"bytes"
+	"context"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -165,5 +168,51 @@ func TestIsSilentBlockReadsRaw(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAssistantReplayAgainSaysNoEdit: the again pass tells the runner it
+// edited nothing (stage.Env.NoEdit, so the proofs made before it stand)
+// exactly when it left every message as it found it. An earlier rule
+// rewrites each assistant's content to one text (so the again pass judges
+// them); a proof is made after it, and checked after the again pass.
+func TestAssistantReplayAgainSaysNoEdit(t *testing.T) {
+	in := `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"text","text":"a"}],"stopReason":"stop","usage":` + u + `},{"role":"user","content":"r"}]`
+	for _, tc := range []struct {
+		name, text string
+		stands     bool
+	}{
+		{"visible text: nothing to do", "fine", true},
+		{"silent reply: dropped", "NO_REPLY", false},
+		{"blank text: dropped", " ", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rewrite := stage.Stage{Name: "rewrite", Apply: func(_ context.Context, tr *transcript.Transcript, _ *stage.Env) error {
+				for _, m := range tr.Messages {
+					if m.Role() == transcript.RoleAssistant {
+						m.SetBlocks([]*transcript.Block{transcript.TextBlock(tc.text)})
+					}
+				}
+				return nil
+			}}
+			var proof stage.Proof
+			var before []byte
+			stands := false
+			prove := stage.Stage{Name: "prove", ReadOnly: true, Apply: func(_ context.Context, tr *transcript.Transcript, env *stage.Env) error {
+				proof, before = env.Prove(0), tr.MessagesJSON()
+				return nil
+			}}
+			look := stage.Stage{Name: "look", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
+				_, stands = env.Unedited(proof)
+				return nil
+			}}
+			res := stagetest.Case{Target: anthropicTarget}.Apply(t, in, rewrite, prove, AssistantReplayAgain(), look)
+			if stands != tc.stands {
+				t.Fatalf("the proof stands %v after the again pass, want %v (output %s)", stands, tc.stands, res.JSON)
+			}
+			if stands && !bytes.Equal(res.JSON, before) {
+				t.Fatalf("the again pass said it edited nothing, but\n%s\nbecame\n%s", before, res.JSON)
+			}
+		})
 	}
 }
