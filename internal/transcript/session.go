@@ -131,17 +131,45 @@ func nextLine(data []byte) (line, rest []byte) {
 
 // LooksLikeSession reports whether data's first non-blank line is a
 // session-file header ({"type":"session",...}), as DecodeSession reads it:
-// such an input is a session file, any other a job.
+// such an input is a session file, any other a job. A job written on one
+// line is its own first line, so the line is parsed only when it may spell
+// the string "session" (mayHoldSession): a job's whole text is not
+// validated twice (once here, once by the job's decode).
 func LooksLikeSession(data []byte) bool {
 	for len(data) > 0 {
 		var line []byte
 		if line, data = nextLine(data); len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if !mayHoldSession(line) {
+			return false
+		}
 		obj, err := ParseObject(bytes.TrimSpace(line))
 		return err == nil && isType(obj, "session")
 	}
 	return false
+}
+
+// mayHoldSession reports whether line may hold a JSON string that decodes
+// to "session": it holds "session" as written, or a \u escape of one of its
+// letters (JSON spells a letter no other way), which a job's text seldom
+// does. Without either, no member of line is the string "session".
+func mayHoldSession(line []byte) bool {
+	if bytes.Contains(line, []byte(`"session"`)) {
+		return true
+	}
+	for rest := line; ; {
+		i := bytes.Index(rest, []byte(`\u00`))
+		if i < 0 || i+6 > len(rest) {
+			return false
+		}
+		// s, e, i, o, n are U+0073, 65, 69, 6F, 6E (a hex digit in either case)
+		switch hi, lo := rest[i+4], rest[i+5]|0x20; {
+		case hi == '7' && lo == '3', hi == '6' && (lo == '5' || lo == '9' || lo == 'f' || lo == 'e'):
+			return true
+		}
+		rest = rest[i+4:]
+	}
 }
 
 func isType(o Object, typ string) bool { s, _ := o.String("type"); return s == typ }
