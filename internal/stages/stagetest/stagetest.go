@@ -88,9 +88,10 @@ func Equal(tb testing.TB, got []byte, want string) {
 }
 
 // CheckProperties runs the stages twice over messagesJSON and reports a
-// violation of the properties every stage must have, and that a run that
-// said it edited nothing (stage.Env.NoEdit) left the messages as they were. Invalid JSON input is
-// not a violation (the codec rejects it before any stage runs).
+// violation of the properties every stage must have, among them that a
+// run that said it edited nothing (stage.Env.NoEdit) left the messages as
+// they were. Invalid JSON input is not a violation (the codec rejects it
+// before any stage runs).
 func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stage.Stage) {
 	tb.Helper()
 	first, err := c.Run(messagesJSON, stages...)
