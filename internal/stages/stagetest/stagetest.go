@@ -1,7 +1,8 @@
 // Package stagetest runs hygiene stages over JSON fixtures in tests: build a
 // transcript from a message array, apply stages, compare the output, and
 // fuzz a stage for the properties every rule must have (no panic, output
-// re-parses, a second run changes nothing, two runs give the same bytes).
+// re-parses, a second run changes nothing, two runs give the same bytes, a
+// run that says it edited nothing did not).
 //
 // May import: internal/contract, internal/policy, internal/stages/stage,
 // internal/transcript.
