@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -109,25 +110,33 @@ func TestOneMemberEditHoldsOneMember(t *testing.T) {
 		fmt.Fprintf(&b, `{"role":"toolResult","toolCallId":"call_%024x","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":%d}`, i, i)
 	}
 	b.WriteByte(']')
-	tr, err := FromMessages([]byte(b.String()), Target{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	id, usage := []byte(`"call_f1f8bf13f4f08ffb703c9e51"`), []byte(`{"input":0}`)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for _, m := range tr.Messages {
-		if blocks, _ := m.Blocks(); m.Role() == "assistant" {
-			blocks[0].Set("id", id)
-			m.Set("usage", usage)
-		} else {
-			m.Set("toolCallId", id)
+	// The heap's byte count is the process's: a goroutine an earlier test
+	// left running may allocate during the edits (CI once read 97 bytes an
+	// edit where a quiet run reads 95.98). The least of three runs is the
+	// edits' own.
+	least := math.Inf(1)
+	var tr *Transcript
+	for range 3 {
+		var err error
+		if tr, err = FromMessages([]byte(b.String()), Target{}); err != nil {
+			t.Fatal(err)
 		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, m := range tr.Messages {
+			if blocks, _ := m.Blocks(); m.Role() == "assistant" {
+				blocks[0].Set("id", id)
+				m.Set("usage", usage)
+			} else {
+				m.Set("toolCallId", id)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		least = min(least, float64(after.TotalAlloc-before.TotalAlloc)/float64(3*n))
 	}
-	runtime.ReadMemStats(&after)
-	edits := 3 * n
-	if per := float64(after.TotalAlloc-before.TotalAlloc) / float64(edits); per > 96 {
-		t.Fatalf("%.0f bytes held per one-member edit, want at most 96", per)
+	if least > 96 {
+		t.Fatalf("%.0f bytes held per one-member edit (the least of three runs), want at most 96", least)
 	}
 	for _, m := range tr.Messages[:2] {
 		if !m.Changed() || !strings.Contains(string(m.AppendJSON(nil)), string(id)) {
