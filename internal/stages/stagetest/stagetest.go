@@ -123,30 +123,43 @@ func (c Case) CheckProperties(tb testing.TB, messagesJSON []byte, stages ...stag
 }
 
 // checkNoEdit fails the test when the stages said they edited nothing
-// while they did: a proof made before them (stage.Env.Prove) that still
-// stands after them (each was skipped, ReadOnly, or called
-// stage.Env.NoEdit) means the messages must be the ones decoded.
+// while they did (see Watch): the messages must then be the ones decoded.
 func (c Case) checkNoEdit(tb testing.TB, messagesJSON []byte, stages []stage.Stage) {
 	tb.Helper()
-	untouched, err := c.Run(messagesJSON)
-	if err != nil {
-		tb.Fatalf("decoding again: %v", err)
-	}
-	var proof stage.Proof
-	stands := false
-	prove := stage.Stage{Name: "prove", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
-		proof = env.Prove(0)
-		return nil
-	}}
-	look := stage.Stage{Name: "look", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
-		_, stands = env.Unedited(proof)
-		return nil
-	}}
-	res, err := c.Run(messagesJSON, append(append([]stage.Stage{prove}, stages...), look)...)
+	var w Watch
+	res, err := c.Run(messagesJSON, append(append([]stage.Stage{w.Prove()}, stages...), w.Look())...)
 	if err != nil {
 		tb.Fatalf("run between a proof and its check failed: %v", err)
 	}
-	if stands && !bytes.Equal(res.JSON, untouched.JSON) {
-		tb.Fatalf("the stages said they edited nothing (stage.Env.NoEdit), but the messages changed:\n  in: %s\n out: %s", untouched.JSON, res.JSON)
+	if w.Stands && !bytes.Equal(res.JSON, w.Before) {
+		tb.Fatalf("the stages said they edited nothing (stage.Env.NoEdit), but the messages changed:\n  in: %s\n out: %s", w.Before, res.JSON)
 	}
+}
+
+// A Watch tells whether the stages run between its two stages said they
+// edited nothing: Prove, put before them, records the messages (Before)
+// and a proof of them (stage.Env.Prove); Look, put after them, sets Stands
+// to whether that proof still stands (stage.Env.Unedited: each stage was
+// skipped, ReadOnly, or called stage.Env.NoEdit). Both are ReadOnly. When
+// Stands, the messages must still be Before.
+type Watch struct {
+	Before []byte
+	Stands bool
+	proof  stage.Proof
+}
+
+// Prove returns the stage that records the messages and proves them.
+func (w *Watch) Prove() stage.Stage {
+	return stage.Stage{Name: "prove", ReadOnly: true, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
+		w.proof, w.Before = env.Prove(0), t.MessagesJSON()
+		return nil
+	}}
+}
+
+// Look returns the stage that asks whether the proof still stands.
+func (w *Watch) Look() stage.Stage {
+	return stage.Stage{Name: "look", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
+		_, w.Stands = env.Unedited(w.proof)
+		return nil
+	}}
 }

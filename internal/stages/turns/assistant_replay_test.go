@@ -195,23 +195,13 @@ func TestAssistantReplayAgainSaysNoEdit(t *testing.T) {
 				}
 				return nil
 			}}
-			var proof stage.Proof
-			var before []byte
-			stands := false
-			prove := stage.Stage{Name: "prove", ReadOnly: true, Apply: func(_ context.Context, tr *transcript.Transcript, env *stage.Env) error {
-				proof, before = env.Prove(0), tr.MessagesJSON()
-				return nil
-			}}
-			look := stage.Stage{Name: "look", ReadOnly: true, Apply: func(_ context.Context, _ *transcript.Transcript, env *stage.Env) error {
-				_, stands = env.Unedited(proof)
-				return nil
-			}}
-			res := stagetest.Case{Target: anthropicTarget}.Apply(t, in, rewrite, prove, AssistantReplayAgain(), look)
-			if stands != tc.stands {
-				t.Fatalf("the proof stands %v after the again pass, want %v (output %s)", stands, tc.stands, res.JSON)
+			var w stagetest.Watch
+			res := stagetest.Case{Target: anthropicTarget}.Apply(t, in, rewrite, w.Prove(), AssistantReplayAgain(), w.Look())
+			if w.Stands != tc.stands {
+				t.Fatalf("the proof stands %v after the again pass, want %v (output %s)", w.Stands, tc.stands, res.JSON)
 			}
-			if stands && !bytes.Equal(res.JSON, before) {
-				t.Fatalf("the again pass said it edited nothing, but\n%s\nbecame\n%s", before, res.JSON)
+			if w.Stands && !bytes.Equal(res.JSON, w.Before) {
+				t.Fatalf("the again pass said it edited nothing, but\n%s\nbecame\n%s", w.Before, res.JSON)
 			}
 		})
 	}
