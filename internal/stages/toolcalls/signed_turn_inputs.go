@@ -54,8 +54,9 @@ func (r *inputsRun) signedTurnSafe(i int, blocks []*transcript.Block) bool {
 		}
 	}
 	if displaced {
+		earlier := r.earlierThan(i)
 		for id := range ids {
-			if _, ok := r.earlier[id]; ok {
+			if _, ok := earlier[id]; ok {
 				return false
 			}
 		}

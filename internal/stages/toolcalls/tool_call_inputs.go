@@ -50,9 +50,15 @@ type inputsRun struct {
 	// preserved holds the call ids of the signed turns kept so far (nil
 	// for none: most jobs have none, and pay no map).
 	preserved map[string]struct{}
-	// earlier holds the trimmed call ids of every assistant seen so far
-	// (nil for none).
-	earlier map[string]struct{}
+	// earlier holds the trimmed call ids of the assistants in
+	// msgs[:earlierTo] as they came to this pass, built only when a
+	// displaced signed turn asks (earlierThan): most histories have none,
+	// and pay for no set of every call id. dropped holds the trimmed ids of
+	// the calls this pass dropped from assistants it kept, which their
+	// blocks no longer show.
+	earlier   map[string]struct{}
+	earlierTo int
+	dropped   []string
 	// spanEnds holds the assistant that ends the span of each kept signed turn.
 	spanEnds []*transcript.Message
 	// results holds the index of the last tool result of each trimmed id,
@@ -154,7 +160,6 @@ func (r *inputsRun) message(i int, m *transcript.Message) bool {
 	if !ok {
 		return true
 	}
-	defer r.remember(blocks)
 	if frozenTurn(r.policy, m, blocks) {
 		if r.signedTurnSafe(i, blocks) {
 			for _, b := range blocks {
@@ -184,6 +189,9 @@ func (r *inputsRun) mutable(m *transcript.Message, blocks []*transcript.Block) b
 		}
 		if !keep {
 			dropped++
+			if id := trimmedID(b); id != "" {
+				r.dropped = append(r.dropped, id)
+			}
 			if kept == nil {
 				kept = append(make([]*transcript.Block, 0, len(blocks)), blocks[:j]...)
 			}
@@ -255,16 +263,36 @@ func (r *inputsRun) answered(b *transcript.Block) bool {
 	return false
 }
 
-// remember records the call ids of an assistant for the displacement check
-// of later signed turns.
-func (r *inputsRun) remember(blocks []*transcript.Block) {
-	for _, b := range blocks {
-		if b.IsAnyToolCall() {
-			if id := trimmedID(b); id != "" {
-				r.earlier = addID(r.earlier, id)
+// earlierThan returns the trimmed call ids of the assistants before
+// msgs[i], as they came to this pass, for the displacement check of the
+// signed turn at i. It adds the assistants since its last call, then the
+// ids of the calls dropped so far: an assistant this pass kept has lost
+// those from its blocks, and one it removed keeps its blocks as they were.
+// (A call's id is never edited by this rule, and every drop so far was
+// from an assistant before i.)
+func (r *inputsRun) earlierThan(i int) map[string]struct{} {
+	if r.earlier == nil {
+		r.earlier = map[string]struct{}{}
+	}
+	for ; r.earlierTo < i; r.earlierTo++ {
+		m := r.msgs[r.earlierTo]
+		if !m.IsObject() || m.Role() != transcript.RoleAssistant {
+			continue
+		}
+		blocks, _ := m.Blocks()
+		for _, b := range blocks {
+			if b.IsAnyToolCall() {
+				if id := trimmedID(b); id != "" {
+					r.earlier[id] = struct{}{}
+				}
 			}
 		}
 	}
+	for _, id := range r.dropped {
+		r.earlier[id] = struct{}{}
+	}
+	r.dropped = r.dropped[:0]
+	return r.earlier
 }
 
 // countCalls counts the tool calls of any spelling among blocks.
