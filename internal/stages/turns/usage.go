@@ -1,6 +1,7 @@
 package turns
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"strconv"
@@ -67,12 +68,16 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 			continue
 		}
 		raw, has := m.Get("usage")
+		plain := has && plainNormalUsage(raw)
 		var room [usageRoom]field
-		u, valid := readUsage(room[:0], raw, has)
-		if !valid {
-			m.Set("usage", []byte(zeroUsage))
-			n.normalised++
-			continue
+		var u usageRead
+		if !plain {
+			var valid bool
+			if u, valid = readUsage(room[:0], raw, has); !valid {
+				m.Set("usage", []byte(zeroUsage))
+				n.normalised++
+				continue
+			}
 		}
 		if comp.stale(m, i) {
 			if string(raw) != zeroUsage {
@@ -81,7 +86,7 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 			}
 			continue
 		}
-		if u.normal() {
+		if plain || u.normal() {
 			continue // already normal: not written
 		}
 		m.Set("usage", u.appendNormal(make([]byte, 0, len(raw)+usageGrowth)))
@@ -141,6 +146,103 @@ func scanUsage(raw []byte, has bool) (valid, normal bool) {
 	var room [usageRoom]field
 	u, valid := readUsage(room[:0], raw, has)
 	return valid, valid && u.normal()
+}
+
+// plainNormalUsage reports whether raw is a usage in normal form as the
+// runtimes write it, read in one pass that collects nothing: compact (no
+// space), only the five counts, each once and a plain number (plainNumber),
+// and at most one cost, an object of its own five counts written the same
+// way. A usage it accepts, readUsage finds valid and normal; false says
+// nothing, and usageOf then reads the usage the general way. It is the
+// usage of nearly every assistant turn of a clean history (OpenClaw writes
+// input, output, cacheRead, cacheWrite, totalTokens and a complete cost),
+// which usageOf so confirms without building its members.
+func plainNormalUsage(raw []byte) bool {
+	rest, ok := plainCounts(raw, &usageCountKeys, true)
+	return ok && len(rest) == 0
+}
+
+// plainCounts reads the object at the start of raw as plainNormalUsage
+// says, with keys as its counts and, when withCost, one cost member, and
+// returns what follows it; ok is false when the object is not so written
+// or lacks a count.
+func plainCounts(raw []byte, keys *[5]string, withCost bool) (rest []byte, ok bool) {
+	if len(raw) < 2 || raw[0] != '{' {
+		return nil, false
+	}
+	raw = raw[1:]
+	var seen uint8
+	cost := false
+	for {
+		if len(raw) == 0 || raw[0] != '"' {
+			return nil, false
+		}
+		end := bytes.IndexByte(raw[1:], '"')
+		if end < 0 || len(raw) < end+3 || raw[end+2] != ':' {
+			return nil, false
+		}
+		key := raw[1 : end+1]
+		raw = raw[end+3:]
+		switch k := countIndex(keys, string(key)); {
+		case k >= 0 && seen&(1<<k) == 0:
+			seen |= 1 << k
+			n := plainNumber(raw)
+			if n == 0 {
+				return nil, false
+			}
+			raw = raw[n:]
+		case k < 0 && withCost && !cost && string(key) == "cost":
+			cost = true
+			if raw, ok = plainCounts(raw, &costCountKeys, false); !ok {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+		if len(raw) == 0 {
+			return nil, false
+		}
+		switch raw[0] {
+		case ',':
+			raw = raw[1:]
+		case '}':
+			return raw[1:], seen == 1<<len(keys)-1
+		default:
+			return nil, false
+		}
+	}
+}
+
+// plainNumber returns the length of the plain number at the start of raw,
+// or 0: an optional minus, an integer part of at most 15 digits without a
+// leading zero, an optional fraction of at most 20 digits, no exponent.
+// Such a number is always finite, so number reads it as a number.
+func plainNumber(raw []byte) int {
+	i := 0
+	if i < len(raw) && raw[i] == '-' {
+		i++
+	}
+	digits := func(from, most int) int {
+		j := from
+		for j < len(raw) && j-from < most && raw[j] >= '0' && raw[j] <= '9' {
+			j++
+		}
+		return j - from
+	}
+	switch n := digits(i, 15); {
+	case n == 0, n > 1 && raw[i] == '0':
+		return 0
+	default:
+		i += n
+	}
+	if i < len(raw) && raw[i] == '.' {
+		n := digits(i+1, 20)
+		if n == 0 {
+			return 0
+		}
+		i += 1 + n
+	}
+	return i
 }
 
 // field is one member of a usage or cost object.

@@ -131,6 +131,9 @@ func checkScanUsage(t *testing.T, raw []byte) {
 	t.Helper()
 	valid, normal := scanUsage(raw, true)
 	_, err := transcript.ParseObject(raw)
+	if plainNormalUsage(raw) && (err != nil || !valid || !normal) {
+		t.Fatalf("plainNormalUsage(%s) accepts what scanUsage finds valid %v, normal %v (ParseObject error %v)", raw, valid, normal, err)
+	}
 	if valid != (err == nil) {
 		t.Fatalf("scanUsage(%s): valid %v, ParseObject error %v", raw, valid, err)
 	}
@@ -156,6 +159,46 @@ func TestScanUsage(t *testing.T) {
 	}
 	if valid, _ := scanUsage(nil, false); valid {
 		t.Error("an absent usage is valid")
+	}
+}
+
+// TestPlainNormalUsage: the one-pass check accepts the usages runtimes
+// write (OpenClaw's members and cost, the generator's order, a negative or
+// fractional cost), and leaves everything else to readUsage; what it
+// accepts, checkScanUsage holds to the reference.
+func TestPlainNormalUsage(t *testing.T) {
+	accepted := []string{
+		usageShapes[0], usageShapes[1],
+		`{"cacheRead":0,"cacheWrite":0,"input":3272,"output":91,"totalTokens":3363}`,
+		`{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`,
+		`{"input":123456789012345,"output":-0,"cacheRead":-1.5,"cacheWrite":0.00000000000000000001,"totalTokens":1,"cost":{"total":1,"cacheWrite":0,"cacheRead":0,"output":0.25,"input":-0.5}}`,
+	}
+	refused := []string{
+		usageShapes[2], usageShapes[3], usageShapes[4], usageShapes[8], usageShapes[9], usageShapes[10], usageShapes[11],
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"service":"x"}`,
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":1e1}`,
+		`{"input":01,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
+		`{"input":1234567890123456,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
+		`{"input":1.000000000000000000001,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
+		`{"input":1.,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
+		`{"input":-,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"input":5,"totalTokens":10}`,
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"cost":{}}}`,
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0}}`,
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}x`,
+		`{"in\"":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
+		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10`, `{"input"`, `{`, ``,
+	}
+	for _, u := range accepted {
+		if !plainNormalUsage([]byte(u)) {
+			t.Errorf("plainNormalUsage(%s) = false, want true", u)
+		}
+		checkScanUsage(t, []byte(u))
+	}
+	for _, u := range refused {
+		if plainNormalUsage([]byte(u)) {
+			t.Errorf("plainNormalUsage(%s) = true, want false", u)
+		}
 	}
 }
 
