@@ -27,6 +27,9 @@ type node struct {
 	// entry (see viewOf).
 	kindValue uint8
 	flags     jsontape.Flags
+	// stopValue is the tape node's StopValue, kept the same way: a
+	// message's StopReason reads no tape entry either.
+	stopValue uint8
 	ov        *overlay // the value's own members, once edited (or built)
 	// memo is the long escaped string member last decoded (String): a
 	// block's text or a tool result's is read by several rules in a row,
@@ -39,7 +42,7 @@ type node struct {
 // viewOf is the node of tape node ni of t.
 func viewOf(t *jsontape.Tape, ni uint32) node {
 	tn := &t.Nodes[ni]
-	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags}
+	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags, stopValue: tn.StopValue}
 }
 
 // live panics, as every read of a released tape does (jsontape.Tape.Release),
@@ -393,6 +396,19 @@ func (n *node) kind(key string) string {
 		return jsontape.KindValues[n.kindValue]
 	}
 	return n.t.KindString(n.tapeNode())
+}
+
+// stopReason is a message's "stopReason" string member (Message.StopReason).
+// A message no rule has edited, whose stop reason is one of spec §1.2's,
+// answers from the value the decode recorded (jsontape.Node.StopValue),
+// reading no tape entry.
+func (n *node) stopReason() string {
+	if n.ov == nil && n.stopValue != 0 {
+		n.live()
+		return jsontape.KindValues[n.stopValue]
+	}
+	s, _ := n.String("stopReason")
+	return s
 }
 
 // Set replaces or appends a member (raw JSON value) and marks the value

@@ -241,8 +241,9 @@ func (m *Message) RawResultID() string {
 	return ""
 }
 
-// StopReason returns the assistant's stopReason ("" when absent).
-func (m *Message) StopReason() string { s, _ := m.String("stopReason"); return s }
+// StopReason returns the assistant's stopReason ("" when absent, or not a
+// string).
+func (m *Message) StopReason() string { return m.members.stopReason() }
 
 // Timestamp returns the message's timestamp in ms (number or ISO string).
 func (m *Message) Timestamp() (int64, bool) {

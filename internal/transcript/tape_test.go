@@ -60,7 +60,7 @@ func lookups(b *strings.Builder, n *node, fields []Field) {
 // members, its blocks and theirs, its invalid-text mark, its kind members.
 func describe(m *Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "raw %q object %v invalid %v role %q type %q changed %v\n", m.Raw(), m.IsObject(), m.HasInvalidText(), m.Role(), m.Type(), m.Changed())
+	fmt.Fprintf(&b, "raw %q object %v invalid %v role %q type %q stop %q changed %v\n", m.Raw(), m.IsObject(), m.HasInvalidText(), m.Role(), m.Type(), m.StopReason(), m.Changed())
 	fields := fieldsOf(&m.members)
 	for _, f := range fields {
 		fmt.Fprintf(&b, "  %q: %s\n", f.Key, f.Value)
@@ -148,6 +148,7 @@ func TestDecodingPassSplitsLikeTheParse(t *testing.T) {
 		`[{"ro\u006ce":"user","role":"assistant","content":[{}]}, "not an object", 3, [1,2]]`,
 		`[{"role":"user","content":[{"type":"text","text":"caf\u00e9 \ud800 bad ` + "\xff" + `"}]}]`,
 		`[ {"role" : "user" , "content" : [ {"type" : "te\u0078t" , "text" : "x\ny"} ] } , {"type":"t","role":"r"} ]`,
+		`[{"role":"assistant","stopReason":"toolUse"},{"role":"assistant","stopReason":"sto\u0070"},{"stopReason":"error","role":"assistant","stopReason":"stop"},{"role":"assistant","stopReason":1},{"role":"assistant","stopReason":"weird"},{"role":"assistant","stopReason":"user"},{"role":"assistant","st\u006fpReason":"length","stopReason":"aborted"},{"role":"assistant","content":[{"type":"text","stopReason":"error"}]}]`,
 		`[{"role":"toolResult","t\u006f\u006fl\u0043allId":"toolu_01A09q90qw90lq917835lq9B","toolCallId":"second","not a common key":1,"content":[{"type":"text","text":"` + strings.Repeat(`line\n`, 20) + `"}]}]`,
 	} {
 		tr, err := FromMessages([]byte(messages), Target{})
@@ -155,6 +156,31 @@ func TestDecodingPassSplitsLikeTheParse(t *testing.T) {
 			t.Fatalf("%s: %v", messages, err)
 		}
 		checkSameStructure(t, tr.Messages)
+	}
+}
+
+// TestStopReasonFollowsEdits: the stop reason the decode recorded answers
+// only until a rule edits the message; then the edited member does.
+func TestStopReasonFollowsEdits(t *testing.T) {
+	tr, err := FromMessages([]byte(`[{"role":"assistant","stopReason":"stop","content":[]},{"role":"assistant","stopReason":"length"}]`), Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, other := tr.Messages[0], tr.Messages[1]
+	if got := m.StopReason(); got != StopStop {
+		t.Fatalf("decoded: %q, want %q", got, StopStop)
+	}
+	m.Set("stopReason", []byte(`"error"`))
+	if got := m.StopReason(); got != StopError {
+		t.Errorf("after Set: %q, want %q", got, StopError)
+	}
+	m.Delete("stopReason")
+	if got := m.StopReason(); got != "" {
+		t.Errorf("after Delete: %q, want none", got)
+	}
+	other.Set("model", []byte(`"m"`))
+	if got := other.StopReason(); got != StopLength {
+		t.Errorf("after another member's Set: %q, want %q", got, StopLength)
 	}
 }
 

@@ -28,6 +28,8 @@ const (
 	keyRole    = 1
 	keyContent = 2
 	keyType    = 3
+	// keyStopReason is "stopReason" (Node.StopValue).
+	keyStopReason = 29
 )
 
 // Node.Keys has a bit per KeyNames entry.
@@ -103,10 +105,12 @@ next:
 var keyNames = newNameTable(KeyNames[:])
 
 // KindValues are the roles and block types of spec §1.2 and §1.3 (legacy
-// aliases included) a tape records as a number (Node.KindValue); index 0
-// is no value.
+// aliases included), and its stop reasons, that a tape records as a number
+// (Node.KindValue, Node.StopValue); index 0 is no value. ("toolUse" is
+// both a block type and a stop reason.)
 var KindValues = [...]string{"", "user", "assistant", "toolResult", "compactionSummary", "branchSummary", "custom", "tool",
-	"text", "image", "thinking", "redacted_thinking", "toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call", "video"}
+	"text", "image", "thinking", "redacted_thinking", "toolCall", "toolUse", "functionCall", "tool_call", "tool_use", "function_call", "video",
+	"stop", "length", "error", "aborted"}
 
 // kindValue returns the index of s in KindValues, or 0.
 func kindValue(s string) uint8 { return kindValues.index(s) }

@@ -40,6 +40,12 @@ type Node struct {
 	// (its index there), 0 otherwise: the role or type every rule reads
 	// of every message and block is then read without touching the input.
 	KindValue uint8
+	// StopValue is a message's first "stopReason" member's value when it
+	// is one of KindValues (its index there), 0 otherwise: the stop reason
+	// several rules read of every assistant is then read without finding
+	// the member or touching the input. It fills the padding after
+	// KindValue.
+	StopValue uint8
 	// Keys has bit i set when a member's key is KeyNames[i] (i > 0): Find
 	// answers for a common key the node lacks without walking its members.
 	Keys uint64
@@ -375,7 +381,8 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			m.Flags |= KeyEscaped
 			m.KeyID = escapedKeyID(raw[kstart:kend])
 		}
-		n.Keys |= 1 << m.KeyID &^ 1 // bit 0 is "no common key": never set
+		stopAt := message && m.KeyID == keyStopReason && n.Keys&(1<<keyStopReason) == 0 // the first stopReason
+		n.Keys |= 1 << m.KeyID &^ 1                                                     // bit 0 is "no common key": never set
 		var vend int
 		if message && !seenContent && m.KeyID == keyContent && vstart < len(raw) && raw[vstart] == '[' {
 			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
@@ -396,6 +403,9 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			return n, vend, err
 		}
 		m.ValEnd = uint32(vend)
+		if stopAt && m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
+			n.StopValue = kindValues.indexAt(raw, vstart+1, vend-1)
+		}
 		if kindAt < 0 && m.KeyID == kind {
 			kindAt = len(b.memberStack) - start
 			if m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
