@@ -371,6 +371,28 @@ func (n *node) String(key string) (string, bool) {
 	return n.decodeMemo(i, n.t.Value(m))
 }
 
+// StringSize returns the length of member key's value as written in JSON,
+// quotes excluded, when it is a string: an escape counts its every byte,
+// so it is never below the decoded text's length. From the tape alone
+// when no rule wrote the value (jsontape.StringValue), else from its bytes.
+func (n *node) StringSize(key string) (int, bool) {
+	if n.t != nil && n.ov == nil {
+		i := n.t.Find(n.tapeNode(), key)
+		if i == jsontape.NoMember {
+			return 0, false
+		}
+		if m := &n.t.Members[i]; m.Flags&jsontape.StringValue != 0 {
+			return int(m.ValEnd-m.Val) - 2, true
+		}
+		return 0, false
+	}
+	raw, ok := n.Get(key)
+	if !ok || len(raw) < 2 || raw[0] != '"' {
+		return 0, false
+	}
+	return len(raw) - 2, true
+}
+
 // Bool returns a member's value when it is a JSON boolean.
 func (n *node) Bool(key string) (value, ok bool) { v, _ := n.Get(key); return boolValue(v) }
 
@@ -648,6 +670,15 @@ func (m *Message) String(key string) (string, bool) {
 		return "", false // an array: its bytes (in the input, not yet read) need not be
 	}
 	return m.members.String(key)
+}
+
+// StringSize returns the length of member key's JSON string as written,
+// quotes excluded (node.StringSize).
+func (m *Message) StringSize(key string) (int, bool) {
+	if key == "content" && m.isArray {
+		return 0, false
+	}
+	return m.members.StringSize(key)
 }
 
 // Bool returns a member's value when it is a JSON boolean.

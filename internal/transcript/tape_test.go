@@ -52,7 +52,8 @@ func lookups(b *strings.Builder, n *node, fields []Field) {
 	for _, k := range keys {
 		raw, ok := n.Get(k)
 		s, sok := n.String(k)
-		fmt.Fprintf(b, "  get %q: %s %v %q %v\n", k, raw, ok, s, sok)
+		size, zok := n.StringSize(k)
+		fmt.Fprintf(b, "  get %q: %s %v %q %v size %d %v\n", k, raw, ok, s, sok, size, zok)
 	}
 }
 

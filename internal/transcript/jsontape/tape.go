@@ -134,6 +134,9 @@ const (
 	// string is not blank, whatever its end (a text ending in a newline,
 	// as a command's output does). Every PlainEnds member is PlainStart.
 	PlainStart
+	// StringValue marks a member whose value is a JSON string: String
+	// then knows it without reading the input.
+	StringValue
 )
 
 // endsAsked are the keys (by KeyID) whose string values the scan marks
@@ -247,10 +250,10 @@ func (t *Tape) Find(n *Node, key string) uint32 {
 // String returns member m's value when it is a JSON string: a view of the
 // input when it has no escape, else its decoded text (a new string).
 func (t *Tape) String(m *Member) (string, bool) {
-	v := t.Data[m.Val:m.ValEnd]
-	if len(v) < 2 || v[0] != '"' {
+	if m.Flags&StringValue == 0 {
 		return "", false
 	}
+	v := t.Data[m.Val:m.ValEnd] // a view: an unescaped string is not read here
 	if m.Flags&Escaped == 0 {
 		return AliasString(v[1 : len(v)-1]), true
 	}
@@ -388,6 +391,7 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
 			n.Flags |= ContentArray
 		} else if vstart < len(raw) && raw[vstart] == '"' { // most values are strings: no dispatch
+			m.Flags |= StringValue
 			if end, ok := s.strCached(vstart); ok && vectorScan {
 				vend = end
 			} else if vend, err = s.str(vstart); s.escaped {
