@@ -127,8 +127,12 @@ func Signer(provider, model string) string {
 }
 
 // VerifiesTurn is VerifiesThinkingOf for assistant m's own provider, api
-// and model members.
+// and model members, which it reads only for a target that replays
+// provider-owned thinking (for any other, no turn is verified).
 func (p Policy) VerifiesTurn(m *transcript.Message) bool {
+	if !p.AllowProviderOwnedThinkingReplay() {
+		return false
+	}
 	provider, _ := m.String("provider")
 	api, _ := m.String("api")
 	model, _ := m.String("model")
