@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,12 +168,31 @@ func TestHotKeyShare(t *testing.T) {
 	}
 }
 
+// TestMedianProcess: each figure is its own median over the rounds (the
+// middle two's mean for an even count), and every round's wall time is
+// kept in order.
+func TestMedianProcess(t *testing.T) {
+	rounds := []largeProcess{
+		{WallMs: 900, CPUMs: 10, PeakRSSMB: 3, PeakRSSOverIn: 0.3},
+		{WallMs: 100, CPUMs: 30, PeakRSSMB: 1, PeakRSSOverIn: 0.1},
+		{WallMs: 300, CPUMs: 20, PeakRSSMB: 2, PeakRSSOverIn: 0.2},
+	}
+	got := medianProcess(rounds)
+	want := largeProcess{WallMs: 300, CPUMs: 20, PeakRSSMB: 2, PeakRSSOverIn: 0.2, WallMsRounds: []float64{900, 100, 300}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("odd: %+v, want %+v", got, want)
+	}
+	if got := medianProcess(rounds[:2]); got.WallMs != 500 || got.CPUMs != 20 {
+		t.Errorf("even: wall %v, CPU %v; want 500, 20", got.WallMs, got.CPUMs)
+	}
+}
+
 // TestLargeSuiteMeasuresBothWays runs the large suite on a small history
 // of each shape (damaged, then clean from its payload): worker sanitize and
 // python's json both ran on the same file and were measured, the ratios
 // against Python were taken, and the clean history had nothing to repair.
 func TestLargeSuiteMeasuresBothWays(t *testing.T) {
-	o, err := parseOptions([]string{"--suite", "large", "--large", "2000", "--pools", "1", "--out", t.TempDir()}, io.Discard)
+	o, err := parseOptions([]string{"--suite", "large", "--large", "2000", "--pools", "1", "--large-rounds", "3", "--out", t.TempDir()}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +208,11 @@ func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 			t.Fatalf("run %d = %+v", i, r)
 		}
 		s, p := r.Sanitize[0], r.Python
+		for _, q := range []largeProcess{s, p} {
+			if r.Rounds != 3 || len(q.WallMsRounds) != 3 || slices.Min(q.WallMsRounds) > q.WallMs || q.WallMs > slices.Max(q.WallMsRounds) {
+				t.Fatalf("%s: %d rounds, wall %v ms, not the median of its rounds %v", r.Shape, r.Rounds, q.WallMs, q.WallMsRounds)
+			}
+		}
 		if s.Procs != 1 || s.WallMs <= 0 || s.PeakRSSMB <= 0 || p.WallMs <= 0 || p.PeakRSSMB <= 0 || r.PythonOver <= 0 ||
 			s.PythonWallOver != r.PythonOver || s.PythonCPUOver <= 0 || s.RSSOverPython <= 0 {
 			t.Fatalf("%s: sanitize %+v, python %+v, ratio %v", r.Shape, s, p, r.PythonOver)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,7 +25,10 @@ type largeRun struct {
 	// empty for the clean shape, which the suite refuses otherwise.
 	Repairs string `json:"repairs,omitempty"`
 
-	JobMB    float64        `json:"job_mb"`
+	JobMB float64 `json:"job_mb"`
+	// Rounds is how many times each process below ran (--large-rounds):
+	// its figures are the medians of its rounds.
+	Rounds   int            `json:"rounds"`
 	Sanitize []largeProcess `json:"sanitize"`
 	Python   largeProcess   `json:"python_json"`
 	// PythonOver is Python's wall time over the sanitize wall time at the
@@ -37,13 +41,16 @@ type largeRun struct {
 
 // largeProcess is what one subprocess cost: wall time, its CPU time
 // (user and system, from its rusage) and its peak resident set (rusage
-// Maxrss), and for `worker sanitize` the same three against Python's.
+// Maxrss), each the median of its rounds, and for `worker sanitize` the
+// same three against Python's.
 type largeProcess struct {
 	Procs         int     `json:"gomaxprocs,omitempty"`
 	WallMs        float64 `json:"wall_ms"`
 	CPUMs         float64 `json:"cpu_ms"`
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 	PeakRSSOverIn float64 `json:"peak_rss_over_input"`
+	// WallMsRounds are the wall times of its rounds, in the order they ran.
+	WallMsRounds []float64 `json:"wall_ms_rounds,omitempty"`
 
 	PythonWallOver float64 `json:"python_wall_over,omitempty"`     // Python's wall time over this one's
 	PythonCPUOver  float64 `json:"python_cpu_over,omitempty"`      // Python's CPU time over this one's
@@ -119,8 +126,11 @@ type largeBench struct {
 }
 
 // measure writes job (n messages) to a file, runs worker sanitize on it at
-// each GOMAXPROCS and Python once, and returns the figures and the ready
-// payload of the first sanitize run.
+// each GOMAXPROCS and then Python, in o.largeRounds rounds, and returns
+// each process's medians and the ready payload of the first sanitize run.
+// One sample of a process swings by a third or more on a shared machine;
+// the rounds alternate the processes, so a slow minute slows each of them
+// once, and the median leaves it out.
 func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte) (largeRun, []byte, error) {
 	in, out := filepath.Join(l.dir, "job.json"), filepath.Join(l.dir, "out.json")
 	if err := os.WriteFile(in, job, 0o644); err != nil {
@@ -137,42 +147,81 @@ func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte
 		"HYGIENE_LIMITS_MAX_COMPRESSED_BYTES="+strconv.Itoa(1<<31),
 		"HYGIENE_LIMITS_MAX_MESSAGES="+strconv.Itoa(2*n),
 		"HYGIENE_CONTEXT_WINDOW_TOKENS="+strconv.Itoa(1<<40))
-	var payload []byte
-	for _, procs := range l.o.pools {
-		if procs > runtime.NumCPU() {
-			continue
-		}
-		p, err := runMeasured(ctx, l.python, []string{l.worker, "sanitize", in}, append(env, "GOMAXPROCS="+strconv.Itoa(procs)), out, r.JobMB)
-		if err != nil {
-			return r, nil, fmt.Errorf("worker sanitize on %d messages, %s: %w", n, shape, err)
-		}
-		p.Procs = procs
-		r.Sanitize = append(r.Sanitize, p)
-		if payload == nil {
-			if payload, err = os.ReadFile(out); err != nil {
-				return r, nil, err
-			}
+	var procs []int
+	for _, p := range l.o.pools {
+		if p <= runtime.NumCPU() {
+			procs = append(procs, p)
 		}
 	}
-	if len(r.Sanitize) == 0 {
+	if len(procs) == 0 {
 		return r, nil, fmt.Errorf("--pools %v has no size within the %d cores", l.o.pools, runtime.NumCPU())
 	}
+	r.Rounds = l.o.largeRounds
+	sanitize := make([][]largeProcess, len(procs)) // each GOMAXPROCS's rounds
+	var python []largeProcess
+	var payload []byte
+	for range r.Rounds {
+		for i, p := range procs {
+			s, err := runMeasured(ctx, l.python, []string{l.worker, "sanitize", in}, append(env, "GOMAXPROCS="+strconv.Itoa(p)), out, r.JobMB)
+			if err != nil {
+				return r, nil, fmt.Errorf("worker sanitize on %d messages, %s: %w", n, shape, err)
+			}
+			sanitize[i] = append(sanitize[i], s)
+			if payload == nil {
+				if payload, err = os.ReadFile(out); err != nil {
+					return r, nil, err
+				}
+			}
+		}
+		p, err := runMeasured(ctx, l.python, []string{l.python, "-c", pythonLoadDump, in, out}, os.Environ(), "", r.JobMB)
+		if err != nil {
+			return r, nil, fmt.Errorf("python json on %d messages, %s: %w", n, shape, err)
+		}
+		python = append(python, p)
+	}
+	for i, p := range procs {
+		s := medianProcess(sanitize[i])
+		s.Procs = p
+		r.Sanitize = append(r.Sanitize, s)
+	}
+	r.Python = medianProcess(python)
 	parsed, err := parsePayload(payload)
 	if err != nil {
 		return r, nil, err
 	}
 	r.Repairs = strings.TrimSpace(parsed.repairs())
-	if r.Python, err = runMeasured(ctx, l.python, []string{l.python, "-c", pythonLoadDump, in, out}, os.Environ(), "", r.JobMB); err != nil {
-		return r, nil, fmt.Errorf("python json on %d messages, %s: %w", n, shape, err)
-	}
 	r.ratios()
 	for _, p := range r.Sanitize {
-		fmt.Fprintf(l.log, "  large: %d messages, %s (%.0f MB): worker sanitize GOMAXPROCS=%d %.0f ms (CPU %.0f ms, peak RSS %.0f MB = %.1fx input): Python over it %.1fx wall, %.1fx CPU; RSS %.2fx Python's\n",
-			n, shape, r.JobMB, p.Procs, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, p.PythonWallOver, p.PythonCPUOver, p.RSSOverPython)
+		fmt.Fprintf(l.log, "  large: %d messages, %s (%.0f MB), medians of %d rounds: worker sanitize GOMAXPROCS=%d %.0f ms %.0f (CPU %.0f ms, peak RSS %.0f MB = %.1fx input): Python over it %.1fx wall, %.1fx CPU; RSS %.2fx Python's\n",
+			n, shape, r.JobMB, r.Rounds, p.Procs, p.WallMs, p.WallMsRounds, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, p.PythonWallOver, p.PythonCPUOver, p.RSSOverPython)
 	}
-	fmt.Fprintf(l.log, "  large: %d messages, %s: python json load+dump %.0f ms (CPU %.0f ms, peak RSS %.0f MB)\n",
-		n, shape, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB)
+	fmt.Fprintf(l.log, "  large: %d messages, %s: python json load+dump %.0f ms %.0f (CPU %.0f ms, peak RSS %.0f MB)\n",
+		n, shape, r.Python.WallMs, r.Python.WallMsRounds, r.Python.CPUMs, r.Python.PeakRSSMB)
 	return r, payload, nil
+}
+
+// medianProcess is the median of each figure of one process's rounds
+// (the mean of the middle two of an even count), with the wall times of
+// every round.
+func medianProcess(rounds []largeProcess) largeProcess {
+	median := func(figure func(largeProcess) float64) float64 {
+		v := make([]float64, len(rounds))
+		for i, p := range rounds {
+			v[i] = figure(p)
+		}
+		slices.Sort(v)
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	}
+	m := largeProcess{
+		WallMs:        median(func(p largeProcess) float64 { return p.WallMs }),
+		CPUMs:         median(func(p largeProcess) float64 { return p.CPUMs }),
+		PeakRSSMB:     median(func(p largeProcess) float64 { return p.PeakRSSMB }),
+		PeakRSSOverIn: median(func(p largeProcess) float64 { return p.PeakRSSOverIn }),
+	}
+	for _, p := range rounds {
+		m.WallMsRounds = append(m.WallMsRounds, p.WallMs)
+	}
+	return m
 }
 
 // ratios fills every sanitize process's ratios against Python's, and the
@@ -244,7 +293,10 @@ func runMeasured(ctx context.Context, python string, argv, env []string, stdout 
 // spawnMeasured runs sys.argv[2:] as a child of a fork of this small
 // Python process and writes the child's rusage peak RSS (KiB), CPU seconds
 // and wall seconds to the file sys.argv[1], exiting with the child's
-// status. A Go process starts its children with vfork, and Linux counts
+// status. It first waits for the disk to write back what earlier
+// processes wrote (os.sync, before the clock starts): the 40 MB payload of
+// a 100k-message history took this VM up to 300 ms to write back, and
+// the process after the one that wrote it paid for that. A Go process starts its children with vfork, and Linux counts
 // the parent's peak RSS as the child's when the child execs (its memory
 // was the parent's until then), so a child of the bench process itself
 // reports at least the bench's peak RSS (~290 MB after generating a
@@ -252,6 +304,7 @@ func runMeasured(ctx context.Context, python string, argv, env []string, stdout 
 // that. A child of this fork starts from Python's ~10 MB.
 const spawnMeasured = `import os, sys, time
 out, argv = sys.argv[1], sys.argv[2:]
+os.sync()
 start = time.monotonic()
 pid = os.fork()
 if pid == 0:

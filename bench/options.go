@@ -35,10 +35,13 @@ type options struct {
 	pools      []int // sweep: the worker's job pool sizes (and image pool sizes in process)
 	pairing    []int // history lengths of the pairing suite
 	large      []int // history lengths of the large suite
-	codecMB    int   // size of the codec suite's job
-	out        string
-	name       string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
-	quick      bool
+	// largeRounds is how many times the large suite measures each process
+	// of a history (its figures are the medians)
+	largeRounds int
+	codecMB     int // size of the codec suite's job
+	out         string
+	name        string // file prefix of the results: "full" or "quick", "-kafka" with --brokers
+	quick       bool
 }
 
 // parseOptions reads the flags; --quick shrinks every default it did not
@@ -61,6 +64,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	pools := fs.String("pools", "1,2,4,8", "sweep: the worker's job pool sizes end to end, and image pool sizes in process (up to the cores)")
 	pairing := fs.String("pairing", "10000,100000,1000000", "history lengths (messages) of the pairing suite")
 	large := fs.String("large", "10000,100000,1000000", "history lengths (messages) of the large suite (worker sanitize against python json)")
+	largeRounds := fs.Int("large-rounds", 3, "rounds of the large suite: each history's processes run this many times, alternately, and report their medians")
 	codecMB := fs.Int("codec-mb", 10, "size in MB of the codec suite's generated job")
 	out := fs.String("out", "bench/results", "`directory` of the JSON results and PNG plots")
 	name := fs.String("name", "", "file `prefix` of the results (default full, or quick with --quick; -kafka is added with --brokers)")
@@ -78,17 +82,18 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o := options{command: commandLine(args), args: args, jobs: *jobs, duration: *duration, seed: *seed, messages: *messages,
-		images: *imgs, keySkew: *keySkew, toolOutput: *toolOutput, window: *window, codecMB: *codecMB, out: *out, quick: *quick, name: "full"}
+		images: *imgs, keySkew: *keySkew, toolOutput: *toolOutput, window: *window, codecMB: *codecMB, largeRounds: *largeRounds, out: *out, quick: *quick, name: "full"}
 	if o.quick {
 		o.name = "quick"
 		shrink := map[string]func(){
-			"jobs":        func() { o.jobs = 100 },
-			"duration":    func() { o.duration = 5 * time.Second },
-			"concurrency": func() { *conc = "2" },
-			"pools":       func() { *pools = "2" },
-			"pairing":     func() { *pairing = "10000" },
-			"large":       func() { *large = "10000" },
-			"codec-mb":    func() { o.codecMB = 2 },
+			"jobs":         func() { o.jobs = 100 },
+			"duration":     func() { o.duration = 5 * time.Second },
+			"concurrency":  func() { *conc = "2" },
+			"pools":        func() { *pools = "2" },
+			"pairing":      func() { *pairing = "10000" },
+			"large":        func() { *large = "10000" },
+			"large-rounds": func() { o.largeRounds = 1 },
+			"codec-mb":     func() { o.codecMB = 2 },
 		}
 		for name, f := range shrink {
 			if !set[name] {
@@ -139,6 +144,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return options{}, fmt.Errorf("--window must be positive, got %d", o.window)
 	case o.codecMB <= 0:
 		return options{}, fmt.Errorf("--codec-mb must be positive, got %d", o.codecMB)
+	case o.largeRounds <= 0:
+		return options{}, fmt.Errorf("--large-rounds must be positive, got %d", o.largeRounds)
 	}
 	return o, nil
 }
