@@ -24,11 +24,14 @@ type node struct {
 	// kindValue and flags are the tape node's KindValue and Flags, kept
 	// beside n (they fill its padding): Role, Type and IsObject, which
 	// nearly every rule asks of every message and block, read no tape
-	// entry (see viewOf).
+	// entry (see viewOf). kindValue stays while rules edit the value, until
+	// a write may change its member (forget): a rule's first write to a
+	// message (usage, an id, the details strip) must not make every later
+	// rule's Role read its overlay, which lies elsewhere in memory.
 	kindValue uint8
 	flags     jsontape.Flags
 	// stopValue is the tape node's StopValue, kept the same way: a
-	// message's StopReason reads no tape entry either.
+	// message's StopReason reads no tape entry, nor its overlay, either.
 	stopValue uint8
 	ov        *overlay // the value's own members, once edited (or built)
 	// memo is the long escaped string member last decoded (String): a
@@ -98,12 +101,6 @@ type overlay struct {
 	obj      Object
 	isObject bool
 	dirty    bool
-	// kindValue is the tape's Node.KindValue of the value (its role or
-	// type as a number) until a write may change that member; 0 when
-	// unknown. kind reads it without the members: a rule's first write
-	// to a message (usage, an id) must not make every later rule's Role
-	// read the members, whose keys and values lie elsewhere in memory.
-	kindValue uint8
 	// patched is 1 + the tape index (in Members) of the member obj.Fields[0]
 	// replaces, when the overlay is a patch; 0 when obj holds every member.
 	patched uint32
@@ -132,7 +129,7 @@ func (n *node) own() *overlay {
 		return n.ov
 	}
 	tn := n.tapeNode()
-	o := &ownedOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, kindValue: tn.KindValue}}
+	o := &ownedOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0}}
 	ov := &o.overlay
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
@@ -146,7 +143,7 @@ func (n *node) own() *overlay {
 		ov.obj.Fields = fields
 	}
 	if p := n.ov; p != nil {
-		ov.dirty, ov.kindValue = p.dirty, p.kindValue
+		ov.dirty = p.dirty
 	}
 	n.ov = ov
 	return ov
@@ -156,10 +153,10 @@ func (n *node) own() *overlay {
 // raw, the other members left on the tape.
 func (n *node) patch(i uint32, raw []byte) {
 	tn := n.tapeNode()
-	p := &patchOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: true, dirty: true, kindValue: tn.KindValue, patched: i + 1}}
+	p := &patchOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: true, dirty: true, patched: i + 1}}
 	p.field[0] = Field{Key: memberKey(n.t, &n.t.Members[i]), Value: raw}
 	p.obj.Fields = p.field[:]
-	p.forget(p.field[0].Key)
+	n.forget(p.field[0].Key)
 	n.ov = &p.overlay
 }
 
@@ -229,7 +226,8 @@ func memberKey(t *jsontape.Tape, m *jsontape.Member) string {
 // not a change of its members.
 func (n *node) setRaw(raw []byte) {
 	ov := n.own()
-	ov.raw, ov.kindValue = raw, 0
+	ov.raw = raw
+	n.kindValue, n.stopValue = 0, 0
 	if !ov.isObject {
 		return
 	}
@@ -406,27 +404,28 @@ func (n *node) IsNull(key string) bool { v, ok := n.Get(key); return !ok || stri
 // (a message's role, a block's type), which every rule reads of every
 // message and block.
 func (n *node) kind(key string) string {
-	if ov := n.ov; ov != nil {
-		if ov.kindValue != 0 {
-			return jsontape.KindValues[ov.kindValue]
+	if n.kindValue != 0 {
+		if n.ov == nil {
+			n.live()
 		}
+		return jsontape.KindValues[n.kindValue]
+	}
+	if n.ov != nil {
 		s, _ := n.String(key)
 		return s
-	}
-	if n.kindValue != 0 {
-		n.live()
-		return jsontape.KindValues[n.kindValue]
 	}
 	return n.t.KindString(n.tapeNode())
 }
 
 // stopReason is a message's "stopReason" string member (Message.StopReason).
-// A message no rule has edited, whose stop reason is one of spec §1.2's,
-// answers from the value the decode recorded (jsontape.Node.StopValue),
-// reading no tape entry.
+// A message whose stop reason is one of spec §1.2's, and no rule wrote it
+// since, answers from the value the decode recorded (stopValue), reading
+// no tape entry and no overlay.
 func (n *node) stopReason() string {
-	if n.ov == nil && n.stopValue != 0 {
-		n.live()
+	if n.stopValue != 0 {
+		if n.ov == nil {
+			n.live()
+		}
 		return jsontape.KindValues[n.stopValue]
 	}
 	s, _ := n.String("stopReason")
@@ -455,14 +454,18 @@ func (n *node) Set(key string, raw []byte) {
 	ov.isObject = true
 	if ov.obj.Set(key, raw) {
 		ov.dirty = true
-		ov.forget(key)
+		n.forget(key)
 	}
 }
 
-// forget drops the kept kind when key may be the kind's member.
-func (ov *overlay) forget(key string) {
-	if key == "role" || key == "type" {
-		ov.kindValue = 0
+// forget drops the kept kind or stop reason (kindValue, stopValue) when
+// key may be its member.
+func (n *node) forget(key string) {
+	switch key {
+	case "role", "type":
+		n.kindValue = 0
+	case "stopReason":
+		n.stopValue = 0
 	}
 }
 
@@ -477,7 +480,7 @@ func (n *node) Delete(key string) bool {
 	ov := n.own()
 	ov.obj.Delete(key)
 	ov.dirty = true
-	ov.forget(key)
+	n.forget(key)
 	return true
 }
 

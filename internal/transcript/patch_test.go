@@ -85,6 +85,24 @@ func checkPatch(t *testing.T, raw, name string, write func(*node, *Message, stri
 	if got, want := observe(patched), observe(copied); got != want {
 		t.Fatalf("%s %q = %s (block %d) of %s: patched\n%s\ncopied\n%s", name, key, val, j, raw, got, want)
 	}
+	if got, want := kinds(patched, j >= 0), kinds(messageFromRaw(patched.AppendJSON(nil)), j >= 0); got != want {
+		t.Fatalf("%s %q = %s (block %d) of %s: the kinds kept are\n%s\nthe encoding's are\n%s", name, key, val, j, raw, got, want)
+	}
+}
+
+// kinds is what a message's view keeps of it beside its members: its role,
+// its stop reason and, with types, its blocks' types (a write of the
+// content member through its node, as these writes do, leaves the blocks
+// as they were: Message.Set reloads them).
+func kinds(m *Message, types bool) string {
+	out := fmt.Sprintf("role %q stop %q", m.Role(), m.StopReason())
+	blocks, _ := m.Blocks()
+	for _, b := range blocks {
+		if types {
+			out += fmt.Sprintf(" type %q", b.Type())
+		}
+	}
+	return out
 }
 
 // observe is everything a reader sees of a message (describe), its

@@ -72,7 +72,7 @@ func (b *Block) repairText() int {
 // object repairs; the value is marked changed when anything was repaired.
 func (n *node) repairMembers(skipContent bool) int {
 	ov := n.own()
-	ov.kindValue = 0 // a repaired value may be the kind's
+	n.kindValue, n.stopValue = 0, 0 // a repaired value may be the kind's or the stop reason's
 	count := 0
 	for i := range ov.obj.Fields {
 		f := &ov.obj.Fields[i]
