@@ -572,3 +572,32 @@ func around(data []byte, s string) string {
 	lo, hi := max(0, i-1500), min(len(data), i+1500)
 	return string(data[lo:hi])
 }
+
+// TestMergedTurnCarriesNoForeignThinking is the case FuzzChain found: an
+// error turn with no content, by Anthropic, then an orphan result (which
+// pairing drops), then a turn that names no provider over the Anthropic
+// wire, whose signed thinking a MiniMax target on that wire keeps as its
+// own. Merging the two assistants makes one turn of Anthropic's, whose
+// thinking that target refuses: the merge drops it, and counts it, where
+// the next pass would have (it used to keep it, so the payload changed
+// when replayed).
+func TestMergedTurnCarriesNoForeignThinking(t *testing.T) {
+	tg := transcript.Target{Provider: "minimax", API: "anthropic-messages", Model: "MiniMax-M2"}
+	in := []byte(`[{"role":"user","content":"go","timestamp":1},` +
+		`{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-6","stopReason":"error","timestamp":2,"usage":{"input":1,"output":1}},` +
+		`{"role":"toolResult","toolCallId":"toolu_01AbCdEfGhIjKlMnOpQrStUv","toolName":"read","content":[{"type":"text","text":"x"}],"isError":false,"timestamp":3},` +
+		`{"role":"assistant","api":"anthropic-messages","model":"claude-opus-4-6","stopReason":"stop","timestamp":4,"usage":{"input":2,"output":2},` +
+		`"content":[{"type":"thinking","thinking":"t","thinkingSignature":"EqQBCkYIBxgCKkBsig"},{"type":"text","text":"done"}]}]`)
+	first, env := run(t, tg, in, nil)
+	out := first.MessagesJSON()
+	if bytes.Contains(out, []byte(`"thinking"`)) {
+		t.Errorf("the merged Anthropic turn kept the thinking the target refuses: %s", out)
+	}
+	if got := env.Report.Stages.Get("provider_turns", "foreign_thinking_dropped"); got != 1 {
+		t.Errorf("foreign_thinking_dropped = %d, want 1 (report %v)", got, env.Report.Stages)
+	}
+	second, _ := run(t, tg, out, first.AppendEntries)
+	if again := second.MessagesJSON(); !bytes.Equal(again, out) {
+		t.Errorf("not idempotent:\nfirst  %s\nsecond %s", out, again)
+	}
+}

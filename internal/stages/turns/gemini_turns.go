@@ -20,9 +20,10 @@ func GeminiTurns() stage.Stage {
 		if !geminiTurnsOn(env) {
 			return nil
 		}
-		var n int
-		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
+		var n, foreign int
+		t.Messages, n, foreign = mergeAssistants(t.Messages, env.Policy)
 		env.Report.Add(name, "merged", n)
+		env.Report.Add(name, "foreign_thinking_dropped", foreign)
 		return nil
 	}}
 }

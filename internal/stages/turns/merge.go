@@ -38,17 +38,25 @@ var mergeFromLater = []string{"usage", "stopReason", "errorMessage"}
 // from. A merged turn that is not an error
 // turn, though some of its parts came from one, gets §3.9's thought-signature
 // cleanup on its blocks (error turns skip it), as the turn it became would
-// have. It returns the new list and how many messages were merged away; the
-// list itself when none was.
-func mergeAssistants(msgs []*transcript.Message, p policy.Policy) ([]*transcript.Message, int) {
+// have. Choice, for the same reason: the merged turn is the first message's
+// (its provider, api and model), so when the target verifies signatures
+// (policy.AllowProviderOwnedThinkingReplay) and not that turn's, it loses
+// every thinking block a later message brought, as §3.4.3 drops a foreign
+// turn's thinking (its own went there already): a later turn that named
+// no provider, judged the target's own, must not carry its signatures into
+// a turn the next pass judges foreign. It returns the new list, how many
+// messages were merged away (the list itself when none was) and how many
+// thinking blocks so dropped.
+func mergeAssistants(msgs []*transcript.Message, p policy.Policy) (out []*transcript.Message, merged, foreign int) {
 	if !hasAdjacent(msgs, transcript.RoleAssistant) {
-		return msgs, 0
+		return msgs, 0, 0
 	}
-	out := make([]*transcript.Message, 0, len(msgs))
+	out = make([]*transcript.Message, 0, len(msgs))
 	var head *transcript.Message
 	var content []*transcript.Block
-	merged, runLen := 0, 0
+	runLen := 0
 	hadError := false
+	verifies := p.AllowProviderOwnedThinkingReplay()
 	flush := func() {
 		if head != nil && runLen > 1 {
 			if hadError && head.StopReason() != transcript.StopError && !p.PreserveSignatures {
@@ -57,6 +65,9 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) ([]*transcript
 				}
 			}
 			head.SetBlocks(content)
+			if verifies && !p.VerifiesTurn(head) {
+				foreign += dropThinking(head, func(*transcript.Block) bool { return true })
+			}
 		}
 		head, content, runLen, hadError = nil, nil, 0, false
 	}
@@ -98,7 +109,7 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) ([]*transcript
 		out = append(out, m)
 	}
 	flush()
-	return out, merged
+	return out, merged, foreign
 }
 
 // mergeUsers merges every run of consecutive user messages (spec §3.12.2):

@@ -73,16 +73,19 @@ func ProviderTurns() stage.Stage {
 		var n int
 		t.Messages, n = withoutRoleless(t.Messages)
 		env.Report.Add(name, "roleless_dropped", n)
-		t.Messages, n = mergeAssistants(t.Messages, env.Policy)
+		var foreign int
+		t.Messages, n, foreign = mergeAssistants(t.Messages, env.Policy)
 		env.Report.Add(name, "assistants_merged", n)
+		env.Report.Add(name, "foreign_thinking_dropped", foreign)
 		if p.ValidateAnthropicTurns && n > 0 {
 			var changed, removed int
 			t.Messages, changed, removed = stripDangling(t.Messages)
 			env.Report.Add(name, "dangling_stripped", changed)
 			env.Report.Add(name, "results_removed", removed)
 			if removed > 0 {
-				t.Messages, n = mergeAssistants(t.Messages, env.Policy)
+				t.Messages, n, foreign = mergeAssistants(t.Messages, env.Policy)
 				env.Report.Add(name, "assistants_merged", n)
+				env.Report.Add(name, "foreign_thinking_dropped", foreign)
 			}
 		}
 		t.Messages, n = mergeUsers(t.Messages)
