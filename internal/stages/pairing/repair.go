@@ -465,6 +465,9 @@ func fixResult(m *transcript.Message, oc *occurrence, ref *resultRef, c *repairC
 	default:
 		return // no name anywhere, and none was given: leave it absent
 	}
+	if isString && name == want {
+		return // the name it has, however its bytes spell it (an escape, or text the decode keeps as read)
+	}
 	if setIfDifferent(m, "toolName", transcript.JSONString(want)) {
 		c.renamed++
 	}

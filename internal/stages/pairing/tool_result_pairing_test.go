@@ -248,6 +248,12 @@ func TestToolResultPairingEdges(t *testing.T) {
 			report: map[string]int{"renamed": 2},
 		},
 		{
+			name:   "a name already trimmed is left as its bytes spell it (an escape)",
+			in:     arr(a, `{"role":"toolResult","toolCallId":"c1","toolName":"re\u0061d","content":[]}`),
+			want:   arr(a, `{"role":"toolResult","toolCallId":"c1","toolName":"re\u0061d","content":[]}`),
+			report: map[string]int{},
+		},
+		{
 			name:   "missing result name is taken from the call",
 			in:     arr(a, `{"role":"toolResult","toolCallId":"c1","content":[]}`),
 			want:   arr(a, `{"role":"toolResult","toolCallId":"c1","content":[],"toolName":"read"}`),
