@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
@@ -599,5 +600,26 @@ func TestMergedTurnCarriesNoForeignThinking(t *testing.T) {
 	second, _ := run(t, tg, out, first.AppendEntries)
 	if again := second.MessagesJSON(); !bytes.Equal(again, out) {
 		t.Errorf("not idempotent:\nfirst  %s\nsecond %s", out, again)
+	}
+}
+
+// TestDefaultRepairsTextFirst: the chain's first rule is the text repair
+// (the rule that reads transcript.FactInvalidText), so every later rule
+// sees valid text; stagetest.CheckProperties relies on it when it leaves
+// invalid text out of the other rules' fuzzing.
+func TestDefaultRepairsTextFirst(t *testing.T) {
+	chain := Default(imgs)
+	if first := chain[0]; first.Needs&transcript.FactInvalidText == 0 {
+		t.Fatalf("the chain starts with %q, not the rule that repairs invalid text", first.Name)
+	}
+	tr, err := transcript.FromMessages([]byte("[{\"role\":\"user\",\"content\":\"a\xffb\"}]"), transcript.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chain[0].Apply(context.Background(), tr, chainEnv(tr)); err != nil {
+		t.Fatal(err)
+	}
+	if out := tr.MessagesJSON(); !utf8.Valid(out) || tr.Facts()&transcript.FactInvalidText != 0 {
+		t.Fatalf("the first rule left invalid text: %q", out)
 	}
 }
