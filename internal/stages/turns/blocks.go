@@ -79,6 +79,9 @@ func hasReplayableSignature(b *transcript.Block) bool {
 	return b.Type() == transcript.BlockRedactedThinking && b.NonBlank("data")
 }
 
+// everyBlock is dropThinking's drop for all of a message's thinking.
+func everyBlock(*transcript.Block) bool { return true }
+
 // dropThinking removes the thinking blocks of m for which drop returns true.
 // When that empties the content, the content becomes the omitted-reasoning
 // text (spec §3.4.3, §3.8). It returns how many blocks it removed.

@@ -22,11 +22,10 @@ func DropReasoningFromHistory() stage.Stage {
 			return nil
 		}
 		keep := currentTurnToolCall(t.Messages)
-		all := func(*transcript.Block) bool { return true }
 		n := 0
 		for i, m := range t.Messages {
 			if m.Role() == transcript.RoleAssistant && i != keep {
-				n += dropThinking(m, all)
+				n += dropThinking(m, everyBlock)
 			}
 		}
 		env.Report.Add(name, "dropped", n)

@@ -19,11 +19,10 @@ func DropThinkingBlocks() stage.Stage {
 			return nil
 		}
 		latest := latestArrayAssistant(t.Messages)
-		all := func(*transcript.Block) bool { return true }
 		n := 0
 		for i, m := range t.Messages {
 			if m.Role() == transcript.RoleAssistant && i != latest {
-				n += dropThinking(m, all)
+				n += dropThinking(m, everyBlock)
 			}
 		}
 		env.Report.Add(name, "dropped", n)

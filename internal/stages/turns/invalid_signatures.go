@@ -39,7 +39,6 @@ func InvalidSignatures() stage.Stage {
 			preserve = latest == lastWithRole(t.Messages) || latest == currentTurnToolCall(t.Messages)
 		}
 		unsigned := func(b *transcript.Block) bool { return !hasReplayableSignature(b) }
-		all := func(*transcript.Block) bool { return true }
 		verifies := env.Policy.AllowProviderOwnedThinkingReplay()
 		n, foreign := 0, 0
 		for i, m := range t.Messages {
@@ -47,7 +46,7 @@ func InvalidSignatures() stage.Stage {
 				continue
 			}
 			if verifies && !env.Policy.VerifiesTurn(m) {
-				foreign += dropThinking(m, all)
+				foreign += dropThinking(m, everyBlock)
 				continue
 			}
 			if preserve && i == latest {

@@ -66,7 +66,7 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) (out []*transc
 			}
 			head.SetBlocks(content)
 			if verifies && !p.VerifiesTurn(head) {
-				foreign += dropThinking(head, func(*transcript.Block) bool { return true })
+				foreign += dropThinking(head, everyBlock)
 			}
 		}
 		head, content, runLen, hadError = nil, nil, 0, false
