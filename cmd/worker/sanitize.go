@@ -83,8 +83,8 @@ func sanitizeCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "worker sanitize: %v\n", err)
 		return exitUsage
 	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // the limit is this job's
-	setJobMemoryLimit(cfg, len(input))
+	_, restoreMemory := setJobMemory(cfg, len(input))
+	defer restoreMemory() // the limit and the collector's pacing are this job's
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	proc, _, closeProc, err := newProcessor(cfg, nil)
@@ -206,19 +206,40 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 	return proc.SanitizeTo(ctx, t, w)
 }
 
-// setJobMemoryLimit sets the Go memory limit for the one job of inputBytes
-// the process runs (memory.sanitize_input_ratio, memlimit.ForJob), unless
-// GOMEMLIMIT sets it or the ratio is 0, and returns the limit it set (0
-// for none).
-func setJobMemoryLimit(cfg config.Config, inputBytes int) int64 {
+// setJobMemory sets the Go memory limit for the one job of inputBytes the
+// process runs (memory.sanitize_input_ratio, memlimit.ForJob) and, under
+// that limit, turns the collector's GOGC pacing off: it collects only as
+// the heap nears the limit. GOMEMLIMIT in the environment, or a ratio of 0,
+// sets no limit and leaves the pacing alone; so does a GOGC of the
+// environment. It returns the limit it set (0 for none) and a function that
+// puts the runtime's limit and GC percent back as they were.
+//
+// Why no pacing: a job's heap is mostly live until its payload is written
+// (its tapes, message views and edits), so a collection at each doubling of
+// the heap from 4 MB marks the same live bytes again for little garbage. On
+// the clean 100k-message history of the large suite the three collections
+// GOGC=100 ran freed 3 MB of 52 and cost ~30 % of the process's CPU; a
+// damaged one collects 2 times instead of 5 (bench/README.md, issue 31,
+// session 13). The limit still bounds the heap: above it the runtime
+// collects as it did.
+func setJobMemory(cfg config.Config, inputBytes int) (int64, func()) {
+	prevLimit, prevPercent := debug.SetMemoryLimit(-1), memlimit.GCPercent()
+	restore := func() {
+		debug.SetMemoryLimit(prevLimit)
+		debug.SetGCPercent(int(prevPercent))
+	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
-		return 0
+		return 0, restore
 	}
 	limit := memlimit.ForJob(memlimit.HeldBytes(), int64(inputBytes), cfg.Memory.SanitizeInputRatio)
-	if limit > 0 {
-		debug.SetMemoryLimit(limit)
+	if limit <= 0 {
+		return 0, restore
 	}
-	return limit
+	debug.SetMemoryLimit(limit)
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(-1)
+	}
+	return limit, restore
 }
 
 // failureStatus is the exit status of a job that did not come back ready:

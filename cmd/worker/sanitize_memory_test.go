@@ -50,35 +50,62 @@ func TestSanitizeStartsLibvipsOnlyForImages(t *testing.T) {
 }
 
 // `worker sanitize` sets the Go memory limit to what the runtime holds
-// plus memory.sanitize_input_ratio times its input (2.5 by default), leaves
-// it alone with a ratio of 0, and leaves a GOMEMLIMIT of the environment
-// in place.
-func TestSanitizeMemoryLimitFollowsTheInput(t *testing.T) {
-	prev := debug.SetMemoryLimit(-1)
-	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
-	env, hadEnv := os.LookupEnv("GOMEMLIMIT")
-	os.Unsetenv("GOMEMLIMIT")
-	t.Cleanup(func() {
-		if hadEnv {
-			os.Setenv("GOMEMLIMIT", env)
+// plus memory.sanitize_input_ratio times its input (2.5 by default) and
+// turns GOGC's pacing off under it; it leaves both alone with a ratio of 0
+// or a GOMEMLIMIT of the environment, keeps a GOGC of the environment, and
+// its restore puts back the limit and the percent it found.
+func TestSanitizeMemoryFollowsTheInput(t *testing.T) {
+	prevLimit, prevPercent := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetMemoryLimit(prevLimit); debug.SetGCPercent(prevPercent) })
+	for _, name := range []string{"GOMEMLIMIT", "GOGC"} {
+		if v, had := os.LookupEnv(name); had {
+			os.Unsetenv(name)
+			t.Cleanup(func() { os.Setenv(name, v) })
 		}
-	})
+	}
 	const input = 40 << 20
 	cfg := config.Default()
 	debug.SetMemoryLimit(math.MaxInt64)
 	before := memlimit.HeldBytes()
-	limit := setJobMemoryLimit(cfg, input)
+	limit, restore := setJobMemory(cfg, input)
 	if want := before + 5*input/2; limit < want || limit > want+(16<<20) || debug.SetMemoryLimit(-1) != limit {
 		t.Fatalf("limit %d (runtime's %d), want about %d held + 2.5 x %d", limit, debug.SetMemoryLimit(-1), before, input)
 	}
-	for name, set := range map[string]func(){
-		"ratio 0":    func() { cfg.Memory.SanitizeInputRatio = 0 },
-		"GOMEMLIMIT": func() { cfg = config.Default(); t.Setenv("GOMEMLIMIT", "1GiB") },
-	} {
-		set()
-		debug.SetMemoryLimit(math.MaxInt64)
-		if got := setJobMemoryLimit(cfg, input); got != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-			t.Fatalf("%s: limit %d set, runtime's %d", name, got, debug.SetMemoryLimit(-1))
+	if p := memlimit.GCPercent(); p != -1 {
+		t.Fatalf("GC percent %d under the job's limit, want -1 (off)", p)
+	}
+	restore()
+	if l, p := debug.SetMemoryLimit(-1), memlimit.GCPercent(); l != math.MaxInt64 || p != 100 {
+		t.Fatalf("after restore: limit %d, GC percent %d; want %d, 100", l, p, int64(math.MaxInt64))
+	}
+
+	t.Run("GOGC of the environment", func(t *testing.T) {
+		t.Setenv("GOGC", "100")
+		limit, restore := setJobMemory(cfg, input)
+		defer restore()
+		if limit == 0 || memlimit.GCPercent() != 100 {
+			t.Fatalf("limit %d, GC percent %d; want a limit and GOGC's 100", limit, memlimit.GCPercent())
 		}
+	})
+	for name, set := range map[string]func(t *testing.T) *config.Config{
+		"ratio 0": func(*testing.T) *config.Config {
+			c := config.Default()
+			c.Memory.SanitizeInputRatio = 0
+			return &c
+		},
+		"GOMEMLIMIT": func(t *testing.T) *config.Config {
+			t.Setenv("GOMEMLIMIT", "1GiB")
+			c := config.Default()
+			return &c
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := set(t)
+			got, restore := setJobMemory(*c, input)
+			defer restore()
+			if got != 0 || debug.SetMemoryLimit(-1) != math.MaxInt64 || memlimit.GCPercent() != 100 {
+				t.Fatalf("limit %d set, runtime's %d, GC percent %d", got, debug.SetMemoryLimit(-1), memlimit.GCPercent())
+			}
+		})
 	}
 }

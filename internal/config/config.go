@@ -190,7 +190,10 @@ type MemoryConfig struct {
 	// one job: what the runtime holds once the input is read (a mapped job
 	// file is not the runtime's: cmd/worker's mapInput), plus this
 	// many times the input's size, at least 64 MiB (memlimit.ForJob); 0
-	// sets none. A GOMEMLIMIT in the environment is used instead. The
+	// sets none. A GOMEMLIMIT in the environment is used instead. Under
+	// the limit it sets, the collector runs only as the heap nears it
+	// (GOGC's pacing is off unless GOGC is set: cmd/worker's
+	// setJobMemory). The
 	// default, 2.5, is the lowest that costs a damaged 100k-message
 	// history at most ~5 % more CPU than no limit (2 holds 0.2x of the
 	// input less at up to +30 %: bench/README.md, session 6's memory).

@@ -37,9 +37,7 @@ type sentinel [32]byte
 // of 0 or less, or a collector turned off (GOGC=off), starts nothing; Stop
 // is then a no-op.
 func StartHeapFloor(floor int64) *HeapFloor {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	base := int64(s[0].Value.Uint64())
+	base := GCPercent()
 	h := &HeapFloor{floor: floor, base: base}
 	if floor <= 0 || base < 0 {
 		h.stopped = true
@@ -77,6 +75,15 @@ func (h *HeapFloor) afterGC(int) {
 	roots := int64(s[1].Value.Uint64() + s[2].Value.Uint64())
 	debug.SetGCPercent(int(FloorPercent(h.floor, live, roots, h.base)))
 	runtime.AddCleanup(new(sentinel), h.afterGC, 0)
+}
+
+// GCPercent is the collector's GC percent now (GOGC's unless
+// debug.SetGCPercent changed it), -1 when the collector is off: read
+// without setting it.
+func GCPercent() int64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }
 
 // heapMinimum is the Go runtime's least heap goal at GOGC=100 (its

@@ -34,13 +34,6 @@ func TestFloorPercent(t *testing.T) {
 	}
 }
 
-// gcPercent is the collector's GC percent now.
-func gcPercent() int64 {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-	metrics.Read(s)
-	return int64(s[0].Value.Uint64())
-}
-
 // heapGoal is the collector's heap goal now, in bytes.
 func heapGoal() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
@@ -69,9 +62,9 @@ func cyclesToAllocate(total int) uint32 {
 func waitForPercent(t *testing.T, ok func(int64) bool, what string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !ok(gcPercent()) {
+	for !ok(GCPercent()) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the GC percent is %d, want %s", gcPercent(), what)
+			t.Fatalf("the GC percent is %d, want %s", GCPercent(), what)
 		}
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
@@ -120,13 +113,13 @@ func TestHeapFloor(t *testing.T) {
 	waitForPercent(t, func(p int64) bool { return p > 100 }, "above 100 once the live heap is small again")
 
 	h.Stop()
-	if p := gcPercent(); p != 100 {
+	if p := GCPercent(); p != 100 {
 		t.Fatalf("Stop left the GC percent at %d, want 100", p)
 	}
 	runtime.GC()
 	runtime.GC()
 	time.Sleep(50 * time.Millisecond)
-	if p := gcPercent(); p != 100 {
+	if p := GCPercent(); p != 100 {
 		t.Fatalf("a collection after Stop set the GC percent to %d", p)
 	}
 }
@@ -137,7 +130,7 @@ func TestHeapFloorOff(t *testing.T) {
 	h := StartHeapFloor(0)
 	runtime.GC()
 	time.Sleep(20 * time.Millisecond)
-	if p := gcPercent(); p != 100 {
+	if p := GCPercent(); p != 100 {
 		t.Fatalf("a floor of 0 set the GC percent to %d", p)
 	}
 	h.Stop()
