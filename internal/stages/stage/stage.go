@@ -92,6 +92,7 @@ func (k *Skipper) skips(s *Stage, t *transcript.Transcript, env *Env) bool {
 		}
 	}
 	k.facts |= s.Adds
+	env.facts, env.factsKnown = k.facts, k.known
 	return false
 }
 
@@ -151,10 +152,25 @@ type Env struct {
 	// (toolcalls.ToolCallIDs, the same pass) takes the proof instead of
 	// reading every call and result again while the history is unedited.
 	IDsSanitized Proof
+	// facts is the Skipper's superset of what the job's messages hold,
+	// for MayHold, once factsKnown.
+	facts      transcript.Facts
+	factsKnown bool
 	// edits counts the rules that may have edited the history (every one
 	// the Skipper let run but a ReadOnly one); lastEdit is the count when
 	// the latest began, and priorEdit lastEdit before it (NoEdit).
 	edits, lastEdit, priorEdit int
+}
+
+// MayHold reports whether the job's messages may hold any of f now: false
+// only when the runner (Skipper) read the job's facts and knows that none
+// holds them, which is exact for the facts some rule of the chain Needs
+// (the runner's superset follows them through Adds). A rule reads it to
+// leave out a walk of the whole history for what the job lacks (usage's
+// search for a compactionSummary); with RunAll, or a rule applied by
+// itself, it is true.
+func (env *Env) MayHold(f transcript.Facts) bool {
+	return !env.factsKnown || env.facts&f != 0
 }
 
 // A Proof is what a rule measured of the history as it left it (Prove),

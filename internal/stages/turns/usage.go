@@ -35,7 +35,10 @@ const usageName = "usage"
 // applyUsage is Usage's Apply: a one-chunk job's pass allocates nothing of
 // its own (stage.EachChunk).
 func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	h := usageHistory{msgs: t.Messages, comp: compactionOf(t.Messages)}
+	h := usageHistory{msgs: t.Messages, comp: compaction{last: -1}}
+	if env.MayHold(transcript.FactCompaction) { // two walks of the history, for what most jobs lack
+		h.comp = compactionOf(t.Messages)
+	}
 	var sum usageCounts
 	stage.EachChunk(env, len(t.Messages), h, usageOf, func(c usageCounts) {
 		sum.zeroed += c.zeroed

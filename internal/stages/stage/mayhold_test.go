@@ -1,0 +1,60 @@
+package stage
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hygiene-dev/hygiene/internal/transcript"
+)
+
+// MayHold is true until the runner has read the job's facts; then it is
+// false for what the job lacks and true for what it holds or what a rule
+// that ran declared it may add (Adds). With RunAll, or for a rule applied
+// by itself, it stays true.
+func TestMayHoldFollowsTheRunner(t *testing.T) {
+	tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]}]`),
+		transcript.Target{Provider: "anthropic", API: "anthropic-messages", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct{ compaction, assistant, toolResult bool }
+	var got []seen
+	look := func(needs, adds transcript.Facts) Stage {
+		return Stage{Name: "look", ReadOnly: true, Needs: needs, Adds: adds, Apply: func(_ context.Context, _ *transcript.Transcript, env *Env) error {
+			got = append(got, seen{env.MayHold(transcript.FactCompaction), env.MayHold(transcript.FactAssistant), env.MayHold(transcript.FactToolResult)})
+			return nil
+		}}
+	}
+	all := seen{true, true, true}
+	for _, tc := range []struct {
+		name   string
+		chain  []Stage
+		runAll bool
+		want   []seen
+	}{
+		{"before the facts are read", []Stage{look(0, 0)}, false, []seen{all}},
+		{"once a rule's Needs read them", []Stage{look(0, 0), look(transcript.FactAssistant, 0), look(0, 0)}, false,
+			[]seen{all, {false, true, false}, {false, true, false}}},
+		{"after a rule that may add", []Stage{look(transcript.FactUser, transcript.FactToolResult), look(0, 0)}, false,
+			[]seen{{false, true, true}, {false, true, true}}},
+		{"RunAll", []Stage{look(transcript.FactAssistant, 0)}, true, []seen{all}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got = nil
+			if err := Run(context.Background(), tc.chain, tr, &Env{RunAll: tc.runAll}); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("looked %d times, want %d", len(got), len(tc.want))
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("look %d: may hold (compaction, assistant, toolResult) %+v, want %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+	if !(&Env{}).MayHold(transcript.FactCompaction) {
+		t.Error("an Env no runner used says the job lacks a fact")
+	}
+}
