@@ -41,17 +41,7 @@ func TestMayHoldFollowsTheRunner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got = nil
-			if err := Run(context.Background(), tc.chain, tr, &Env{RunAll: tc.runAll}); err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("looked %d times, want %d", len(got), len(tc.want))
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Errorf("look %d: may hold (compaction, assistant, toolResult) %+v, want %+v", i, got[i], tc.want[i])
-				}
-			}
+			runLooks(t, tc.chain, tr, tc.runAll, &got, tc.want, "may hold (compaction, assistant, toolResult)")
 		})
 	}
 	if !(&Env{}).MayHold(transcript.FactCompaction) {

@@ -65,18 +65,7 @@ func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proof, seen = Proof{}, nil
-			env := &Env{RunAll: tc.runAll}
-			if err := Run(context.Background(), tc.chain, tr, env); err != nil {
-				t.Fatal(err)
-			}
-			if len(seen) != len(tc.want) {
-				t.Fatalf("looked %d times, want %d", len(seen), len(tc.want))
-			}
-			for i := range seen {
-				if seen[i] != tc.want[i] {
-					t.Errorf("look %d: the proof holds %v, want %v", i, seen[i], tc.want[i])
-				}
-			}
+			runLooks(t, tc.chain, tr, tc.runAll, &seen, tc.want, "the proof holds")
 		})
 	}
 	if _, ok := (&Env{}).Unedited(Proof{}); ok {
@@ -84,5 +73,22 @@ func TestProofsHoldOnlyUntilAnEdit(t *testing.T) {
 	}
 	if _, ok := (&Env{}).FoundUnedited(Proof{}); ok {
 		t.Error("the zero Proof is found")
+	}
+}
+
+// runLooks runs chain over tr (with RunAll as runAll), whose rules append
+// what they saw to *seen, and compares that with want; what names it.
+func runLooks[T comparable](t *testing.T, chain []Stage, tr *transcript.Transcript, runAll bool, seen *[]T, want []T, what string) {
+	t.Helper()
+	if err := Run(context.Background(), chain, tr, &Env{RunAll: runAll}); err != nil {
+		t.Fatal(err)
+	}
+	if len(*seen) != len(want) {
+		t.Fatalf("looked %d times, want %d", len(*seen), len(want))
+	}
+	for i, got := range *seen {
+		if got != want[i] {
+			t.Errorf("look %d: %s %+v, want %+v", i, what, got, want[i])
+		}
 	}
 }
