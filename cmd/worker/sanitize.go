@@ -31,7 +31,7 @@ rule changed. A zstd-compressed file is accepted.
 sanitizes the job for that target instead of its own.
 
 The input may also be an OpenClaw session file (JSONL, recognised by its
-session header line): it is repaired in memory as the runtime does (malformed
+session header line, its first, of at most 64 KiB): it is repaired in memory as the runtime does (malformed
 lines dropped and counted in the report; the file is never modified) and
 sanitized for --target, or, without it, for the target of its last assistant
 turn that is not an OpenClaw stand-in (a delivery mirror).

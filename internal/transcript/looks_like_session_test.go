@@ -2,13 +2,22 @@ package transcript
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
 // looksLikeSessionParsed is LooksLikeSession's definition: the first
-// non-blank line parses as an object whose "type" is "session".
+// non-blank line, if no line up to it is longer than MaxSessionHeaderBytes
+// (its LF not counted), parses as an object whose "type" is "session".
 func looksLikeSessionParsed(data []byte) bool {
 	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			end = len(data)
+		}
+		if end > MaxSessionHeaderBytes {
+			return false
+		}
 		var line []byte
 		if line, data = nextLine(data); len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -54,6 +63,32 @@ func TestLooksLikeSessionSpelling(t *testing.T) {
 	for _, in := range lookalikeSessions {
 		if got, want := LooksLikeSession([]byte(in)), looksLikeSessionParsed([]byte(in)); got != want {
 			t.Errorf("LooksLikeSession(%q) = %v, want %v", in, got, want)
+		}
+	}
+	// A header is at most MaxSessionHeaderBytes long, a CR before its LF
+	// counted; a
+	// longer first line is a job's, whatever it holds, and a blank line
+	// that long ends the search too.
+	header := func(n int) string {
+		h := `{"type":"session","id":"a","cwd":"/`
+		return h + strings.Repeat("w", n-len(h)-2) + `"}`
+	}
+	job := `{"job_id":"j","messages":[{"role":"user","content":"` + strings.Repeat("x", MaxSessionHeaderBytes) + `"}],"type":"session"}`
+	for _, c := range []struct {
+		name, in string
+		want     bool
+	}{
+		{"a header of the bound", header(MaxSessionHeaderBytes) + "\n" + `{"type":"message"}`, true},
+		{"a header of the bound with its CR", header(MaxSessionHeaderBytes-1) + "\r\n", true},
+		{"a header of the bound and a CR", header(MaxSessionHeaderBytes) + "\r\n", false},
+		{"a header of the bound, alone", header(MaxSessionHeaderBytes), true},
+		{"a header past it", header(MaxSessionHeaderBytes+1) + "\n", false},
+		{"a one-line job past it", job, false},
+		{"a long blank line first", strings.Repeat(" ", MaxSessionHeaderBytes+1) + "\n" + header(100), false},
+		{"blank lines first", "\n\n" + header(MaxSessionHeaderBytes), true},
+	} {
+		if got, def := LooksLikeSession([]byte(c.in)), looksLikeSessionParsed([]byte(c.in)); got != c.want || def != c.want {
+			t.Errorf("%s: LooksLikeSession %v, its definition %v, want %v", c.name, got, def, c.want)
 		}
 	}
 	// The parse is skipped where no member can be "session": a job whose

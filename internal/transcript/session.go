@@ -120,6 +120,13 @@ func IsStandIn(m *Message) bool {
 	return false
 }
 
+// MaxSessionHeaderBytes bounds a session file's first non-blank line, its
+// header, as LooksLikeSession reads it (a CR before its LF counted, the LF
+// not). An
+// OpenClaw header holds a type, a version, a session id, a timestamp, a
+// working directory and a parent session's path: a few hundred bytes.
+const MaxSessionHeaderBytes = 64 << 10
+
 // nextLine splits the first line off data (its CR LF or LF end removed).
 func nextLine(data []byte) (line, rest []byte) {
 	line = data
@@ -131,12 +138,17 @@ func nextLine(data []byte) (line, rest []byte) {
 
 // LooksLikeSession reports whether data's first non-blank line is a
 // session-file header ({"type":"session",...}), as DecodeSession reads it:
-// such an input is a session file, any other a job. A job written on one
-// line is its own first line, so the line is parsed only when it may spell
-// the string "session" (mayHoldSession): a job's whole text is not
-// validated twice (once here, once by the job's decode).
+// such an input is a session file, any other a job. A line longer than
+// MaxSessionHeaderBytes is no header, and LooksLikeSession reads no
+// further than that: a job written on one line is its own first line, and
+// its megabytes are not scanned here (for the line's end, "session" and
+// escapes) before the job's decode reads them. A shorter line is parsed
+// only when it may spell the string "session" (mayHoldSession).
 func LooksLikeSession(data []byte) bool {
 	for len(data) > 0 {
+		if len(data) > MaxSessionHeaderBytes && bytes.IndexByte(data[:MaxSessionHeaderBytes+1], '\n') < 0 {
+			return false // the line is longer than any header
+		}
 		var line []byte
 		if line, data = nextLine(data); len(bytes.TrimSpace(line)) == 0 {
 			continue
