@@ -69,7 +69,7 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 				continue
 			}
 			if comp == nil {
-				found = compactionOf(t.Messages)
+				found = compactionOf(env, t.Messages)
 				comp = &found
 			}
 			keep, changed, sentinel := replayMessage(m, comp.stale(m, i))
@@ -93,7 +93,7 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 		if out != nil {
 			t.Messages = out
 		}
-		trimmed := trimTrailingFailures(t)
+		trimmed := trimTrailingFailures(t, env)
 		env.Report.Add(name, "dropped", dropped)
 		env.Report.Add(name, "normalised", normalised)
 		env.Report.Add(name, "sentinel", sentinels)
@@ -291,12 +291,12 @@ func isZeroUsageStop(m *transcript.Message, stale bool) bool {
 // drop or fill messages later in the chain call it again, so that the
 // chain stays idempotent and no history ends in a failed turn, which
 // providers reject as an assistant prefill.
-func trimTrailingFailures(t *transcript.Transcript) int {
+func trimTrailingFailures(t *transcript.Transcript, env *stage.Env) int {
 	if len(t.Messages) == 0 || t.Messages[len(t.Messages)-1].Role() != transcript.RoleAssistant {
 		return 0 // only an assistant is popped; spare the compaction scan
 	}
 	n := 0
-	comp := compactionOf(t.Messages)
+	comp := compactionOf(env, t.Messages)
 	for len(t.Messages) > 0 && isTrailingFailure(t.Messages[len(t.Messages)-1], comp.stale(t.Messages[len(t.Messages)-1], len(t.Messages)-1)) {
 		t.Messages = t.Messages[:len(t.Messages)-1]
 		n++
@@ -334,7 +334,7 @@ func isTrailingFailure(m *transcript.Message, stale bool) bool {
 func TrailingFailures() stage.Stage {
 	const name = "trailing_failures"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		env.Report.Add(name, "trimmed", trimTrailingFailures(t))
+		env.Report.Add(name, "trimmed", trimTrailingFailures(t, env))
 		return nil
 	}}
 }

@@ -50,7 +50,7 @@ func applyBlankBlocks(ctx context.Context, t *transcript.Transcript, env *stage.
 			out = append(out, m)
 		}
 		t.Messages = out
-		trimmed = trimTrailingFailures(t)
+		trimmed = trimTrailingFailures(t, env)
 	}
 	env.Report.Add(blankBlocksName, "blank_text_removed", sum.removed)
 	env.Report.Add(blankBlocksName, "trailing_trimmed", trimmed)

@@ -97,7 +97,7 @@ func ProviderTurns() stage.Stage {
 			}
 		}
 		env.Report.Add(name, "content_fixed", filled)
-		env.Report.Add(name, "trailing_trimmed", trimTrailingFailures(t))
+		env.Report.Add(name, "trailing_trimmed", trimTrailingFailures(t, env))
 		if first := firstTurn(t.Messages); first != nil && (first.Role() == transcript.RoleAssistant || !hasUserSide(t.Messages)) {
 			prependBootstrap(t, env, first)
 			env.Report.Add(name, "bootstrap", 1)

@@ -35,10 +35,7 @@ const usageName = "usage"
 // applyUsage is Usage's Apply: a one-chunk job's pass allocates nothing of
 // its own (stage.EachChunk).
 func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-	h := usageHistory{msgs: t.Messages, comp: compaction{last: -1}}
-	if env.MayHold(transcript.FactCompaction) { // two walks of the history, for what most jobs lack
-		h.comp = compactionOf(t.Messages)
-	}
+	h := usageHistory{msgs: t.Messages, comp: compactionOf(env, t.Messages)}
 	var sum usageCounts
 	stage.EachChunk(env, len(t.Messages), h, usageOf, func(c usageCounts) {
 		sum.zeroed += c.zeroed
@@ -105,7 +102,13 @@ type compaction struct {
 	hasBoundary bool
 }
 
-func compactionOf(msgs []*transcript.Message) compaction {
+// compactionOf finds the latest compaction of msgs. In a job the runner
+// knows holds no compactionSummary (stage.Env.MayHold) it is none, without
+// the two walks of the history that would find none.
+func compactionOf(env *stage.Env, msgs []*transcript.Message) compaction {
+	if !env.MayHold(transcript.FactCompaction) {
+		return compaction{last: -1}
+	}
 	c := compaction{last: lastIndexOfRole(msgs, transcript.RoleCompactionSummary)}
 	c.boundary, c.hasBoundary = latestCompaction(msgs)
 	return c
