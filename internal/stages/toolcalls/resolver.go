@@ -34,6 +34,11 @@ type occurrence struct {
 type resultRef struct {
 	raw  string // its id as written, as pairing reads it (RawResultID)
 	real bool   // false for a synthetic missing result
+	// callIDOnly is resultIDs.callIDOnly: the rewrite leaves the result
+	// unread when it resolves to raw. The resolver does not read it; it
+	// sits here, in the padding after real, so that a result site stays
+	// 72 bytes (TestSiteSizes).
+	callIDOnly bool
 }
 
 // keyState is everything the resolver knows about one trimmed call id. Its

@@ -41,7 +41,7 @@ type callSite struct {
 // and the id the resolver gives it. Its size is pinned by TestSiteSizes.
 type resultSite struct {
 	msg *transcript.Message
-	k   string // the trimmed id the rule resolves (pickResultID)
+	k   string // the trimmed id the rule resolves (readResultIDs)
 	ref resultRef
 	id  string
 	at  int32 // its index
@@ -134,12 +134,12 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 		case transcript.RoleAssistant:
 			c.collectCalls(&ch, i, m)
 		case transcript.RoleToolResult:
-			k, ok := pickResultID(m)
+			ids, ok := readResultIDs(m)
 			if !ok {
 				continue
 			}
 			real := !isSynthetic(m, c.synthetic)
-			ch.results = append(ch.results, resultSite{msg: m, at: int32(i), k: k, ref: resultRef{raw: m.RawResultID(), real: real}})
+			ch.results = append(ch.results, resultSite{msg: m, at: int32(i), k: ids.k, ref: resultRef{raw: ids.raw, real: real, callIDOnly: ids.callIDOnly}})
 			if real && ch.lastReal != nil {
 				id, _ := m.ResultID()
 				ch.lastReal[id] = i

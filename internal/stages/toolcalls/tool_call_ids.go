@@ -218,7 +218,11 @@ func (ch *idChunk) rewrite(occs []occurrence) idCounts {
 		}
 	}
 	for i := range ch.results {
-		if rs := &ch.results[i]; writeResultID(rs.msg, rs.id) {
+		rs := &ch.results[i]
+		if rs.ref.callIDOnly && rs.id == rs.ref.raw {
+			continue // its toolCallId is id already, and it has no other id member to write
+		}
+		if writeResultID(rs.msg, rs.id) {
 			n.results++
 		}
 	}
