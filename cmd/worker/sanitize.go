@@ -218,10 +218,10 @@ func sanitizeJob(ctx context.Context, proc *pipeline.Processor, input []byte, ta
 // (its tapes, message views and edits), so a collection at each doubling of
 // the heap from 4 MB marks the same live bytes again for little garbage. On
 // the clean 100k-message history of the large suite the three collections
-// GOGC=100 ran freed 3 MB of 52 and cost ~30 % of the process's CPU; a
-// damaged one collects 2 times instead of 5 (bench/README.md, issue 31,
-// session 13). The limit still bounds the heap: above it the runtime
-// collects as it did.
+// GOGC=100 ran freed 3 MB of 52, and it runs 4 % faster without them; a
+// damaged one collects 2 times instead of 5, 3 % faster, its peak 4 % higher
+// (bench/README.md, issue 31, session 13). The limit still bounds the heap:
+// above it the runtime collects as it did.
 func setJobMemory(cfg config.Config, inputBytes int) (int64, func()) {
 	prevLimit, prevPercent := debug.SetMemoryLimit(-1), memlimit.GCPercent()
 	restore := func() {
