@@ -70,7 +70,7 @@ func TestLooksLikeSessionSpelling(t *testing.T) {
 	// longer first line is a job's, whatever it holds, and a blank line
 	// that long ends the search too.
 	header := func(n int) string {
-		h := `{"type":"session","id":"a","cwd":"/`
+		h := `{"type":"session","version":3,"id":"0b7c6a1e-5f2d-4c8a-9e31-6d4b2f8a7c90","timestamp":"2026-02-01T10:00:00.000Z","cwd":"/`
 		return h + strings.Repeat("w", n-len(h)-2) + `"}`
 	}
 	job := `{"job_id":"j","messages":[{"role":"user","content":"` + strings.Repeat("x", MaxSessionHeaderBytes) + `"}],"type":"session"}`
@@ -84,7 +84,7 @@ func TestLooksLikeSessionSpelling(t *testing.T) {
 		{"a header of the bound, alone", header(MaxSessionHeaderBytes), true},
 		{"a header past it", header(MaxSessionHeaderBytes+1) + "\n", false},
 		{"a one-line job past it", job, false},
-		{"a long blank line first", strings.Repeat(" ", MaxSessionHeaderBytes+1) + "\n" + header(100), false},
+		{"a long blank line first", strings.Repeat(" ", MaxSessionHeaderBytes+1) + "\n" + header(200), false},
 		{"blank lines first", "\n\n" + header(MaxSessionHeaderBytes), true},
 	} {
 		if got, def := LooksLikeSession([]byte(c.in)), looksLikeSessionParsed([]byte(c.in)); got != c.want || def != c.want {
