@@ -43,6 +43,11 @@ func chunkResultsOf[A, T any](e *Env, n int, a A, f func(a A, lo, hi int) T) []T
 	return ChunkResults(e, n, func(lo, hi int) T { return f(a, lo, hi) })
 }
 
+// OneChunk reports whether ChunkResults runs a history of n messages as
+// one chunk, f(0, n) on the caller's goroutine: a rule may then do in its
+// one pass what chunks run in parallel would do apart.
+func (e *Env) OneChunk(n int) bool { return e.chunks(n) == 1 }
+
 // chunks is into how many chunks ChunkResults splits n messages.
 func (e *Env) chunks(n int) int {
 	if e.Fanout == nil || n <= 0 {

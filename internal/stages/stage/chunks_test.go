@@ -17,8 +17,8 @@ func (f seqFanout) Run(k int, run func(int)) {
 }
 
 // TestEachChunk: EachChunk merges ChunkResults' results in chunk order,
-// with or without a Fanout, and a history in one chunk costs no
-// allocation for its result.
+// with or without a Fanout, OneChunk says when ChunkResults runs one
+// chunk, and a history in one chunk costs no allocation for its result.
 func TestEachChunk(t *testing.T) {
 	span := func(lo, hi int) [3]int { return [3]int{lo, hi, 0} }
 	for _, e := range []*Env{{}, {Fanout: seqFanout{1}}, {Fanout: seqFanout{3}}, {Fanout: seqFanout{50}}} {
@@ -31,6 +31,9 @@ func TestEachChunk(t *testing.T) {
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("fanout %v, %d messages: EachChunk %v, ChunkResults %v", e.Fanout, n, got, want)
+			}
+			if one := e.OneChunk(n); one != (len(want) == 1) {
+				t.Errorf("fanout %v, %d messages: OneChunk %v, ChunkResults ran %d chunks", e.Fanout, n, one, len(want))
 			}
 		}
 	}

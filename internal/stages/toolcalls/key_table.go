@@ -49,29 +49,15 @@ func (t *keyTable) add(id string, ki int32) { t.shards[t.shard(id)][id] = ki }
 func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 {
 	n := int32(len(t.shards))
 	sizes := make([]int32, n)
-	// The shards are sized for two ids per call, its trimmed id and its
-	// sanitised one: a result's id is almost always its call's, and an id
-	// the resolver adds later is mostly one of these (the large suite's
-	// damaged 100k-message history: 86,711 ids for 43,599 calls). Sizing
-	// for a result too asked for half as much room again, which the map's
-	// rounding to powers of two made twice as much there (7.0 MB, not 3.5);
-	// an id beyond the hint grows one of the map's tables, not the map.
 	hint := 0
 	for i := range chunks {
-		hint += 2 * len(chunks[i].calls)
+		hint += len(chunks[i].calls)
 	}
 	run(int(n), func(j int) {
-		m := takeShard(hint / int(n))
-		next := int32(j)
+		sh := newKeyShard(int32(j), n, hint/int(n))
 		get := func(id string, ki *int32) {
-			if t.shard(id) != j {
-				return
-			}
-			var ok bool
-			if *ki, ok = m[id]; !ok {
-				*ki = next
-				m[id] = next
-				next += n
+			if t.shard(id) == j {
+				sh.intern(id, ki)
 			}
 		}
 		for i := range chunks {
@@ -90,12 +76,51 @@ func (t *keyTable) intern(chunks []idChunk, run func(k int, f func(int))) int32 
 				get(rs.k, &rs.key)
 			}
 		}
-		t.shards[j] = m
-		sizes[j] = next
+		t.shards[j] = sh.m
+		sizes[j] = sh.next
 	})
 	size := int32(0)
 	for _, s := range sizes {
 		size = max(size, s)
 	}
 	return size
+}
+
+// adopt makes the one shard of a one-shard table the ids sh interned (a
+// pass in one chunk interns as it collects: collector.keys), and returns
+// how many indexes it gave out, as intern does.
+func (t *keyTable) adopt(sh *keyShard) int32 {
+	t.shards[0] = sh.m
+	return sh.next
+}
+
+// keyShard is one shard of a key table as its ids are interned: shard j of
+// s gives out the indexes j, j+s, j+2s, … (keyTable).
+type keyShard struct {
+	m          map[string]int32
+	next, step int32
+}
+
+// newKeyShard returns shard j of s, empty, its map sized for the ids of
+// about calls calls. It is sized for two ids per call, its trimmed id and
+// its sanitised one: a result's id is almost always its call's, and an id
+// the resolver adds later is mostly one of these (the large suite's damaged
+// 100k-message history: 86,711 ids for 43,599 calls). Sizing for a result
+// too asked for half as much room again, which the map's rounding to powers
+// of two made twice as much there (7.0 MB, not 3.5); an id beyond the hint
+// grows one of the map's tables, not the map.
+func newKeyShard(j, s int32, calls int) keyShard {
+	return keyShard{m: takeShard(2 * calls), next: j, step: s}
+}
+
+// intern sets *ki to id's index, first giving id the next one when it has
+// none.
+func (sh *keyShard) intern(id string, ki *int32) {
+	if k, ok := sh.m[id]; ok {
+		*ki = k
+		return
+	}
+	*ki = sh.next
+	sh.m[id] = sh.next
+	sh.next += sh.step
 }

@@ -87,6 +87,10 @@ type collector struct {
 	replay      bool
 	allow       allowList
 	synthetic   string
+	// keys, when set, interns each id as it is collected, while its bytes
+	// are in cache (a pass in one chunk: sanitizeIDs); the key table's
+	// intern pass then has nothing left to do.
+	keys *keyShard
 }
 
 // newCollector returns the collect phase of a pass over env; replay says
@@ -116,7 +120,11 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 	// of the sites, live beside them while the chunk was read. They are
 	// the previous pass's when large enough (takeSites).
 	var ch idChunk
-	ch.calls, ch.results = takeSites(countSites(msgs[lo:hi]))
+	calls, results := countSites(msgs[lo:hi])
+	ch.calls, ch.results = takeSites(calls, results)
+	if c.keys != nil && c.keys.m == nil {
+		*c.keys = newKeyShard(0, 1, calls)
+	}
 	if c.replay && c.allow != nil {
 		ch.lastReal = map[string]int{}
 	}
@@ -139,7 +147,10 @@ func (c *collector) collect(ctx context.Context, msgs []*transcript.Message, lo,
 				continue
 			}
 			real := !isSynthetic(m, c.synthetic)
-			ch.results = append(ch.results, resultSite{msg: m, at: int32(i), k: ids.k, ref: resultRef{raw: ids.raw, real: real, callIDOnly: ids.callIDOnly}})
+			ch.results = append(ch.results, resultSite{msg: m, at: int32(i), k: ids.k, key: none, ref: resultRef{raw: ids.raw, real: real, callIDOnly: ids.callIDOnly}})
+			if c.keys != nil {
+				c.keys.intern(ids.k, &ch.results[len(ch.results)-1].key)
+			}
 			if real && ch.lastReal != nil {
 				id, _ := m.ResultID()
 				ch.lastReal[id] = i
@@ -181,8 +192,9 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 		if !ok {
 			continue
 		}
+		trimmed := transcript.TrimID(raw)
 		cs := callSite{block: b, at: int32(i), raw: raw, key: none, baseKey: none, secondKey: none,
-			exact: len(transcript.TrimID(raw)) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
+			exact: len(trimmed) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
 		opens = false
 		// A native id the target accepts is kept unless an earlier call
 		// took it: its sanitised form is seldom needed.
@@ -196,6 +208,15 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 			if c.san.mode == policy.IDModeStrict9 && len(raw) > strict9Len {
 				cs.second, cs.hasSecond = strict9Hashed(raw, 0), true
 				cs.secondValid = c.limits.Valid(cs.second)
+			}
+		}
+		if c.keys != nil {
+			c.keys.intern(trimmed, &cs.key)
+			if cs.hasBase {
+				c.keys.intern(cs.base, &cs.baseKey)
+			}
+			if cs.hasSecond {
+				c.keys.intern(cs.second, &cs.secondKey)
 			}
 		}
 		ch.calls = append(ch.calls, cs)

@@ -103,7 +103,11 @@ func ToolCallIDsInImagePass() stage.Stage {
 //  1. collect, per chunk in parallel: every call's and result's id, its
 //     trimmed form, the id makeUnique tries first and whether the target
 //     accepts them (collector); then the ids are interned, one shard of the
-//     key table per chunk, in parallel (keyTable.intern);
+//     key table per chunk, in parallel (keyTable.intern). A history in
+//     one chunk interns each id as it collects it (collector.keys), while
+//     the id's bytes are in cache: a pass that interned them after reading
+//     every message paid a cache miss for each id's bytes and for each
+//     result's look-up of its call's id;
 //  2. resolve, once, on the job's goroutine and in history order, as the
 //     sequential pass always has: the replay-safe turns first (preserve),
 //     then every call and result (resolver), which reads and writes only
@@ -117,6 +121,9 @@ func ToolCallIDsInImagePass() stage.Stage {
 // nothing.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
 	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
+	if env.OneChunk(len(t.Messages)) {
+		col.keys = &keyShard{} // filled by collect, which sizes it (newKeyShard)
+	}
 	chunks := stage.ChunkResults(env, len(t.Messages), func(lo, hi int) idChunk {
 		return col.collect(ctx, t.Messages, lo, hi)
 	})
@@ -129,7 +136,13 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 		calls += len(chunks[i].calls)
 	}
 	keys := newKeyTable(len(chunks))
-	r := newResolver(env.Policy, keys, keys.intern(chunks, run), calls)
+	var size int32
+	if col.keys != nil {
+		size = keys.adopt(col.keys)
+	} else {
+		size = keys.intern(chunks, run)
+	}
+	r := newResolver(env.Policy, keys, size, calls)
 	defer releasePass(chunks, keys, r)
 	for i := range chunks {
 		for _, c := range chunks[i].calls {
