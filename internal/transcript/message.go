@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -101,6 +102,11 @@ type overlay struct {
 	obj      Object
 	isObject bool
 	dirty    bool
+	// owned is set when obj.Fields is an array the overlay made for itself
+	// (own), which nothing else holds: a member is deleted in place, not
+	// by a copy of the others (the details strip deletes a member of
+	// every tool result that has one).
+	owned bool
 	// patched is 1 + the tape index (in Members) of the member obj.Fields[0]
 	// replaces, when the overlay is a patch; 0 when obj holds every member.
 	patched uint32
@@ -129,7 +135,7 @@ func (n *node) own() *overlay {
 		return n.ov
 	}
 	tn := n.tapeNode()
-	o := &ownedOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0}}
+	o := &ownedOverlay{overlay: overlay{raw: n.t.Raw(tn), isObject: tn.Flags&jsontape.IsObject != 0, owned: true}}
 	ov := &o.overlay
 	if ov.isObject {
 		ms := n.t.MemberOf(tn)
@@ -478,7 +484,11 @@ func (n *node) Delete(key string) bool {
 		return false
 	}
 	ov := n.own()
-	ov.obj.Delete(key)
+	if i := ov.obj.index(key); ov.owned && i >= 0 {
+		ov.obj.Fields = slices.Delete(ov.obj.Fields, i, i+1)
+	} else {
+		ov.obj.Delete(key)
+	}
 	ov.dirty = true
 	n.forget(key)
 	return true

@@ -398,3 +398,42 @@ func TestTapeEndsAnswerAsTheValue(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteInPlace: a member deleted from a value read from the tape
+// leaves the others in order, the first of duplicates first, and costs
+// only the overlay that holds the members (the array it made is its own,
+// so the member is removed in place); a value built from a caller's
+// fields never changes the caller's array.
+func TestDeleteInPlace(t *testing.T) {
+	raw := `{"role":"toolResult","toolCallId":"call_Jq3vT7mXb2LpR9sKf4HdWn8Y","details":{"exitCode":0},"content":[{"type":"text","text":"ok"}],"details":1}`
+	m := messageFromRaw([]byte(raw))
+	if !m.Delete("details") {
+		t.Fatal("Delete(details) found nothing")
+	}
+	want := `{"role":"toolResult","toolCallId":"call_Jq3vT7mXb2LpR9sKf4HdWn8Y","content":[{"type":"text","text":"ok"}],"details":1}`
+	if got := m.AppendJSON(nil); string(got) != want {
+		t.Fatalf("after one Delete:\n got %s\nwant %s", got, want)
+	}
+	if !m.Delete("details") || m.Has("details") {
+		t.Fatal("the second details member was not deleted")
+	}
+	if m.Delete("details") {
+		t.Fatal("Delete reported a member that is gone")
+	}
+
+	fields := []Field{{Key: "role", Value: []byte(`"user"`)}, {Key: "x", Value: []byte("1")}, {Key: "content", Value: []byte(`"hi"`)}}
+	built := NewMessage(fields...)
+	built.Delete("x")
+	if fields[1].Key != "x" || fields[2].Key != "content" {
+		t.Fatalf("Delete on a built message changed its caller's fields: %+v", fields)
+	}
+
+	msgs := make([]*Message, 101) // AllocsPerRun's warm-up run and its 100
+	for i := range msgs {
+		msgs[i] = messageFromRaw([]byte(raw))
+	}
+	next := 0
+	if n := testing.AllocsPerRun(100, func() { msgs[next].Delete("details"); next++ }); n != 1 {
+		t.Errorf("Delete of a tape member: %v allocations, want 1 (the overlay)", n)
+	}
+}

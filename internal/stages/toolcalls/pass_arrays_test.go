@@ -88,3 +88,22 @@ func TestSecondPassReusesArrays(t *testing.T) {
 		t.Fatalf("the second pass allocated %d bytes, the first %d: its arrays were not reused", bytes[1], bytes[0])
 	}
 }
+
+// TestResolverStatesRoom: the states a resolver is given have room for
+// the ids it adds as it goes (an eighth of them, at least 64), so the
+// first added id does not copy every state into a new array; a pooled
+// array of at least as many states has that room too.
+func TestResolverStatesRoom(t *testing.T) {
+	for _, size := range []int32{1, 100, 86711, 50} {
+		states, occs := takeResolverArrays(size, 10)
+		if len(states) != int(size) || cap(states)-len(states) < statesRoom(size) {
+			t.Errorf("%d states: length %d, room for %d more, want %d", size, len(states), cap(states)-len(states), statesRoom(size))
+		}
+		for i := range states {
+			if states[i] != emptyKey {
+				t.Fatalf("%d states: state %d is %+v, want emptyKey", size, i, states[i])
+			}
+		}
+		statesPool.Put(&resolverArrays{states: states[:0], occs: occs[:0]})
+	}
+}
