@@ -68,7 +68,8 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 			continue
 		}
 		raw, has := m.Get("usage")
-		plain := has && plainNormalUsage(raw)
+		var p plainUsage
+		plain := has && p.read(raw)
 		var room [usageRoom]field
 		var u usageRead
 		if !plain {
@@ -86,10 +87,14 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 			}
 			continue
 		}
-		if plain || u.normal() {
+		switch {
+		case plain && p.normal(), !plain && u.normal():
 			continue // already normal: not written
+		case plain:
+			m.Set("usage", p.appendNormal(make([]byte, 0, len(raw)+usageGrowth), raw))
+		default:
+			m.Set("usage", u.appendNormal(make([]byte, 0, len(raw)+usageGrowth)))
 		}
-		m.Set("usage", u.appendNormal(make([]byte, 0, len(raw)+usageGrowth)))
 		n.normalised++
 	}
 	return n
@@ -154,38 +159,82 @@ func scanUsage(raw []byte, has bool) (valid, normal bool) {
 	return valid, valid && u.normal()
 }
 
-// plainNormalUsage reports whether raw is a usage in normal form as the
-// runtimes write it, read in one pass that collects nothing: compact (no
-// space), only the five counts, each once and a plain number (plainNumber),
-// and at most one cost, an object of its own five counts written the same
-// way. A usage it accepts, readUsage finds valid and normal; false says
-// nothing, and usageOf then reads the usage the general way. It is the
-// usage of nearly every assistant turn of a clean history (OpenClaw writes
-// input, output, cacheRead, cacheWrite, totalTokens and a complete cost),
-// which usageOf so confirms without building its members.
-func plainNormalUsage(raw []byte) bool {
-	rest, ok := plainCounts(raw, &usageCountKeys, true)
+// plainUsage is one read of a usage as the runtimes write it (read):
+// compact (no space), only the five counts, each once and a plain number
+// (plainNumber), and at most one cost, an object of its own five counts
+// written the same way. It is the usage of nearly every assistant turn:
+// OpenClaw writes all five counts and a complete cost, and a runtime that
+// leaves totalTokens out writes the other four. usageOf so judges it, and
+// completes it, without building its members (readUsage).
+type plainUsage struct {
+	seen   uint8     // the counts it has: bit k for usageCountKeys[k]
+	counts [4][]byte // the first four counts' values, nil when absent
+}
+
+// read reads raw as a plain usage: false when it is not one (say, it has
+// space, another member, an incomplete cost or a count that is not a
+// plain number), which says nothing of its validity; usageOf then reads
+// it the general way (readUsage). A plain usage is a valid object, and
+// readUsage would find it normal exactly when normal says so.
+func (p *plainUsage) read(raw []byte) bool {
+	rest, seen, ok := plainCounts(raw, &usageCountKeys, true, &p.counts)
+	p.seen = seen
 	return ok && len(rest) == 0
 }
 
-// plainCounts reads the object at the start of raw as plainNormalUsage
-// says, with keys as its counts and, when withCost, one cost member, and
-// returns what follows it; ok is false when the object is not so written
-// or lacks a count.
-func plainCounts(raw []byte, keys *[5]string, withCost bool) (rest []byte, ok bool) {
+// allCounts is the seen set of an object that has its five counts.
+const allCounts = 1<<len(usageCountKeys) - 1
+
+// normal reports whether the plain usage has its five counts.
+func (p *plainUsage) normal() bool { return p.seen == allCounts }
+
+// appendNormal appends the normal form of raw, the plain usage p was read
+// from, as usageRead.appendNormal writes it: raw as it is (its members are
+// counts that are numbers, and its cost, if any, is complete), then the
+// counts it lacks in their order, each 0, and totalTokens the sum of the
+// four counts when it lacks that.
+func (p *plainUsage) appendNormal(dst, raw []byte) []byte {
+	dst = append(dst, raw[:len(raw)-1]...)
+	for k, key := range usageCountKeys {
+		if p.seen&(1<<k) != 0 {
+			continue
+		}
+		dst = append(append(append(dst, ",\""...), key...), "\":"...)
+		if k < 4 {
+			dst = append(dst, '0')
+			continue
+		}
+		sum := 0.0
+		for _, v := range p.counts {
+			if v != nil {
+				n, _ := number(v)
+				sum += n
+			}
+		}
+		dst = appendNumber(dst, sum)
+	}
+	return append(dst, '}')
+}
+
+// plainCounts reads the object at the start of raw as plainUsage.read
+// says, with keys as its counts and, when withCost, at most one cost
+// member, which must have its five counts; it returns what follows the
+// object and the counts it has (seen, bit k for keys[k]), and, when values
+// is not nil, the first four counts' values into it. ok is false when the
+// object is not so written.
+func plainCounts(raw []byte, keys *[5]string, withCost bool, values *[4][]byte) (rest []byte, seen uint8, ok bool) {
 	if len(raw) < 2 || raw[0] != '{' {
-		return nil, false
+		return nil, 0, false
 	}
 	raw = raw[1:]
-	var seen uint8
 	cost := false
 	for {
 		if len(raw) == 0 || raw[0] != '"' {
-			return nil, false
+			return nil, 0, false
 		}
 		end := bytes.IndexByte(raw[1:], '"')
 		if end < 0 || len(raw) < end+3 || raw[end+2] != ':' {
-			return nil, false
+			return nil, 0, false
 		}
 		key := raw[1 : end+1]
 		raw = raw[end+3:]
@@ -194,27 +243,31 @@ func plainCounts(raw []byte, keys *[5]string, withCost bool) (rest []byte, ok bo
 			seen |= 1 << k
 			n := plainNumber(raw)
 			if n == 0 {
-				return nil, false
+				return nil, 0, false
+			}
+			if k < 4 && values != nil {
+				values[k] = raw[:n]
 			}
 			raw = raw[n:]
 		case k < 0 && withCost && !cost && string(key) == "cost":
 			cost = true
-			if raw, ok = plainCounts(raw, &costCountKeys, false); !ok {
-				return nil, false
+			var costSeen uint8
+			if raw, costSeen, ok = plainCounts(raw, &costCountKeys, false, nil); !ok || costSeen != allCounts {
+				return nil, 0, false
 			}
 		default:
-			return nil, false
+			return nil, 0, false
 		}
 		if len(raw) == 0 {
-			return nil, false
+			return nil, 0, false
 		}
 		switch raw[0] {
 		case ',':
 			raw = raw[1:]
 		case '}':
-			return raw[1:], seen == 1<<len(keys)-1
+			return raw[1:], seen, true
 		default:
-			return nil, false
+			return nil, 0, false
 		}
 	}
 }

@@ -75,6 +75,7 @@ var usageShapes = []string{
 	`{"output":2,"totalTokens":"x","cost":{"total":1,"input":"y"},"input":1.5e3,"cost":{}}`,
 	`{"input":1e308,"output":1e308,"cacheRead":0,"cacheWrite":0}`,
 	`{"cost":{"input":0.1,"output":0.2}, "input":1}`,
+	`{"input":10,"output":1e388,"cacheRead":0,"cacheWrite":0}`,
 }
 
 // referenceUsage is the usage normalisation written plainly on parsed
@@ -114,6 +115,7 @@ func referenceCounts(o *transcript.Object, keys [5]string, total string) bool {
 		v, ok := o.Number(k)
 		if !ok {
 			changed = o.Set(k, []byte("0")) || changed
+			v = 0 // what the count now is: Number gives ±Inf for 1e999
 		}
 		sum += v
 	}
@@ -131,8 +133,10 @@ func checkScanUsage(t *testing.T, raw []byte) {
 	t.Helper()
 	valid, normal := scanUsage(raw, true)
 	_, err := transcript.ParseObject(raw)
-	if plainNormalUsage(raw) && (err != nil || !valid || !normal) {
-		t.Fatalf("plainNormalUsage(%s) accepts what scanUsage finds valid %v, normal %v (ParseObject error %v)", raw, valid, normal, err)
+	var p plainUsage
+	plain := p.read(raw)
+	if plain && (err != nil || !valid || normal != p.normal()) {
+		t.Fatalf("plainUsage.read(%s) accepts what scanUsage finds valid %v, normal %v, the plain read normal %v (ParseObject error %v)", raw, valid, normal, p.normal(), err)
 	}
 	if valid != (err == nil) {
 		t.Fatalf("scanUsage(%s): valid %v, ParseObject error %v", raw, valid, err)
@@ -146,6 +150,9 @@ func checkScanUsage(t *testing.T, raw []byte) {
 	}
 	if got := appendNormalUsage(nil, raw); !normal && !bytes.Equal(got, want) {
 		t.Fatalf("appendNormalUsage(%s):\n got %s\nwant %s", raw, got, want)
+	}
+	if got := p.appendNormal(nil, raw); plain && !normal && !bytes.Equal(got, want) {
+		t.Fatalf("plainUsage.appendNormal(%s):\n got %s\nwant %s", raw, got, want)
 	}
 }
 
@@ -162,19 +169,26 @@ func TestScanUsage(t *testing.T) {
 	}
 }
 
-// TestPlainNormalUsage: the one-pass check accepts the usages runtimes
-// write (OpenClaw's members and cost, the generator's order, a negative or
-// fractional cost), and leaves everything else to readUsage; what it
-// accepts, checkScanUsage holds to the reference.
-func TestPlainNormalUsage(t *testing.T) {
-	accepted := []string{
+// TestPlainUsage: the one-pass read accepts the usages runtimes write
+// (OpenClaw's members and cost, the generator's order, a negative or
+// fractional cost, the four counts without totalTokens), tells the normal
+// from the incomplete, and leaves everything else to readUsage; what it
+// accepts, checkScanUsage holds to the reference, its completion included.
+func TestPlainUsage(t *testing.T) {
+	normal := []string{
 		usageShapes[0], usageShapes[1],
 		`{"cacheRead":0,"cacheWrite":0,"input":3272,"output":91,"totalTokens":3363}`,
 		`{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`,
 		`{"input":123456789012345,"output":-0,"cacheRead":-1.5,"cacheWrite":0.00000000000000000001,"totalTokens":1,"cost":{"total":1,"cacheWrite":0,"cacheRead":0,"output":0.25,"input":-0.5}}`,
 	}
+	incomplete := map[string]string{
+		usageShapes[2]: `{"input":10,"output":5,"cacheRead":1,"cacheWrite":2,"totalTokens":18}`,
+		`{"cacheRead":0,"cacheWrite":0,"input":3272,"output":91}`:                               `{"cacheRead":0,"cacheWrite":0,"input":3272,"output":91,"totalTokens":3363}`,
+		`{"totalTokens":7,"input":1.5}`:                                                         `{"totalTokens":7,"input":1.5,"output":0,"cacheRead":0,"cacheWrite":0}`,
+		`{"output":-2.25,"cost":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"total":1}}`: `{"output":-2.25,"cost":{"input":0,"output":1,"cacheRead":0,"cacheWrite":0,"total":1},"input":0,"cacheRead":0,"cacheWrite":0,"totalTokens":-2.25}`,
+	}
 	refused := []string{
-		usageShapes[2], usageShapes[3], usageShapes[4], usageShapes[8], usageShapes[9], usageShapes[10], usageShapes[11],
+		usageShapes[3], usageShapes[4], usageShapes[8], usageShapes[9], usageShapes[10], usageShapes[11], usageShapes[12],
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"service":"x"}`,
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":1e1}`,
 		`{"input":01,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
@@ -185,26 +199,40 @@ func TestPlainNormalUsage(t *testing.T) {
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"input":5,"totalTokens":10}`,
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"cost":{}}}`,
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0}}`,
+		`{"input":1,"output":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}}`,
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}x`,
 		`{"in\"":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10}`,
 		`{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10`, `{"input"`, `{`, ``,
 	}
-	for _, u := range accepted {
-		if !plainNormalUsage([]byte(u)) {
-			t.Errorf("plainNormalUsage(%s) = false, want true", u)
+	for _, u := range normal {
+		var p plainUsage
+		if !p.read([]byte(u)) || !p.normal() {
+			t.Errorf("plainUsage.read(%s): plain and normal %v %v, want true true", u, p.read([]byte(u)), p.normal())
+		}
+		checkScanUsage(t, []byte(u))
+	}
+	for u, want := range incomplete {
+		var p plainUsage
+		if !p.read([]byte(u)) || p.normal() {
+			t.Errorf("plainUsage.read(%s): plain and normal %v %v, want true false", u, p.read([]byte(u)), p.normal())
+			continue
+		}
+		if got := p.appendNormal(nil, []byte(u)); string(got) != want {
+			t.Errorf("plainUsage.appendNormal(%s):\n got %s\nwant %s", u, got, want)
 		}
 		checkScanUsage(t, []byte(u))
 	}
 	for _, u := range refused {
-		if plainNormalUsage([]byte(u)) {
-			t.Errorf("plainNormalUsage(%s) = true, want false", u)
+		var p plainUsage
+		if p.read([]byte(u)) {
+			t.Errorf("plainUsage.read(%s) = true, want false", u)
 		}
 	}
 }
 
 // TestScanUsageAllocations: a normal usage is judged without an
 // allocation (it is neither parsed nor encoded), and one that is not is
-// written into its buffer without another.
+// written into its buffer without another, by either path.
 func TestScanUsageAllocations(t *testing.T) {
 	raw := []byte(usageShapes[0])
 	if n := testing.AllocsPerRun(100, func() { scanUsage(raw, true) }); n != 0 {
@@ -214,6 +242,15 @@ func TestScanUsageAllocations(t *testing.T) {
 	buf := make([]byte, 0, len(incomplete)+usageGrowth)
 	if n := testing.AllocsPerRun(100, func() { appendNormalUsage(buf[:0], incomplete) }); n != 0 {
 		t.Errorf("appendNormalUsage into a buffer of room: %v allocations, want 0", n)
+	}
+	plain := []byte(usageShapes[2])
+	if n := testing.AllocsPerRun(100, func() {
+		var p plainUsage
+		if p.read(plain) {
+			p.appendNormal(buf[:0], plain)
+		}
+	}); n != 0 {
+		t.Errorf("a plain usage read and completed into a buffer of room: %v allocations, want 0", n)
 	}
 }
 
