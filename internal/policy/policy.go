@@ -130,13 +130,41 @@ func Signer(provider, model string) string {
 // and model members, which it reads only for a target that replays
 // provider-owned thinking (for any other, no turn is verified).
 func (p Policy) VerifiesTurn(m *transcript.Message) bool {
-	if !p.AllowProviderOwnedThinkingReplay() {
+	v := p.TurnVerifier()
+	return v.Verifies(m)
+}
+
+// TurnVerifier is VerifiesTurn for the assistant turns of a walk over one
+// history: the turns of a session mostly share their provider, api and
+// model, so it keeps the verdict for the last three it read and asks
+// VerifiesThinkingOf again only when one of them changes. It is not safe
+// for concurrent use: a walk in chunks takes one per chunk.
+type TurnVerifier struct {
+	policy               *Policy
+	replays              bool // policy.AllowProviderOwnedThinkingReplay()
+	provider, api, model string
+	verdict, read        bool // the verdict for the three, once one is read
+}
+
+// TurnVerifier returns a TurnVerifier of p, which must not change while it
+// is in use.
+func (p *Policy) TurnVerifier() TurnVerifier {
+	return TurnVerifier{policy: p, replays: p.AllowProviderOwnedThinkingReplay()}
+}
+
+// Verifies reports VerifiesTurn(m) of its policy.
+func (v *TurnVerifier) Verifies(m *transcript.Message) bool {
+	if !v.replays {
 		return false
 	}
 	provider, _ := m.String("provider")
 	api, _ := m.String("api")
 	model, _ := m.String("model")
-	return p.VerifiesThinkingOf(provider, api, model)
+	if !v.read || provider != v.provider || api != v.api || model != v.model {
+		v.provider, v.api, v.model, v.read = provider, api, model, true
+		v.verdict = v.policy.VerifiesThinkingOf(provider, api, model)
+	}
+	return v.verdict
 }
 
 // SignedThinkingProvider reports whether the provider is anthropic, amazon-bedrock

@@ -40,12 +40,13 @@ func InvalidSignatures() stage.Stage {
 		}
 		unsigned := func(b *transcript.Block) bool { return !hasReplayableSignature(b) }
 		verifies := env.Policy.AllowProviderOwnedThinkingReplay()
+		verifier := env.Policy.TurnVerifier()
 		n, foreign := 0, 0
 		for i, m := range t.Messages {
 			if m.Role() != transcript.RoleAssistant {
 				continue
 			}
-			if verifies && !env.Policy.VerifiesTurn(m) {
+			if verifies && !verifier.Verifies(m) {
 				foreign += dropThinking(m, everyBlock)
 				continue
 			}

@@ -57,6 +57,7 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) (out []*transc
 	runLen := 0
 	hadError := false
 	verifies := p.AllowProviderOwnedThinkingReplay()
+	verifier := p.TurnVerifier()
 	flush := func() {
 		if head != nil && runLen > 1 {
 			if hadError && head.StopReason() != transcript.StopError && !p.PreserveSignatures {
@@ -65,7 +66,7 @@ func mergeAssistants(msgs []*transcript.Message, p policy.Policy) (out []*transc
 				}
 			}
 			head.SetBlocks(content)
-			if verifies && !p.VerifiesTurn(head) {
+			if verifies && !verifier.Verifies(head) {
 				foreign += dropThinking(head, everyBlock)
 			}
 		}
