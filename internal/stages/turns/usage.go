@@ -87,13 +87,14 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 			}
 			continue
 		}
+		var out [usageBuffer]byte // written here, then copied at its length
 		switch {
 		case plain && p.normal(), !plain && u.normal():
 			continue // already normal: not written
 		case plain:
-			m.Set("usage", p.appendNormal(make([]byte, 0, len(raw)+usageGrowth), raw))
+			m.Set("usage", bytes.Clone(p.appendNormal(out[:0], raw)))
 		default:
-			m.Set("usage", u.appendNormal(make([]byte, 0, len(raw)+usageGrowth)))
+			m.Set("usage", bytes.Clone(u.appendNormal(out[:0])))
 		}
 		n.normalised++
 	}
@@ -133,10 +134,11 @@ func (c compaction) stale(m *transcript.Message, i int) bool {
 	return c.hasBoundary && ok && ts <= c.boundary
 }
 
-// usageGrowth is the room a normalised usage or cost is given beyond its
-// input length, so that its encoding is one allocation: the members a
-// normalisation appends ("totalTokens":N and a few zero counts).
-const usageGrowth = 64
+// usageBuffer is the size of the stack buffer usageOf writes a normalised
+// usage into before it copies it into one allocation of its length: room
+// for OpenClaw's usage with its cost, whose normal form is about 200 bytes.
+// A usage that outgrows it is written on the heap.
+const usageBuffer = 512
 
 // usageCountKeys are the members a usage object is completed with (the
 // four counts, then their total), costCountKeys those of its cost.
@@ -238,7 +240,7 @@ func plainCounts(raw []byte, keys *[5]string, withCost bool, values *[4][]byte) 
 		}
 		key := raw[1 : end+1]
 		raw = raw[end+3:]
-		switch k := countIndex(keys, string(key)); {
+		switch k := countIndex(keys, key); {
 		case k >= 0 && seen&(1<<k) == 0:
 			seen |= 1 << k
 			n := plainNumber(raw)
@@ -422,10 +424,11 @@ func (c *counts) any() bool { return c.number != [5]bool{} }
 // complete reports whether all five counts are numbers.
 func (c *counts) complete() bool { return c.number == [5]bool{true, true, true, true, true} }
 
-// countIndex is key's place in keys, or -1.
-func countIndex(keys *[5]string, key string) int {
+// countIndex is key's place in keys, or -1. A key of the input's bytes is
+// compared as it is, not copied into a string.
+func countIndex[K string | []byte](keys *[5]string, key K) int {
 	for k := range keys {
-		if keys[k] == key {
+		if keys[k] == string(key) {
 			return k
 		}
 	}

@@ -239,7 +239,7 @@ func TestScanUsageAllocations(t *testing.T) {
 		t.Errorf("scanUsage of a normal usage: %v allocations, want 0", n)
 	}
 	incomplete := []byte(usageShapes[4])
-	buf := make([]byte, 0, len(incomplete)+usageGrowth)
+	buf := make([]byte, 0, usageBuffer)
 	if n := testing.AllocsPerRun(100, func() { appendNormalUsage(buf[:0], incomplete) }); n != 0 {
 		t.Errorf("appendNormalUsage into a buffer of room: %v allocations, want 0", n)
 	}
