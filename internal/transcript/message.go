@@ -194,14 +194,31 @@ func (n *node) member(i int) (string, []byte) {
 	return memberKey(n.t, &n.t.Members[at]), n.memberValue(at)
 }
 
+// numberedKey reports whether member i's key, as member returns it, is one
+// the tape knows by number: one of KeyNames, plain ASCII
+// (TestKeyNamesArePlain), which AppendString writes as it is between two
+// quotes, so its bytes need not be scanned.
+func (n *node) numberedKey(i int) bool {
+	ov := n.ov
+	return (ov == nil || ov.patched != 0) && n.t.Members[n.tapeNode().First+uint32(i)].KeyID != 0
+}
+
 // memberKeyLen is len(AppendString(nil, key)) for member i's key as
-// member returns it: a key the tape knows by number is one of KeyNames,
-// plain ASCII (TestKeyNamesArePlain), so its bytes are not scanned.
+// member returns it.
 func (n *node) memberKeyLen(i int, key string) int {
-	if ov := n.ov; (ov == nil || ov.patched != 0) && n.t.Members[n.tapeNode().First+uint32(i)].KeyID != 0 {
+	if n.numberedKey(i) {
 		return len(key) + 2
 	}
 	return stringLen(key)
+}
+
+// appendMemberKey is AppendString(dst, key) for member i's key as member
+// returns it.
+func (n *node) appendMemberKey(dst []byte, i int, key string) []byte {
+	if n.numberedKey(i) {
+		return append(append(append(dst, '"'), key...), '"')
+	}
+	return AppendString(dst, key)
 }
 
 // appendObject appends the compact encoding of an object value's members,
@@ -213,7 +230,7 @@ func (n *node) appendObject(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		key, value := n.member(i)
-		dst = append(append(AppendString(dst, key), ':'), value...)
+		dst = append(append(n.appendMemberKey(dst, i, key), ':'), value...)
 	}
 	return append(dst, '}')
 }
@@ -861,7 +878,7 @@ func (w *messageWriter) member(dst []byte, i int, key string, value []byte) []by
 	if i > 0 {
 		dst = append(dst, ',')
 	}
-	dst = append(AppendString(dst, key), ':')
+	dst = append(w.m.members.appendMemberKey(dst, i, key), ':')
 	if w.stale && !w.seenContent && key == "content" {
 		at := len(dst)
 		if dst = w.m.appendContent(dst); !w.m.members.changed() && bytes.Equal(dst[at:], value) {
