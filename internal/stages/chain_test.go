@@ -603,6 +603,36 @@ func TestMergedTurnCarriesNoForeignThinking(t *testing.T) {
 	}
 }
 
+// TestCurrentToolTurnJudgedOnItsRepairedCalls: step 6 keeps the unsigned
+// thinking of the current tool turn; when the tool-call rules then drop
+// that turn's only call (a name no provider accepts) and pairing its
+// results, the turn is no longer the current tool turn, and the again pass
+// (turns.InvalidSignaturesAgain) drops that thinking in the same pass, as a
+// second pass would (a FuzzChain find of session 15). The user's own
+// command run after the result (bashExecution) keeps the turn from being
+// the last message, which would preserve it on its own.
+func TestCurrentToolTurnJudgedOnItsRepairedCalls(t *testing.T) {
+	tg := transcript.Target{Provider: "my-bedrock-proxy", API: "bedrock-converse-stream", Model: "claude-3-5-sonnet"} // a gateway on the Bedrock wire: its turns are not frozen (§3.5)
+	in := []byte(`[{"role":"user","content":"list the files","timestamp":1},` +
+		`{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-6","stopReason":"toolUse","timestamp":2,"usage":{"input":1,"output":1},` +
+		`"content":[{"type":"thinking","thinking":"list them","thinkingSignature":"  "},{"type":"text","text":"Listing."},` +
+		`{"type":"toolCall","id":"toolu_01AbCdEfGhIjKlMnOpQrStUv","name":"bad name!","arguments":{"path":"/"}}]},` +
+		`{"role":"toolResult","toolCallId":"toolu_01AbCdEfGhIjKlMnOpQrStUv","toolName":"bad name!","content":[{"type":"text","text":"unknown tool"}],"isError":true,"timestamp":3},` +
+		`{"role":"bashExecution","command":"git status --short","output":" M main.go\n","exitCode":0,"cancelled":false,"truncated":false,"timestamp":4}]`)
+	first, env := run(t, tg, in, nil)
+	out := first.MessagesJSON()
+	if bytes.Contains(out, []byte(`"thinking"`)) {
+		t.Errorf("the turn kept unsigned thinking once it was no longer the current tool turn: %s", out)
+	}
+	if got := env.Report.Stages.Get("invalid_signatures_again", "dropped"); got != 1 {
+		t.Errorf("invalid_signatures_again dropped = %d, want 1 (report %v)", got, env.Report.Stages)
+	}
+	second, _ := run(t, tg, out, first.AppendEntries)
+	if again := second.MessagesJSON(); !bytes.Equal(again, out) {
+		t.Errorf("not idempotent:\nfirst  %s\nsecond %s", out, again)
+	}
+}
+
 // TestDefaultRepairsTextFirst: the chain's first rule is the text repair
 // (the rule that reads transcript.FactInvalidText), so every later rule
 // sees valid text; stagetest.CheckProperties relies on it when it leaves

@@ -73,19 +73,20 @@ func Default(imgs *images.Processor) []stage.Stage {
 		pairing.OrphanReasoning(),
 		pairing.ResponsesIDs(),
 		pairing.FunctionCallDowngrade(),
-		toolcalls.ToolCallIDs(),      // step 11, §3.6
-		pairing.ToolResultPairing(),  // step 12, §3.7
-		toolcalls.StripDetails(),     // step 13, §3.10
-		turns.Usage(),                // step 14, §3.14
-		pairing.ResponsesInvariant(), // step 16, §3.15 (pairing again, then the check)
-		turns.TrailingFailures(),     // §3.2's trailing trim again, after pairing moved results (issue 16)
-		pairing.AlignResultIDs(),     // beyond OpenClaw: a result paired after trimming gets its call's exact id
-		turns.ModelSnapshot(),        // step 17, §3.13
-		turns.GoogleBootstrap(),      // steps 15 and 18, §3.11
-		turns.GeminiTurns(),          // §3.12.1
-		turns.AnthropicTurns(),       // §3.12.2
-		media.Pruning(),              // §3.18, per request, behind the TTL gate
-		media.StaleMedia(),           // §3.19
+		toolcalls.ToolCallIDs(),        // step 11, §3.6
+		pairing.ToolResultPairing(),    // step 12, §3.7
+		toolcalls.StripDetails(),       // step 13, §3.10
+		turns.Usage(),                  // step 14, §3.14
+		pairing.ResponsesInvariant(),   // step 16, §3.15 (pairing again, then the check)
+		turns.TrailingFailures(),       // §3.2's trailing trim again, after pairing moved results (issue 16)
+		pairing.AlignResultIDs(),       // beyond OpenClaw: a result paired after trimming gets its call's exact id
+		turns.InvalidSignaturesAgain(), // §3.4.3 again, on the repaired calls and results (issue 16)
+		turns.ModelSnapshot(),          // step 17, §3.13
+		turns.GoogleBootstrap(),        // steps 15 and 18, §3.11
+		turns.GeminiTurns(),            // §3.12.1
+		turns.AnthropicTurns(),         // §3.12.2
+		media.Pruning(),                // §3.18, per request, behind the TTL gate
+		media.StaleMedia(),             // §3.19
 		// beyond OpenClaw: tools_offered false, so every call and result becomes
 		// text (after pairing and the context transforms, before images and
 		// the turn shape)

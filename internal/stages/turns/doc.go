@@ -10,6 +10,7 @@
 //	ReplayInvalidSignatures    replay_invalid_signatures    §3.4.1 (step 4)
 //	CompactionStaleSignatures  compaction_stale_signatures  §3.4.2 (step 5)
 //	InvalidSignatures          invalid_signatures           §3.4.3 (step 6)
+//	InvalidSignaturesAgain     invalid_signatures_again     §3.4.3 again, after pairing (fixed point)
 //	DropReasoningFromHistory   drop_reasoning_from_history  §3.8.4 (step 7)
 //	DropThinkingBlocks         drop_thinking_blocks         §3.8.1 (step 8)
 //	Usage                      usage                        §3.14 (step 14)

@@ -25,8 +25,23 @@ import (
 // provider receives, do not count) or the assistant of the current tool
 // turn (it has a tool call, a tool result follows it, no user message comes
 // after it and no other assistant sits between it and the preceding user).
-func InvalidSignatures() stage.Stage {
-	const name = "invalid_signatures"
+func InvalidSignatures() stage.Stage { return invalidSignatures("invalid_signatures") }
+
+// InvalidSignaturesAgain is InvalidSignatures once more, after the rules
+// that repair calls and results (§3.5 to §3.7, and the trims after them),
+// so that one pass of the chain reaches its fixed point (issue 16). Step 6
+// preserves the current tool turn's thinking, unsigned blocks included;
+// when those rules then drop that turn's calls (an invalid name, say) and
+// the results that followed them, the turn is no longer the current tool
+// turn, and a second pass would drop the thinking the first kept. Choice,
+// where the spec is silent: the turn is judged on the history as it will
+// be sent, so its unsigned thinking goes in the first pass. Every other
+// turn was judged already and keeps what step 6 left it: the rules in
+// between add no thinking block.
+func InvalidSignaturesAgain() stage.Stage { return invalidSignatures("invalid_signatures_again") }
+
+// invalidSignatures is §3.4.3 under its step's name.
+func invalidSignatures(name string) stage.Stage {
 	return stage.Stage{Name: name, On: signaturesOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !signaturesOn(env) {
 			return nil
@@ -57,6 +72,9 @@ func InvalidSignatures() stage.Stage {
 		}
 		env.Report.Add(name, "dropped", n)
 		env.Report.Add(name, "foreign_dropped", foreign)
+		if n+foreign == 0 {
+			env.NoEdit() // as the again pass mostly finds: the proofs made before it stand
+		}
 		return nil
 	}}
 }
