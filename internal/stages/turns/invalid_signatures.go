@@ -25,35 +25,13 @@ import (
 // provider receives, do not count) or the assistant of the current tool
 // turn (it has a tool call, a tool result follows it, no user message comes
 // after it and no other assistant sits between it and the preceding user).
-func InvalidSignatures() stage.Stage { return invalidSignatures("invalid_signatures") }
-
-// InvalidSignaturesAgain is InvalidSignatures once more, after the rules
-// that repair calls and results (§3.5 to §3.7, and the trims after them),
-// so that one pass of the chain reaches its fixed point (issue 16). Step 6
-// preserves the current tool turn's thinking, unsigned blocks included;
-// when those rules then drop that turn's calls (an invalid name, say) and
-// the results that followed them, the turn is no longer the current tool
-// turn, and a second pass would drop the thinking the first kept. Choice,
-// where the spec is silent: the turn is judged on the history as it will
-// be sent, so its unsigned thinking goes in the first pass. Every other
-// turn was judged already and keeps what step 6 left it: the rules in
-// between add no thinking block.
-func InvalidSignaturesAgain() stage.Stage { return invalidSignatures("invalid_signatures_again") }
-
-// invalidSignatures is §3.4.3 under its step's name.
-func invalidSignatures(name string) stage.Stage {
+func InvalidSignatures() stage.Stage {
+	const name = "invalid_signatures"
 	return stage.Stage{Name: name, On: signaturesOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
 		if !signaturesOn(env) {
 			return nil
 		}
-		latest := latestArrayAssistant(t.Messages)
-		preserve := false
-		if o := env.Settings.Request.PreserveLatestAssistantThinking; o != nil {
-			preserve = *o
-		} else if latest >= 0 {
-			preserve = latest == lastWithRole(t.Messages) || latest == currentTurnToolCall(t.Messages)
-		}
-		unsigned := func(b *transcript.Block) bool { return !hasReplayableSignature(b) }
+		latest, preserve := preservedLatest(t.Messages, env)
 		verifies := env.Policy.AllowProviderOwnedThinkingReplay()
 		verifier := env.Policy.TurnVerifier()
 		n, foreign := 0, 0
@@ -73,11 +51,62 @@ func invalidSignatures(name string) stage.Stage {
 		env.Report.Add(name, "dropped", n)
 		env.Report.Add(name, "foreign_dropped", foreign)
 		if n+foreign == 0 {
-			env.NoEdit() // as the again pass mostly finds: the proofs made before it stand
+			env.NoEdit() // nothing dropped: the proofs made before it stand
 		}
 		return nil
 	}}
 }
+
+// InvalidSignaturesAgain is InvalidSignatures once more, after the rules
+// that repair calls and results (§3.5 to §3.7, and the trims after them),
+// so that one pass of the chain reaches its fixed point (issue 16). Step 6
+// preserves the current tool turn's thinking, unsigned blocks included;
+// when those rules then drop that turn's calls (an invalid name, say) and
+// the results that followed them, the turn is no longer the current tool
+// turn, and a second pass would drop the thinking the first kept. Choice,
+// where the spec is silent: the turn is judged on the history as it will
+// be sent, so its unsigned thinking goes in the first pass.
+//
+// Only the latest assistant with array content is judged again: step 6
+// dropped the unsigned thinking of every other turn, and every thinking
+// block of a turn another provider wrote, the latest's included, and the
+// rules in between add no thinking block nor an assistant with array
+// content. So a turn step 6 did not preserve holds nothing the again pass
+// would drop, and the again pass costs one walk back from the end, not a
+// second look at every turn's signatures (FuzzChain's idempotence holds it
+// to a whole second pass).
+func InvalidSignaturesAgain() stage.Stage {
+	const name = "invalid_signatures_again"
+	return stage.Stage{Name: name, On: signaturesOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !signaturesOn(env) {
+			return nil
+		}
+		n := 0
+		if latest, preserve := preservedLatest(t.Messages, env); latest >= 0 && !preserve {
+			n = dropThinking(t.Messages[latest], unsigned)
+		}
+		env.Report.Add(name, "dropped", n)
+		if n == 0 {
+			env.NoEdit() // as it mostly finds: the proofs made before it stand
+		}
+		return nil
+	}}
+}
+
+// preservedLatest returns the index of the latest assistant with array
+// content (-1 for none), and whether §3.4.3 preserves its thinking: as the
+// job's option says, or else when it is the last message with a role or
+// the current tool turn's assistant.
+func preservedLatest(msgs []*transcript.Message, env *stage.Env) (latest int, preserve bool) {
+	latest = latestArrayAssistant(msgs)
+	if o := env.Settings.Request.PreserveLatestAssistantThinking; o != nil {
+		return latest, *o
+	}
+	return latest, latest >= 0 && (latest == lastWithRole(msgs) || latest == currentTurnToolCall(msgs))
+}
+
+// unsigned reports whether thinking block b lacks a replayable signature.
+func unsigned(b *transcript.Block) bool { return !hasReplayableSignature(b) }
 
 // latestArrayAssistant returns the index of the last assistant whose content
 // is an array, or -1.
