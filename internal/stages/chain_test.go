@@ -597,10 +597,7 @@ func TestMergedTurnCarriesNoForeignThinking(t *testing.T) {
 	if got := env.Report.Stages.Get("provider_turns", "foreign_thinking_dropped"); got != 1 {
 		t.Errorf("foreign_thinking_dropped = %d, want 1 (report %v)", got, env.Report.Stages)
 	}
-	second, _ := run(t, tg, out, first.AppendEntries)
-	if again := second.MessagesJSON(); !bytes.Equal(again, out) {
-		t.Errorf("not idempotent:\nfirst  %s\nsecond %s", out, again)
-	}
+	checkIdempotent(t, tg, first)
 }
 
 // TestCurrentToolTurnJudgedOnItsRepairedCalls: step 6 keeps the unsigned
@@ -627,6 +624,43 @@ func TestCurrentToolTurnJudgedOnItsRepairedCalls(t *testing.T) {
 	if got := env.Report.Stages.Get("invalid_signatures_again", "dropped"); got != 1 {
 		t.Errorf("invalid_signatures_again dropped = %d, want 1 (report %v)", got, env.Report.Stages)
 	}
+	checkIdempotent(t, tg, first)
+}
+
+// TestSignedTurnThatLostItsThinkingGetsItsIDs: a session that ended while
+// its last tool ran, replayed to a Claude model behind a custom provider
+// (ids sanitised strictly, signed thinking replayed). Step 6 preserves the
+// last turn's unsigned thinking (it is the last message), so the id rule
+// keeps its call's raw id, as a replay-safe signed turn's. Pairing then
+// answers the call with a synthetic result: the turn is neither the last
+// message nor the current tool turn, and the again pass drops its thinking.
+// The again run of the id rule (toolcalls.ToolCallIDsAgain) then gives the
+// call, and its result, the id a second pass would give it (a FuzzChain
+// find of session 16).
+func TestSignedTurnThatLostItsThinkingGetsItsIDs(t *testing.T) {
+	tg := transcript.Target{Provider: "custom-claude", API: "anthropic-messages", Model: "claude-opus-4-6"}
+	in := []byte(`[{"role":"user","content":"check the build","timestamp":1},` +
+		`{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-6","stopReason":"toolUse","timestamp":2,"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},` +
+		`"content":[{"type":"text","text":"Reading the config."},{"type":"toolCall","id":"toolu_01Q4mXw8rNcYt2Lb7HkVjD3s","name":"read","arguments":{"path":"go.mod"}}]},` +
+		`{"role":"toolResult","toolCallId":"toolu_01Q4mXw8rNcYt2Lb7HkVjD3s","toolName":"read","content":[{"type":"text","text":"module example.com/app"}],"isError":false,"timestamp":3},` +
+		`{"role":"assistant","api":"anthropic-messages","provider":"anthropic","model":"claude-opus-4-6","stopReason":"toolUse","timestamp":4,"usage":{"input":20,"output":8,"cacheRead":0,"cacheWrite":0,"totalTokens":28},` +
+		`"content":[{"type":"thinking","thinking":"Now build it.","thinkingSignature":""},{"type":"toolCall","id":"toolu_01Hd9ZpE6vTqK3sWb1NcRy7f","name":"exec","arguments":{"command":"go build ./..."}}]}]`)
+	first, env := run(t, tg, in, nil)
+	out := first.MessagesJSON()
+	if bytes.Contains(out, []byte(`"thinking"`)) {
+		t.Errorf("the turn kept unsigned thinking once a result followed it: %s", out)
+	}
+	if got := env.Report.Stages.Get("tool_call_ids_again", "calls_rewritten"); got != 1 {
+		t.Errorf("tool_call_ids_again calls_rewritten = %d, want 1 (report %v)", got, env.Report.Stages)
+	}
+	checkIdempotent(t, tg, first)
+}
+
+// checkIdempotent runs the chain again on first's output for tg and fails
+// the test when the second pass changes it.
+func checkIdempotent(t *testing.T, tg transcript.Target, first *transcript.Transcript) {
+	t.Helper()
+	out := first.MessagesJSON()
 	second, _ := run(t, tg, out, first.AppendEntries)
 	if again := second.MessagesJSON(); !bytes.Equal(again, out) {
 		t.Errorf("not idempotent:\nfirst  %s\nsecond %s", out, again)

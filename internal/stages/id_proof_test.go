@@ -22,9 +22,40 @@ import (
 // and the proof is taken (the undamaged histories of the targets whose
 // policy runs the early pass), so the check covers the skip.
 func TestToolCallIDsTakesTheEarlyProof(t *testing.T) {
+	checkIDProofs(t, "tool_call_ids", func(env *stage.Env) bool {
+		_, found := env.FoundUnedited(env.IDsSanitized)
+		return found
+	}, func(env *stage.Env) stage.Stage { return toolcalls.ToolCallIDsInImagePass() })
+}
+
+// TestToolCallIDsAgainTakesItsProofs: the id rule's again run
+// (tool_call_ids_again) takes the again pass of §3.4.3's proof that no
+// signed turn lost its thinking (env.SignedTurnsKept), or the later run's
+// proof (env.IDsSanitized), instead of a pass only where that pass would
+// change nothing: wherever it finds one standing over generated histories,
+// the whole id pass run there instead (ToolCallIDs with no proof to take)
+// rewrites no id; and a proof is taken, so the check covers the skip.
+func TestToolCallIDsAgainTakesItsProofs(t *testing.T) {
+	checkIDProofs(t, "tool_call_ids_again", func(env *stage.Env) bool {
+		_, kept := env.FoundUnedited(env.SignedTurnsKept)
+		_, sanitized := env.FoundUnedited(env.IDsSanitized)
+		return kept || sanitized
+	}, func(env *stage.Env) stage.Stage {
+		env.IDsSanitized = stage.Proof{}
+		return toolcalls.ToolCallIDs()
+	})
+}
+
+// checkIDProofs runs the default chain over generated histories, damaged
+// and undamaged, for every target, and wherever the id rule named rule
+// finds a proof standing (found), runs the whole pass the proof stands for
+// (pass, given a copy of the env to prepare) on the history as rule found
+// it, failing the test if that pass rewrote an id; it fails too when no
+// run took a proof.
+func checkIDProofs(t *testing.T, rule string, found func(*stage.Env) bool, pass func(*stage.Env) stage.Stage) {
 	taken := 0
 	check := func(t *testing.T, tg transcript.Target, input []byte) {
-		if idProofTaken(t, tg, input) {
+		if idProofTaken(t, tg, input, rule, found, pass) {
 			taken++
 		}
 	}
@@ -37,17 +68,16 @@ func TestToolCallIDsTakesTheEarlyProof(t *testing.T) {
 		})
 	}
 	if taken == 0 {
-		t.Fatal("tool_call_ids never found the early run's proof: the check covered no skip")
+		t.Fatalf("%s never found a proof: the check covered no skip", rule)
 	}
-	t.Logf("tool_call_ids took the early proof in %d runs", taken)
+	t.Logf("%s took a proof in %d runs", rule, taken)
 }
 
 // idProofTaken runs the default chain on input for tg as the runner does
-// and reports whether tool_call_ids found the early id proof standing;
-// where it did, it first runs the whole id pass on the history as
-// tool_call_ids found it, with a report of its own, and fails the test if
-// that pass rewrote anything.
-func idProofTaken(t *testing.T, tg transcript.Target, input []byte) bool {
+// and reports whether rule found its proof standing; where it did, it
+// first runs the whole id pass on the history as rule found it, with a
+// report of its own, and fails the test if that pass rewrote anything.
+func idProofTaken(t *testing.T, tg transcript.Target, input []byte, rule string, found func(*stage.Env) bool, pass func(*stage.Env) stage.Stage) bool {
 	t.Helper()
 	tr, err := transcript.FromMessages(input, tg)
 	if err != nil {
@@ -62,15 +92,16 @@ func idProofTaken(t *testing.T, tg transcript.Target, input []byte) bool {
 		if skip.Skip(&s, tr, env) {
 			continue
 		}
-		if _, found := env.FoundUnedited(env.IDsSanitized); found && s.Name == "tool_call_ids" {
+		if s.Name == rule && found(env) {
 			took = true
-			pass := *env
-			pass.Report = stage.NewReport()
-			if err := toolcalls.ToolCallIDsInImagePass().Apply(context.Background(), tr, &pass); err != nil {
+			copied := *env
+			copied.Report = stage.NewReport()
+			whole := pass(&copied)
+			if err := whole.Apply(context.Background(), tr, &copied); err != nil {
 				t.Fatal(err)
 			}
-			if n := pass.Report.Stages.Total("tool_call_ids_early"); n != 0 {
-				t.Fatalf("tool_call_ids took the early proof, but its pass rewrites %v\ninput %s", pass.Report.Stages.Of("tool_call_ids_early"), input)
+			if n := copied.Report.Stages.Total(whole.Name); n != 0 {
+				t.Fatalf("%s took a proof, but the whole pass rewrites %v\ninput %s", rule, copied.Report.Stages.Of(whole.Name), input)
 			}
 		}
 		err := s.Apply(context.Background(), tr, env)

@@ -81,6 +81,7 @@ func Default(imgs *images.Processor) []stage.Stage {
 		turns.TrailingFailures(),       // §3.2's trailing trim again, after pairing moved results (issue 16)
 		pairing.AlignResultIDs(),       // beyond OpenClaw: a result paired after trimming gets its call's exact id
 		turns.InvalidSignaturesAgain(), // §3.4.3 again, on the repaired calls and results (issue 16)
+		toolcalls.ToolCallIDsAgain(),   // §3.6 again, for the signed turns that lost their thinking (issue 16)
 		turns.ModelSnapshot(),          // step 17, §3.13
 		turns.GoogleBootstrap(),        // steps 15 and 18, §3.11
 		turns.GeminiTurns(),            // §3.12.1

@@ -150,8 +150,16 @@ type Env struct {
 	// every id is what the rule makes it (toolcalls.ToolCallIDsInImagePass,
 	// Proof.Value unused): the rule is idempotent, so its later run
 	// (toolcalls.ToolCallIDs, the same pass) takes the proof instead of
-	// reading every call and result again while the history is unedited.
+	// reading every call and result again while the history is unedited;
+	// the later run leaves the same proof when it sanitised, for the again
+	// run (toolcalls.ToolCallIDsAgain).
 	IDsSanitized Proof
+	// SignedTurnsKept is the again pass of §3.4.3's proof that it dropped
+	// no thinking of a turn with tool calls (turns.InvalidSignaturesAgain,
+	// Proof.Value unused): every turn the id rule judged a signed turn is
+	// one still, so the again run of the id rule (toolcalls.ToolCallIDsAgain)
+	// takes it instead of a second pass while the history is unedited.
+	SignedTurnsKept Proof
 	// facts is the Skipper's superset of what the job's messages hold,
 	// for MayHold, once factsKnown.
 	facts      transcript.Facts

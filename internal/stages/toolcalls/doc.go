@@ -9,8 +9,10 @@
 //     OpenClaw, which drops the latter), trims names,
 //     removes assistants emptied by drops and non-object entries, and keeps
 //     immutable signed-thinking turns byte-identical or drops them whole.
-//   - ToolCallIDs ("tool_call_ids", §3.6, §4 step 11) and
-//     ToolCallIDsInImagePass ("tool_call_ids_early", §4 step 3): strict and
+//   - ToolCallIDs ("tool_call_ids", §3.6, §4 step 11),
+//     ToolCallIDsInImagePass ("tool_call_ids_early", §4 step 3) and
+//     ToolCallIDsAgain ("tool_call_ids_again", after the again pass of
+//     §3.4.3, when signed turns keep their raw ids): strict and
 //     strict9 id sanitising with the occurrence-aware resolver, native
 //     toolu_ and Kimi ids, the OpenAI duplicate style, the newer result-id
 //     rule and preserved replay-safe signed turns; when ids are not

@@ -13,6 +13,7 @@ import (
 const (
 	idsStage      = "tool_call_ids"
 	idsEarlyStage = "tool_call_ids_early"
+	idsAgainStage = "tool_call_ids_again"
 )
 
 // idSites are what the id rules read: the ids of tool calls and tool
@@ -67,12 +68,58 @@ func ToolCallIDs() stage.Stage {
 				env.NoEdit()
 				return nil
 			}
-			return sanitizeIDs(ctx, t, env, idsStage)
+			if err := sanitizeIDs(ctx, t, env, idsStage); err != nil {
+				return err
+			}
+			env.IDsSanitized = env.Prove(0) // for ToolCallIDsAgain
+			return nil
 		case p.IDLimits != (contract.IDLimits{}):
 			return fitLimits(ctx, t, env)
 		}
 		return nil
 	}}
+}
+
+// ToolCallIDsAgain returns the id rule once more, after the rules that
+// repair calls and results and the again pass of §3.4.3
+// (turns.InvalidSignaturesAgain), for the policies that keep replay-safe
+// signed turns' raw ids (the sanitising pass of a target that replays
+// provider-owned thinking): whether a turn is a signed turn depends on its
+// thinking, and that pass may drop the unsigned thinking of the latest turn
+// after ToolCallIDs kept its raw ids. A second pass of the chain would then
+// rewrite them; this run does it in the first (issue 16: one pass reaches
+// the fixed point; a FuzzChain find of session 16).
+//
+// It runs only when a signed turn may have lost its thinking: the again
+// pass's proof that none did (env.SignedTurnsKept), or ToolCallIDs' proof
+// that no rule has edited the history since it ran (env.IDsSanitized), is
+// taken instead, and most jobs read nothing here. Over a history that
+// neither proof covers it is the same idempotent pass: the ids ToolCallIDs
+// gave stay as they are, and a turn that is no longer signed gets the ids
+// of a turn that never was.
+func ToolCallIDsAgain() stage.Stage {
+	return stage.Stage{Name: idsAgainStage, Needs: transcript.FactThinking, On: keepsSignedTurnIDs, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if !keepsSignedTurnIDs(env) {
+			return nil
+		}
+		if _, ok := env.FoundUnedited(env.SignedTurnsKept); ok {
+			env.NoEdit()
+			return nil
+		}
+		if _, ok := env.FoundUnedited(env.IDsSanitized); ok {
+			env.NoEdit()
+			return nil
+		}
+		return sanitizeIDs(ctx, t, env, idsAgainStage)
+	}}
+}
+
+// keepsSignedTurnIDs is ToolCallIDsAgain's guard: the policy sanitises ids
+// and replays provider-owned thinking, so the id pass keeps the raw ids of
+// replay-safe signed turns (resolver.preserve).
+func keepsSignedTurnIDs(env *stage.Env) bool {
+	p := env.Policy
+	return p.SanitizeToolCallIDs && p.ToolCallIDMode != policy.IDModeNone && p.AllowProviderOwnedThinkingReplay()
 }
 
 // ToolCallIDsInImagePass returns the early run of the id rule that spec §4

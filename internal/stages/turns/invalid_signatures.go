@@ -74,7 +74,9 @@ func InvalidSignatures() stage.Stage {
 // content. So a turn step 6 did not preserve holds nothing the again pass
 // would drop, and the again pass costs one walk back from the end, not a
 // second look at every turn's signatures (FuzzChain's idempotence holds it
-// to a whole second pass).
+// to a whole second pass). Unless it dropped the thinking of a turn with
+// tool calls, which the id rule may have kept as a signed turn, it proves
+// so (env.SignedTurnsKept) for toolcalls.ToolCallIDsAgain.
 func InvalidSignaturesAgain() stage.Stage {
 	const name = "invalid_signatures_again"
 	return stage.Stage{Name: name, On: signaturesOn, Needs: transcript.FactThinking, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
@@ -82,12 +84,16 @@ func InvalidSignaturesAgain() stage.Stage {
 			return nil
 		}
 		n := 0
-		if latest, preserve := preservedLatest(t.Messages, env); latest >= 0 && !preserve {
+		latest, preserve := preservedLatest(t.Messages, env)
+		if latest >= 0 && !preserve {
 			n = dropThinking(t.Messages[latest], unsigned)
 		}
 		env.Report.Add(name, "dropped", n)
 		if n == 0 {
 			env.NoEdit() // as it mostly finds: the proofs made before it stand
+		}
+		if n == 0 || !hasToolCallBlock(t.Messages[latest]) {
+			env.SignedTurnsKept = env.Prove(0) // the id rule's signed turns are still signed
 		}
 		return nil
 	}}
