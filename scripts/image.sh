@@ -132,9 +132,10 @@ binary() {
 }
 
 # trimmed_base makes the base of the trimmed variant from the full image
-# FULL: the files `ldd` lists for the worker (each symlink on the way and its
-# target), the merged-/usr links, the CA bundle, /tmp, and a passwd and group
-# entry for 65532. It is imported as NAME.
+# FULL: libvips.so.42 and the files `ldd` lists for the worker and for it
+# (each symlink on the way and its target), the merged-/usr links, the CA
+# bundle, /tmp, and a passwd and group entry for 65532. It is imported as
+# NAME.
 trimmed_base() {
   local full="$1" name="$2"
   podman image rm --force "$name" >/dev/null 2>&1 || true
@@ -153,7 +154,11 @@ trimmed_base() {
     }
     {
       for l in /bin /sbin /lib /lib64; do [ -L "$l" ] && echo "$l"; done
-      ldd /usr/local/bin/worker | awk "/=>/ {print \$3; next} /^\t\// {print \$1}" | while read -r f; do
+      # libvips is loaded at the first image (internal/images/lazyvips),
+      # so it and its libraries are kept beside those of the binary
+      vips=$(ls /usr/lib/*/libvips.so.42)
+      keep "$vips"
+      ldd /usr/local/bin/worker "$vips" | awk "/=>/ {print \$3; next} /^\t\// {print \$1}" | while read -r f; do
         [ -e "$f" ] || { echo "ldd: missing $f" >&2; exit 1; }
         keep "$f"
       done

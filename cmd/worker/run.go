@@ -23,6 +23,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/config"
 	"github.com/hygiene-dev/hygiene/internal/embedded"
 	"github.com/hygiene-dev/hygiene/internal/health"
+	"github.com/hygiene-dev/hygiene/internal/images/lazyvips"
 	"github.com/hygiene-dev/hygiene/internal/memlimit"
 	"github.com/hygiene-dev/hygiene/internal/metrics"
 	"github.com/hygiene-dev/hygiene/internal/pipeline"
@@ -71,6 +72,13 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "worker run: %s\n", firstLine(err.Error()))
 		return exitUsage
+	}
+	// A long-running worker loads libvips now (lazyvips: the one-job
+	// commands load it at their first image), so a host without it stops
+	// the worker here, with the reason, not at the first image of a job.
+	if err := lazyvips.Load(); err != nil {
+		fmt.Fprintf(stderr, "worker run: %s\n", firstLine(err.Error()))
+		return exitRuntime
 	}
 	opts := runOptions{produceDir: *produce, noop: *noop, stdout: stdout}
 	var demo *demo

@@ -82,5 +82,5 @@
 // mime and the label (the last two change the Result too). Entries are
 // never shared across tenants, and results handed out are copies.
 //
-// May import: no package of this module.
+// May import: internal/images/lazyvips.
 package images

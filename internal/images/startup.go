@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/davidbyttow/govips/v2/vips"
+	"github.com/hygiene-dev/hygiene/internal/images/lazyvips"
 )
 
 var (
@@ -19,9 +20,16 @@ var (
 // A Processor calls it with the default level when its first image needs
 // libvips, if nobody did before: a process that sees no image never
 // starts libvips, whose start-up maps and touches about 12 MB of its
-// libraries and heap (a `worker sanitize` of a history without images).
+// libraries and heap (a `worker sanitize` of a history without images),
+// nor, on linux/amd64, loads it (package lazyvips). Startup loads libvips
+// first, and panics with the reason when it cannot: `worker run` loads it
+// at start (lazyvips.Load), so only a one-job command on a host without
+// libvips gets there.
 func Startup(logLevel ...vips.LogLevel) {
 	startupOnce.Do(func() {
+		if err := lazyvips.Load(); err != nil {
+			panic("images: " + err.Error())
+		}
 		level := vips.LogLevelWarning
 		if len(logLevel) > 0 {
 			level = logLevel[0]
