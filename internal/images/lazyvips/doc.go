@@ -11,8 +11,10 @@
 // On linux/amd64 this package defines every libvips function govips calls
 // (symbols_linux_amd64.h, trampolines_linux_amd64.S, both written by
 // gen.go) as a hidden trampoline. The program's own definitions take
-// govips' references, so the linker (which links as needed) leaves
-// libvips.so.42 out of the binary's needed libraries. A trampoline's first
+// govips' references, so the linker, which links a library only as
+// needed (Debian's gcc passes --as-needed by default; the package's test
+// fails on a toolchain that does not), leaves libvips.so.42 out of the
+// binary's needed libraries. A trampoline's first
 // call loads libvips.so.42 with dlopen, looks every function up once, and
 // jumps on; later calls jump at once. The trampoline saves the argument
 // registers around the load, so variadic calls (most of libvips') and
