@@ -48,7 +48,7 @@ func main() {
 	write(filepath.Join(*out, "trampolines_linux_amd64.S"), trampolines(names))
 }
 
-// command runs a command and returns its output's first line.
+// command runs a command and returns its output, without the space around it.
 func command(name string, args ...string) string {
 	b, err := exec.Command(name, args...).Output()
 	if err != nil {
