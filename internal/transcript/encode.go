@@ -27,7 +27,7 @@ type EncodedMessages struct {
 type encodedPart struct {
 	from, to int
 	// changedAt are the indexes of the messages that may differ from their
-	// input bytes (Message.mayDiffer), encoded as they are written.
+	// input bytes (Message.MayDiffer), encoded as they are written.
 	changedAt []int
 	// size is the part's bytes in the array: its messages, each but the
 	// list's first after a comma.
@@ -67,7 +67,7 @@ func (e *EncodedMessages) run(f func(part int)) {
 }
 
 // encodePart measures msgs[from:to]: a message that may differ
-// (mayDiffer) by its EncodedLen, which encodes nothing unless its edited
+// (MayDiffer) by its EncodedLen, which encodes nothing unless its edited
 // blocks may fold back to its input bytes; the rest by their input bytes.
 func encodePart(msgs []*Message, from, to int) encodedPart {
 	p := encodedPart{from: from, to: to, size: to - from}
@@ -75,7 +75,7 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 		p.size-- // no comma before the first message
 	}
 	for i := from; i < to; i++ {
-		if m := msgs[i]; m.mayDiffer() {
+		if m := msgs[i]; m.MayDiffer() {
 			p.changedAt = append(p.changedAt, i)
 			p.size += m.EncodedLen()
 		} else {

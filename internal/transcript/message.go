@@ -841,14 +841,18 @@ func (m *Message) Changed() bool {
 // every assistant: 0.55x of a damaged 100k-message history's input).
 var contentScratch = sync.Pool{New: func() any { return new([]byte) }}
 
-// mayDiffer reports whether the message may differ from its input bytes:
-// Changed without encoding edited blocks to compare them.
-func (m *Message) mayDiffer() bool { return m.members.changed() || m.contentStale() }
+// MayDiffer reports whether the message may differ from its input bytes:
+// Changed without encoding edited blocks to compare them. It is true of
+// every message a rule edited, also one edited back to its input bytes,
+// and costs no encoding: a rule that asks of every message whether some
+// rule touched it, and would judge an untouched one again for nothing,
+// asks this.
+func (m *Message) MayDiffer() bool { return m.members.changed() || m.contentStale() }
 
 // AppendJSON appends the message's encoding: the original bytes when no rule
 // changed it, otherwise its members with only the changed values re-encoded.
 func (m *Message) AppendJSON(dst []byte) []byte {
-	if !m.mayDiffer() {
+	if !m.MayDiffer() {
 		return append(dst, m.Raw()...)
 	}
 	start := len(dst)
@@ -901,7 +905,7 @@ func (w *messageWriter) member(dst []byte, i int, key string, value []byte) []by
 // needs the size of the request (request_size, the contract) does not
 // copy every changed message for it.
 func (m *Message) EncodedLen() int {
-	if !m.mayDiffer() {
+	if !m.MayDiffer() {
 		return len(m.Raw())
 	}
 	if !m.members.changed() {
@@ -966,7 +970,7 @@ func (m *Message) EachWritten(f func(value []byte)) bool {
 	if !m.members.IsObject() {
 		return false
 	}
-	if !m.mayDiffer() {
+	if !m.MayDiffer() {
 		m.members.written(m.Raw(), f)
 		return true
 	}

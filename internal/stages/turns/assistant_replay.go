@@ -49,9 +49,14 @@ func AssistantReplay() stage.Stage { return assistantReplay("assistant_replay", 
 // §3.2, and an assistant it leaves with reasoning only (a "length" turn
 // whose one call had an empty id, say) would otherwise be dropped only by a
 // second pass (issue 16). Only assistants are judged again (the rules in
-// between edit no other role's emptiness); one no rule changed was judged
-// already and is skipped, and a changed one that §3.2 already normalised is
-// left as it is, because the judgement is idempotent.
+// between edit no other role's emptiness); one no rule edited was judged
+// already and is skipped, and an edited one that §3.2 already normalised is
+// left as it is, because the judgement is idempotent. Choice: "edited" is
+// Message.MayDiffer, not Changed. Changed encodes the content of every
+// assistant whose blocks a rule touched to compare it with its input bytes
+// (on a damaged history, every assistant whose call ids were rewritten);
+// MayDiffer encodes nothing, and the few it adds, edited back to their
+// input bytes, are judged again to the same verdict.
 func AssistantReplayAgain() stage.Stage { return assistantReplay("assistant_replay_again", true) }
 
 // assistantReplay is §3.2 over every message, or over the changed ones only.
@@ -62,7 +67,7 @@ func assistantReplay(name string, changedOnly bool) stage.Stage {
 		var comp *compaction // found on first use: most runs of the again pass judge nothing
 		var found compaction // where comp points once found (declared here, it stays on the stack)
 		for i, m := range t.Messages {
-			if changedOnly && (!m.Changed() || m.Role() != transcript.RoleAssistant) {
+			if changedOnly && (m.Role() != transcript.RoleAssistant || !m.MayDiffer()) {
 				if out != nil {
 					out = append(out, m)
 				}
