@@ -386,7 +386,7 @@ func hasWordTail(id, prefix string, dash bool) bool {
 		return false
 	}
 	for i := len(prefix); i < len(id); i++ {
-		if c := id[i]; !isAlnum(c) && c != '_' && !(dash && c == '-') {
+		if c := id[i]; !alnumBytes[c] && c != '_' && !(dash && c == '-') {
 			return false
 		}
 	}

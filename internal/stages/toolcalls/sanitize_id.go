@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
 )
@@ -26,25 +27,43 @@ func sha256Hex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// alnum returns s with every byte outside [A-Za-z0-9] removed.
+// alnum returns s with every byte outside [A-Za-z0-9] removed: s itself
+// when it has none, else one new string (the id rules sanitise every call
+// and result id of a damaged history).
 func alnum(s string) string {
-	for i := 0; i < len(s); i++ {
-		if !isAlnum(s[i]) {
-			b := make([]byte, 0, len(s))
-			for j := 0; j < len(s); j++ {
-				if isAlnum(s[j]) {
-					b = append(b, s[j])
-				}
-			}
-			return string(b)
-		}
+	i := alnumPrefix(s)
+	if i == len(s) {
+		return s
 	}
-	return s
+	var b strings.Builder
+	b.Grow(len(s) - 1)
+	b.WriteString(s[:i])
+	for i < len(s) { // s[i] is not alphanumeric: the run after it is kept
+		i++
+		run := alnumPrefix(s[i:])
+		b.WriteString(s[i : i+run])
+		i += run
+	}
+	return b.String()
 }
 
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+// alnumPrefix returns the length of s's longest prefix of [A-Za-z0-9].
+func alnumPrefix(s string) int {
+	for i := 0; i < len(s); i++ {
+		if !alnumBytes[s[i]] {
+			return i
+		}
+	}
+	return len(s)
 }
+
+// alnumBytes marks the bytes of [A-Za-z0-9].
+var alnumBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return t
+}()
 
 // isKimiNativeID reports whether id matches ^functions\.[A-Za-z0-9_-]+:\d+$,
 // the native id form of Kimi models (for example functions.read:0).
@@ -65,7 +84,7 @@ func isKimiNativeID(id string) bool {
 		return false
 	}
 	for i := 0; i < colon; i++ {
-		if c := rest[i]; !isAlnum(c) && c != '_' && c != '-' {
+		if c := rest[i]; !alnumBytes[c] && c != '_' && c != '-' {
 			return false
 		}
 	}
@@ -192,12 +211,12 @@ func (s sanitizer) validInMode(id string) bool {
 		return false
 	}
 	if s.mode == policy.IDModeStrict9 {
-		return len(id) == strict9Len && alnum(id) == id
+		return len(id) == strict9Len && alnumPrefix(id) == len(id)
 	}
 	if s.keepKimi && isKimiNativeID(id) {
 		return len(id) <= strictMaxLen
 	}
-	return len(id) <= strictMaxLen && alnum(id) == id
+	return len(id) <= strictMaxLen && alnumPrefix(id) == len(id)
 }
 
 // truncate cuts s to at most n bytes.

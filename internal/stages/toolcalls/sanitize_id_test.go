@@ -30,6 +30,32 @@ func TestSanitizeID(t *testing.T) {
 	}
 }
 
+// TestAlnum covers the byte filter under both modes: ids that keep every
+// byte (returned as they are), removals at the start, the end and in runs,
+// the bytes of non-ASCII text, and an id with nothing left.
+func TestAlnum(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"call7Xk3vQ9pLmN2", "call7Xk3vQ9pLmN2"},
+		{"call_Xk3vQ9pLmN2rT8wY5zA1bC4d", "callXk3vQ9pLmN2rT8wY5zA1bC4d"},
+		{"_lead", "lead"},
+		{"trail-", "trail"},
+		{"a__b--c..d", "abcd"},
+		{"call_abc|fc_0123", "callabcfc0123"},
+		{"idé中9", "id9"},
+		{" \t\n", ""},
+		{"-_.:|", ""},
+	}
+	for _, tt := range tests {
+		if got := alnum(tt.in); got != tt.want {
+			t.Errorf("alnum(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got, want := alnumPrefix(tt.in) == len(tt.in), tt.want == tt.in; got != want {
+			t.Errorf("alnumPrefix(%q) covers it: %v, want %v", tt.in, got, want)
+		}
+	}
+}
+
 // TestSanitizeKimi pins the newer-build native Kimi exemption in strict mode.
 func TestSanitizeKimi(t *testing.T) {
 	keep := sanitizer{mode: policy.IDModeStrict, keepKimi: true}
