@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -191,6 +192,9 @@ func TestMedianProcess(t *testing.T) {
 // of each shape (damaged, then clean from its payload): worker sanitize and
 // python's json both ran on the same file and were measured, the ratios
 // against Python were taken, and the clean history had nothing to repair.
+// pythonBuildForm is largeRun.PythonBuild: "3.11.2 /usr/bin/python3".
+var pythonBuildForm = regexp.MustCompile(`^3\.\d+\.\d+\S* /\S+$`)
+
 func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 	o, err := parseOptions([]string{"--suite", "large", "--large", "2000", "--pools", "1", "--large-rounds", "3", "--out", t.TempDir()}, io.Discard)
 	if err != nil {
@@ -206,6 +210,9 @@ func TestLargeSuiteMeasuresBothWays(t *testing.T) {
 	for i, r := range runs {
 		if r.Shape != largeShapes[i] || r.JobMB <= 0 || len(r.Sanitize) != 1 {
 			t.Fatalf("run %d = %+v", i, r)
+		}
+		if !pythonBuildForm.MatchString(r.PythonBuild) {
+			t.Errorf("%s: python build %q, want its version and executable", r.Shape, r.PythonBuild)
 		}
 		s, p := r.Sanitize[0], r.Python
 		for _, q := range []largeProcess{s, p} {

@@ -26,6 +26,12 @@ type largeRun struct {
 	Repairs string `json:"repairs,omitempty"`
 
 	JobMB float64 `json:"job_mb"`
+	// PythonBuild is the baseline's interpreter: its version and the
+	// executable that ran (sys.executable, so a shim on PATH shows what it
+	// started). Python's time, and so every ratio here, moves with it: on
+	// one machine a Debian build and a pyenv build without PGO took 3.4 and
+	// 4.2 s for the same file.
+	PythonBuild string `json:"python_build"`
 	// Rounds is how many times each process below ran (--large-rounds):
 	// its figures are the medians of its rounds.
 	Rounds   int            `json:"rounds"`
@@ -87,7 +93,11 @@ func largeSuite(ctx context.Context, o options, log io.Writer) ([]largeRun, erro
 	if err != nil {
 		return nil, fmt.Errorf("the large suite compares with python3, which is not on PATH: %w", err)
 	}
-	l := largeBench{o: o, dir: dir, worker: worker, python: python, log: log}
+	build, err := pythonBuild(ctx, python)
+	if err != nil {
+		return nil, err
+	}
+	l := largeBench{o: o, dir: dir, worker: worker, python: python, pythonBuild: build, log: log}
 	var out []largeRun
 	for _, n := range o.large {
 		job := largeDamaged(o, n)
@@ -122,7 +132,18 @@ func largeSuite(ctx context.Context, o options, log io.Writer) ([]largeRun, erro
 type largeBench struct {
 	o                   options
 	dir, worker, python string
+	pythonBuild         string // largeRun.PythonBuild
 	log                 io.Writer
+}
+
+// pythonBuild returns the version and executable of the interpreter python
+// starts, as largeRun.PythonBuild records them ("3.11.2 /usr/bin/python3").
+func pythonBuild(ctx context.Context, python string) (string, error) {
+	out, err := exec.CommandContext(ctx, python, "-c", "import sys; print(sys.version.split()[0], sys.executable)").Output()
+	if err != nil {
+		return "", fmt.Errorf("asking %s its version: %w", python, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // measure writes job (n messages) to a file, runs worker sanitize on it at
@@ -136,7 +157,7 @@ func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte
 	if err := os.WriteFile(in, job, 0o644); err != nil {
 		return largeRun{}, nil, fmt.Errorf("writing the %d-message job: %w", n, err)
 	}
-	r := largeRun{Messages: n, Shape: shape, JobMB: float64(len(job)) / 1e6}
+	r := largeRun{Messages: n, Shape: shape, JobMB: float64(len(job)) / 1e6, PythonBuild: l.pythonBuild}
 	// The suite measures the chain over the whole history: a context window
 	// no history here reaches, so the fit's cheap bound passes it and the
 	// clean job is the whole payload fed back (a million-message history is
@@ -195,8 +216,8 @@ func (l largeBench) measure(ctx context.Context, n int, shape string, job []byte
 		fmt.Fprintf(l.log, "  large: %d messages, %s (%.0f MB), medians of %d rounds: worker sanitize GOMAXPROCS=%d %.0f ms %.0f (CPU %.0f ms, peak RSS %.0f MB = %.1fx input): Python over it %.1fx wall, %.1fx CPU; RSS %.2fx Python's\n",
 			n, shape, r.JobMB, r.Rounds, p.Procs, p.WallMs, p.WallMsRounds, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, p.PythonWallOver, p.PythonCPUOver, p.RSSOverPython)
 	}
-	fmt.Fprintf(l.log, "  large: %d messages, %s: python json load+dump %.0f ms %.0f (CPU %.0f ms, peak RSS %.0f MB)\n",
-		n, shape, r.Python.WallMs, r.Python.WallMsRounds, r.Python.CPUMs, r.Python.PeakRSSMB)
+	fmt.Fprintf(l.log, "  large: %d messages, %s: python json load+dump (%s) %.0f ms %.0f (CPU %.0f ms, peak RSS %.0f MB)\n",
+		n, shape, r.PythonBuild, r.Python.WallMs, r.Python.WallMsRounds, r.Python.CPUMs, r.Python.PeakRSSMB)
 	return r, payload, nil
 }
 

@@ -65,8 +65,8 @@ func printTable(w io.Writer, res *results, o options) {
 				fmt.Fprintf(w, "| %s | %.0f | worker sanitize, GOMAXPROCS=%d, median of %d | %.0f | %.0f | %.0f (%.1fx) | %.2fx, %.2fx; %.2fx | `%s` |\n",
 					what, r.JobMB, p.Procs, r.Rounds, p.WallMs, p.CPUMs, p.PeakRSSMB, p.PeakRSSOverIn, p.PythonWallOver, p.PythonCPUOver, p.RSSOverPython, cmd)
 			}
-			fmt.Fprintf(w, "| %s | %.0f | python3 json load+dump, median of %d | %.0f | %.0f | %.0f (%.1fx) | 1 | `%s` |\n",
-				what, r.JobMB, r.Rounds, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
+			fmt.Fprintf(w, "| %s | %.0f | python3 json load+dump (%s), median of %d | %.0f | %.0f | %.0f (%.1fx) | 1 | `%s` |\n",
+				what, r.JobMB, r.PythonBuild, r.Rounds, r.Python.WallMs, r.Python.CPUMs, r.Python.PeakRSSMB, r.Python.PeakRSSOverIn, cmd)
 			if r.CoresOverOne > 0 {
 				fmt.Fprintf(w, "| %s | | sanitize wall at GOMAXPROCS=%d over 1 | %.2f | | | | `%s` |\n", what, r.Sanitize[len(r.Sanitize)-1].Procs, r.CoresOverOne, cmd)
 			}
