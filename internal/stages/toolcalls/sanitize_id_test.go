@@ -32,16 +32,24 @@ func TestSanitizeID(t *testing.T) {
 
 // TestAlnum covers the byte filter under both modes: ids that keep every
 // byte (returned as they are), removals at the start, the end and in runs,
-// the bytes of non-ASCII text, and an id with nothing left.
+// the bytes of non-ASCII text, and an id with nothing left. The long ids
+// have the shapes and lengths of docs/real-shapes.md: Chat Completions'
+// call_ + 24 base62 (and its sanitised form), the Responses pair
+// (|fc_ + 50 hex), Anthropic's toolu_01 + 22 base62, MiniMax's
+// call_function_ form and a proxy's name-timestamp-index form.
 func TestAlnum(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", ""},
-		{"call7Xk3vQ9pLmN2", "call7Xk3vQ9pLmN2"},
+		{"callXk3vQ9pLmN2rT8wY5zA1bC4d", "callXk3vQ9pLmN2rT8wY5zA1bC4d"},
 		{"call_Xk3vQ9pLmN2rT8wY5zA1bC4d", "callXk3vQ9pLmN2rT8wY5zA1bC4d"},
 		{"_lead", "lead"},
 		{"trail-", "trail"},
 		{"a__b--c..d", "abcd"},
-		{"call_abc|fc_0123", "callabcfc0123"},
+		{"call_Rq7vK2mXc9LpT4wZ8bN1yH3s|fc_0b652338ac8406ca0169a1e44f3c5d7e9b2a6c8f0d1e3a5b7c",
+			"callRq7vK2mXc9LpT4wZ8bN1yH3sfc0b652338ac8406ca0169a1e44f3c5d7e9b2a6c8f0d1e3a5b7c"},
+		{"toolu_01A9bQ7xKm3ZpR8sT2vW5yLc", "toolu01A9bQ7xKm3ZpR8sT2vW5yLc"},
+		{"call_function_4k2m9x7q1z3b_2", "callfunction4k2m9x7q1z3b2"},
+		{"exec-1733312456789012345-1", "exec17333124567890123451"},
 		{"idé中9", "id9"},
 		{" \t\n", ""},
 		{"-_.:|", ""},
