@@ -2,6 +2,7 @@ package toolcalls
 
 import (
 	"context"
+	"iter"
 	"strings"
 
 	"github.com/hygiene-dev/hygiene/internal/contract"
@@ -184,14 +185,7 @@ func countSites(msgs []*transcript.Message) (calls, results int) {
 func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 	blocks, ok := m.Blocks()
 	first, opens := len(ch.calls), true
-	for _, b := range blocks {
-		if !b.IsToolCall() {
-			continue
-		}
-		raw, ok := b.CallID()
-		if !ok {
-			continue
-		}
+	for b, raw := range idCalls(blocks) {
 		trimmed := transcript.TrimID(raw)
 		cs := callSite{block: b, at: int32(i), raw: raw, key: none, baseKey: none, secondKey: none,
 			exact: len(trimmed) == len(raw), opens: opens, rawValid: c.limits.Valid(raw)}
@@ -225,6 +219,21 @@ func (c *collector) collectCalls(ch *idChunk, i int, m *transcript.Message) {
 		if turn, ok := c.signedTurn(ch, i, m, blocks); ok {
 			turn.first = first
 			ch.turns = append(ch.turns, turn)
+		}
+	}
+}
+
+// idCalls yields the tool calls of blocks that have an id, with the id:
+// the calls the id pass reads.
+func idCalls(blocks []*transcript.Block) iter.Seq2[*transcript.Block, string] {
+	return func(yield func(*transcript.Block, string) bool) {
+		for _, b := range blocks {
+			if !b.IsToolCall() {
+				continue
+			}
+			if raw, ok := b.CallID(); ok && !yield(b, raw) {
+				return
+			}
 		}
 	}
 }

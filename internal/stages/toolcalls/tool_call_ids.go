@@ -165,14 +165,26 @@ func ToolCallIDsInImagePass() stage.Stage {
 //
 // A history in one chunk runs the same phases on the job's goroutine. When
 // no accepted id can be built, the pass returns that error and writes
-// nothing.
+// nothing. Before the phases, one read of the ids (keepsEveryID) proves
+// most clean histories a fixed point: the pass then collects nothing.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
 	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
+	if kept, err := col.keepsEveryID(ctx, t.Messages); kept || err != nil {
+		if kept {
+			env.NoEdit()
+		}
+		return err
+	}
+	return col.rewriteIDs(ctx, t, env, name)
+}
+
+// rewriteIDs is sanitizeIDs' three phases, with the collector c.
+func (c *collector) rewriteIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
 	if env.OneChunk(len(t.Messages)) {
-		col.keys = &keyShard{} // filled by collect, which sizes it (newKeyShard)
+		c.keys = &keyShard{} // filled by collect, which sizes it (newKeyShard)
 	}
 	chunks := stage.ChunkResults(env, len(t.Messages), func(lo, hi int) idChunk {
-		return col.collect(ctx, t.Messages, lo, hi)
+		return c.collect(ctx, t.Messages, lo, hi)
 	})
 	run := func(k int, f func(int)) { runChunks(env, k, f) }
 	calls := 0
@@ -184,8 +196,8 @@ func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, 
 	}
 	keys := newKeyTable(len(chunks))
 	var size int32
-	if col.keys != nil {
-		size = keys.adopt(col.keys)
+	if c.keys != nil {
+		size = keys.adopt(c.keys)
 	} else {
 		size = keys.intern(chunks, run)
 	}
