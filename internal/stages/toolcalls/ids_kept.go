@@ -11,9 +11,9 @@ import (
 // keepsEveryID reports whether the sanitising pass over msgs would keep
 // every call and result id as written, so that it may write nothing and
 // collect nothing: the proof a clean history gives in one read of its ids,
-// with a table of its call ids (about 24 bytes a call) where the pass
-// keeps sites, key maps and resolver states (about 300 bytes a call: 13.6
-// MiB of a clean 100k-message history's 58 MiB heap).
+// with a table of its ids (about 24 bytes each) where the pass keeps
+// sites, key maps and resolver states (about 300 bytes a call: 13.6 MiB
+// of a clean 100k-message history's 58 MiB heap).
 //
 // It holds when, in history order,
 //   - every call with an id (collect's sites) has an id that needs no
@@ -21,23 +21,24 @@ import (
 //     the mode produces (sanitizer.validInMode) or a native id the policy
 //     keeps (an OpenAI call_ id with the OpenAI duplicate style, a toolu_
 //     id with PreserveNativeAnthropicToolUseIDs), and that no earlier call
-//     carries;
+//     or result carries;
 //   - every result with an id has toolCallId as its only non-blank id
 //     member, needing no trimming (the rewrite then leaves it unread), and
-//     it is the first result of the call of that id in the current frame
-//     (the calls of the latest assistant that has any).
+//     the resolver gives it its own id (callTable.claim): it answers a call
+//     of its id, in the call's frame or as the call's first result, or it
+//     is the first result of an id no call carries, and an id the mode
+//     would give an orphan (collector.keepsOrphanID).
 //
 // Then the resolver gives each call its first candidate, which is its own
-// id (no id is taken before: the ids are distinct, no result is an
-// orphan, and a preserved turn reserves only its own calls' ids), and each
-// result the id of the call it claims in its frame, which is its own. Any
-// other history (a repeated or foreign id, a result before its call, in a
-// later frame or a second time, an orphan, another id member) answers
-// false at the first such site, and the pass runs: a damaged history pays
-// for a few messages' read, a history whose one bad id is its last for one
-// read of its ids more. So does a replay-safe signed turn whose ids are
-// kept only because it is one (Bedrock's toolu_ ids): the proof does not
-// look for such turns.
+// id (no id is taken before: the ids are distinct, an orphan's id is no
+// call's, and a preserved turn reserves only its own calls' ids), and each
+// result its own id. Any other history (a repeated or foreign id, a result
+// its call's resolver state would not give its id, another id member)
+// answers false at the first such site, and the pass runs: a damaged
+// history pays for a few messages' read, a history whose one bad id is its
+// last for one read of its ids more. So does a replay-safe signed turn
+// whose ids are kept only because it is one (Bedrock's toolu_ ids): the
+// proof does not look for such turns.
 func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message) (bool, error) {
 	tab := newCallTable(len(msgs))
 	frame := int32(0)
@@ -67,12 +68,23 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 			if !ok {
 				continue
 			}
-			if !ids.callIDOnly || ids.raw != ids.k || !tab.claim(ids.k, frame) {
+			if !ids.callIDOnly || ids.raw != ids.k {
+				return false, nil
+			}
+			if !tab.claim(ids.k, frame, c.keepsOrphanID) {
 				return false, nil
 			}
 		}
 	}
 	return true, nil
+}
+
+// keepsOrphanID reports whether the resolver keeps k as the id of the
+// first result of k that answers no call, when no call of the history
+// carries k and nothing took it (resolver.orphan): the target accepts it,
+// and it is what the mode produces or, with native ids kept, a toolu_ id.
+func (c *collector) keepsOrphanID(k string) bool {
+	return c.limits.Valid(k) && (c.san.validInMode(k) || c.nativeToolu && isNativeToolUseID(k))
 }
 
 // keepsCallID reports whether the resolver keeps raw as the id of a call
@@ -86,81 +98,97 @@ func (c *collector) keepsCallID(raw string) bool {
 	return c.san.validInMode(raw) || c.openaiDup && isOpenAICallID(raw) || c.nativeToolu && isNativeToolUseID(raw)
 }
 
-// callTable is keepsEveryID's set of call ids: open addressing over a
-// seeded hash, each slot the index of its call in calls plus one (0:
-// empty), at most half the slots full. It is sized for a history whose
-// calls are at most half its messages (each call is answered by a result
-// message) and grows past that. Sized by a count of the calls, it cost a
-// damaged history, whose first bad id ends the check, a read of every
-// message (+0.9 % instructions on the large suite's damaged 100k-message
-// history); grown from a few slots, the arrays it left behind were 4 MiB
-// of the clean one's peak.
+// callTable is keepsEveryID's set of the ids of the calls and orphan
+// results read so far: open addressing over a seeded hash, each slot the
+// index of its id in ids plus one (0: empty), at most half the slots full.
+// It is sized for a history whose ids are at most half its messages (each
+// call is answered by a result message) and grows past that. Sized by a
+// count of the calls, it cost a damaged history, whose first bad id ends
+// the check, a read of every message (+0.9 % instructions on the large
+// suite's damaged 100k-message history); grown from a few slots, the arrays
+// it left behind were 4 MiB of the clean one's peak.
 type callTable struct {
 	seed  maphash.Seed
 	slots []int32
-	calls []tableCall
+	ids   []tableID
 }
 
-// tableCall is one call id of a callTable: the frame of its call, and
-// whether a result claimed it.
-type tableCall struct {
-	id      string
-	frame   int32
-	claimed bool
+// tableID is one id of a callTable: a call's, with the frame of the call
+// and whether a result answered it, or an orphan result's.
+type tableID struct {
+	id       string
+	frame    int32
+	answered bool
+	orphan   bool
 }
 
 // newCallTable returns an empty table for a history of n messages: room
-// for n/2 calls in twice as many slots, at least 16.
+// for n/2 ids in twice as many slots, at least 16.
 func newCallTable(n int) *callTable {
 	size := max(1<<bits.Len(uint(n)), 16)
-	return &callTable{seed: maphash.MakeSeed(), slots: make([]int32, size), calls: make([]tableCall, 0, size/2)}
+	return &callTable{seed: maphash.MakeSeed(), slots: make([]int32, size), ids: make([]tableID, 0, size/2)}
 }
 
-// find returns the slot of id: its call's, or the empty one where it would
+// find returns the slot of id: its own, or the empty one where it would
 // go.
 func (t *callTable) find(id string) int {
 	mask := len(t.slots) - 1
 	for s := int(maphash.String(t.seed, id)) & mask; ; s = (s + 1) & mask {
-		if ci := t.slots[s]; ci == 0 || t.calls[ci-1].id == id {
+		if i := t.slots[s]; i == 0 || t.ids[i-1].id == id {
 			return s
 		}
 	}
 }
 
-// add records the call id of frame frame, and reports false when an
-// earlier call has it.
+// put adds e at slot s, which find returned for e.id, and grows the table
+// when it is half full.
+func (t *callTable) put(s int, e tableID) {
+	t.ids = append(t.ids, e)
+	t.slots[s] = int32(len(t.ids))
+	if 2*len(t.ids) > len(t.slots) {
+		t.slots = make([]int32, 2*len(t.slots))
+		for i := range t.ids {
+			t.slots[t.find(t.ids[i].id)] = int32(i + 1)
+		}
+	}
+}
+
+// add records the id of a call of frame frame, and reports false when an
+// earlier call or orphan result has it (an orphan's id that a call of the
+// history carries is not kept: resolver.orphan).
 func (t *callTable) add(id string, frame int32) bool {
 	s := t.find(id)
 	if t.slots[s] != 0 {
 		return false
 	}
-	t.calls = append(t.calls, tableCall{id: id, frame: frame})
-	t.slots[s] = int32(len(t.calls))
-	if 2*len(t.calls) > len(t.slots) {
-		t.grow()
-	}
+	t.put(s, tableID{id: id, frame: frame})
 	return true
 }
 
-// grow doubles the slots and places every call again.
-func (t *callTable) grow() {
-	t.slots = make([]int32, 2*len(t.slots))
-	for i := range t.calls {
-		t.slots[t.find(t.calls[i].id)] = int32(i + 1)
+// claim records a result of id in frame frame, and reports whether the
+// resolver gives it its own id, or may not. When a call has id, it has the
+// only occurrence of it, and the resolver gives it any result in the
+// call's frame (the first claims the call, a later one duplicates it) and
+// a result of a later frame when the call holds no result yet (displaced:
+// the call is its one candidate). A displaced result of a call that holds
+// one answers false: the resolver keeps its id only when it is real and
+// the call's result synthetic, which the proof does not read. When no call
+// so far has id, the result is an orphan, which keeps id when keepsOrphan
+// says so and no orphan took it before (a call that has it later fails
+// add).
+func (t *callTable) claim(id string, frame int32, keepsOrphan func(string) bool) bool {
+	s := t.find(id)
+	if t.slots[s] == 0 {
+		if !keepsOrphan(id) {
+			return false
+		}
+		t.put(s, tableID{id: id, orphan: true})
+		return true
 	}
-}
-
-// claim records a result of id in frame frame, and reports false unless
-// it is the first result of a call of that frame.
-func (t *callTable) claim(id string, frame int32) bool {
-	ci := t.slots[t.find(id)]
-	if ci == 0 {
+	c := &t.ids[t.slots[s]-1]
+	if c.orphan || c.frame != frame && c.answered {
 		return false
 	}
-	c := &t.calls[ci-1]
-	if c.frame != frame || c.claimed {
-		return false
-	}
-	c.claimed = true
+	c.answered = true
 	return true
 }

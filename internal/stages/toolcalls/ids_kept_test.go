@@ -53,46 +53,67 @@ func keptTurn(calls, results []string) string {
 	return strings.Join(parts, ",")
 }
 
+// missingResult is the result pairing repair writes for a call that has
+// none (isError, and the synthetic marker in details).
+func missingResult(id string) string {
+	return fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"toolName":"read","content":[{"type":"text","text":"missing"}],"details":{"openclawSyntheticMissingToolResult":true},"isError":true}`, id)
+}
+
 // keptHistory joins the messages into an array, a user turn first.
 func keptHistory(msgs ...string) string {
 	return `[{"role":"user","content":"go"},` + strings.Join(msgs, ",") + `]`
 }
 
+// keptCases are keepsEveryID's table: each clause of its doc, held and
+// failed.
+var keptCases = []struct {
+	name   string
+	target transcript.Target
+	in     string
+	want   bool
+}{
+	{"strict ids, each answered in its frame", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict2}, []string{chatStrict2, chatStrict})), true},
+	{"calls and results without ids are not sites", completions, keptHistory(`{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{}}]}`,
+		`{"role":"toolResult","toolName":"read","content":[]}`, keptTurn([]string{chatStrict}, []string{chatStrict})), true},
+	{"no calls", completions, keptHistory(`{"role":"assistant","content":[{"type":"text","text":"hi"}]}`), true},
+	{"a call without its result", completions, keptHistory(keptTurn([]string{chatStrict}, nil)), true},
+	{"a call_ id in strict mode", completions, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), false},
+	{"a call_ id with the OpenAI duplicate style", moonshot, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), true},
+	{"a toolu_ id, native ids kept", anthropic, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), true},
+	{"a toolu_ id, native ids not kept", bedrock, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), false},
+	{"an id to trim", completions, keptHistory(keptTurn([]string{" " + chatStrict}, []string{chatStrict})), false},
+	{"an id longer than strict mode's 40", completions, keptHistory(keptTurn([]string{strings.Repeat("a", 41)}, []string{strings.Repeat("a", 41)})), false},
+	{"strict9 wants nine characters", mistral, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict})), false},
+	{"strict9 ids", mistral, keptHistory(keptTurn([]string{"abcdefghi"}, []string{"abcdefghi"})), true},
+	{"a call id repeated in a later turn", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict}, []string{chatStrict})), false},
+	{"a call id repeated in its turn", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict}, nil)), false},
+	{"an orphan result of an id of the mode", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2})), true},
+	{"an orphan result of an id not of the mode", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatCallID})), false},
+	{"an orphan toolu_ result, native ids kept", anthropic, keptHistory(keptTurn([]string{chatStrict}, []string{toolUseID})), true},
+	{"two orphan results of one id", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2}), keptTurn(nil, []string{chatStrict2})), false},
+	{"an orphan result whose id a later call carries", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2}), keptTurn([]string{chatStrict2}, nil)), false},
+	{"a result before its call", completions, keptHistory(keptTurn(nil, []string{chatStrict}), keptTurn([]string{chatStrict}, nil)), false},
+	{"a result in a later frame, its call unanswered", completions, keptHistory(keptTurn([]string{chatStrict}, nil), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), true},
+	{"a result in a later frame, its call answered", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false},
+	// the resolver keeps this one's id too; the proof does not read
+	// which results are synthetic
+	{"a real result in a later frame, its call answered by a synthetic one", completions,
+		keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false},
+	{"a synthetic result in a later frame, its call answered by a synthetic one", completions,
+		keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn([]string{chatStrict2}, []string{chatStrict2}), missingResult(chatStrict)), false},
+	{"a second result of a call in its frame", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict, chatStrict})), true},
+	{"a synthetic and a real result in its frame", completions, keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn(nil, []string{chatStrict})), true},
+	{"a result id to trim", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict + " "})), false},
+	{"a result with another id member", completions, keptHistory(keptTurn([]string{chatStrict}, nil),
+		fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"tool_call_id":%q,"content":[]}`, chatStrict, chatStrict)), false},
+	{"a result with only another id member", completions, keptHistory(keptTurn([]string{chatStrict}, nil),
+		fmt.Sprintf(`{"role":"toolResult","tool_use_id":%q,"content":[]}`, chatStrict)), false},
+}
+
 // keepsEveryID holds exactly where its doc says: each clause that fails
 // answers false.
 func TestKeepsEveryID(t *testing.T) {
-	cases := []struct {
-		name   string
-		target transcript.Target
-		in     string
-		want   bool
-	}{
-		{"strict ids, each answered in its frame", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict2}, []string{chatStrict2, chatStrict})), true},
-		{"calls and results without ids are not sites", completions, keptHistory(`{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{}}]}`,
-			`{"role":"toolResult","toolName":"read","content":[]}`, keptTurn([]string{chatStrict}, []string{chatStrict})), true},
-		{"no calls", completions, keptHistory(`{"role":"assistant","content":[{"type":"text","text":"hi"}]}`), true},
-		{"a call without its result", completions, keptHistory(keptTurn([]string{chatStrict}, nil)), true},
-		{"a call_ id in strict mode", completions, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), false},
-		{"a call_ id with the OpenAI duplicate style", moonshot, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), true},
-		{"a toolu_ id, native ids kept", anthropic, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), true},
-		{"a toolu_ id, native ids not kept", bedrock, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), false},
-		{"an id to trim", completions, keptHistory(keptTurn([]string{" " + chatStrict}, []string{chatStrict})), false},
-		{"an id longer than strict mode's 40", completions, keptHistory(keptTurn([]string{strings.Repeat("a", 41)}, []string{strings.Repeat("a", 41)})), false},
-		{"strict9 wants nine characters", mistral, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict})), false},
-		{"strict9 ids", mistral, keptHistory(keptTurn([]string{"abcdefghi"}, []string{"abcdefghi"})), true},
-		{"a call id repeated in a later turn", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict}, []string{chatStrict})), false},
-		{"a call id repeated in its turn", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict}, nil)), false},
-		{"an orphan result", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2})), false},
-		{"a result before its call", completions, keptHistory(keptTurn(nil, []string{chatStrict}), keptTurn([]string{chatStrict}, nil)), false},
-		{"a result in a later frame", completions, keptHistory(keptTurn([]string{chatStrict}, nil), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false},
-		{"a second result of a call", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict, chatStrict})), false},
-		{"a result id to trim", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict + " "})), false},
-		{"a result with another id member", completions, keptHistory(keptTurn([]string{chatStrict}, nil),
-			fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"tool_call_id":%q,"content":[]}`, chatStrict, chatStrict)), false},
-		{"a result with only another id member", completions, keptHistory(keptTurn([]string{chatStrict}, nil),
-			fmt.Sprintf(`{"role":"toolResult","tool_use_id":%q,"content":[]}`, chatStrict)), false},
-	}
-	for _, c := range cases {
+	for _, c := range keptCases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := keptFor(t, c.target, c.in); got != c.want {
 				t.Fatalf("keepsEveryID = %v, want %v\n%s", got, c.want, c.in)
@@ -183,7 +204,9 @@ func FuzzKeepsEveryID(f *testing.F) {
 	for _, seed := range idSeeds {
 		f.Add(seed)
 	}
-	f.Add(keptHistory(keptTurn([]string{chatStrict, chatStrict2}, []string{chatStrict2, chatStrict})))
+	for _, c := range keptCases {
+		f.Add(c.in)
+	}
 	targets := []transcript.Target{anthropic, moonshot, mistral, google, kimiAnthro}
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, target := range targets {
