@@ -17,11 +17,13 @@ import (
 //
 // It holds when, in history order,
 //   - every call with an id (collect's sites) has an id that needs no
-//     trimming, that the target accepts (IDLimits), that is already what
-//     the mode produces (sanitizer.validInMode) or a native id the policy
-//     keeps (an OpenAI call_ id with the OpenAI duplicate style, a toolu_
-//     id with PreserveNativeAnthropicToolUseIDs), and that no earlier call
-//     or result carries;
+//     trimming and that no earlier call or result carries, and the
+//     resolver keeps it: the target accepts it and it is already what the
+//     mode produces (sanitizer.validInMode) or a native id the policy keeps
+//     (an OpenAI call_ id with the OpenAI duplicate style, a toolu_ id with
+//     PreserveNativeAnthropicToolUseIDs), or its assistant is a replay-safe
+//     signed turn whose ids the pass keeps as written
+//     (collector.preservesTurn: Bedrock's toolu_ ids);
 //   - every result with an id has toolCallId as its only non-blank id
 //     member, needing no trimming (the rewrite then leaves it unread), and
 //     the resolver gives it its own id (callTable.claim): it answers a call
@@ -29,18 +31,17 @@ import (
 //     is the first result of an id no call carries, and an id the mode
 //     would give an orphan (collector.keepsOrphanID).
 //
-// Then the resolver gives each call its first candidate, which is its own
-// id (no id is taken before: the ids are distinct, an orphan's id is no
-// call's, and a preserved turn reserves only its own calls' ids), and each
-// result its own id. Any other history (a repeated or foreign id, a result
-// its call's resolver state would not give its id, another id member)
-// answers false at the first such site, and the pass runs: a damaged
-// history pays for a few messages' read, a history whose one bad id is its
-// last for one read of its ids more. So does a replay-safe signed turn
-// whose ids are kept only because it is one (Bedrock's toolu_ ids): the
-// proof does not look for such turns.
+// Then the resolver gives each call its own id (no id is taken before: the
+// ids are distinct, an orphan's id is no call's, and a preserved turn
+// reserves only its own calls' ids), and each result its own id. Any other
+// history (a repeated or foreign id, a result its call's resolver state
+// would not give its id, another id member) answers false at the first
+// such site, and the pass runs: a damaged history pays for a few messages'
+// read, a history whose one bad id is its last for one read of its ids
+// more.
 func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message) (bool, error) {
 	tab := newCallTable(len(msgs))
+	var turns idChunk // signedTurn's scratch, reused from one turn to the next
 	frame := int32(0)
 	for i, m := range msgs {
 		if i%ctxCheckEvery == 0 {
@@ -54,12 +55,22 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 		switch m.Role() {
 		case transcript.RoleAssistant:
 			blocks, _ := m.Blocks()
-			opens := true
+			opens, preserved := true, false
 			for _, raw := range idCalls(blocks) {
 				if opens {
 					frame, opens = frame+1, false
 				}
-				if !c.keepsCallID(raw) || !tab.add(raw, frame) {
+				if len(transcript.TrimID(raw)) != len(raw) {
+					return false, nil
+				}
+				if !c.keepsCallID(raw) {
+					// read once a message, at its first such call
+					if !preserved && !c.preservesTurn(&turns, i, m, blocks) {
+						return false, nil
+					}
+					preserved = true
+				}
+				if !tab.add(raw, frame) {
 					return false, nil
 				}
 			}
@@ -79,6 +90,32 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 	return true, nil
 }
 
+// preservesTurn reports whether the pass keeps the ids of assistant m
+// (message i) as a replay-safe signed turn (collector.signedTurn, then
+// resolver.replaySafe), given that every call id of the history is
+// distinct: the policy replays provider-owned thinking, m is a signed turn
+// (its thinking verified by the target, every call with input, an id the
+// target accepts and a plain valid name), and every call's name is
+// allowed. A name the allow-list lacks makes the turn replay-safe only
+// with a later real result of its call, which the proof does not read: it
+// answers false. turns is the scratch signedTurn appends the calls to.
+func (c *collector) preservesTurn(turns *idChunk, i int, m *transcript.Message, blocks []*transcript.Block) bool {
+	if !c.replay {
+		return false
+	}
+	turns.turnCalls = turns.turnCalls[:0]
+	turn, ok := c.signedTurn(turns, i, m, blocks)
+	if !ok {
+		return false
+	}
+	for _, call := range turn.calls {
+		if !call.allowed {
+			return false
+		}
+	}
+	return true
+}
+
 // keepsOrphanID reports whether the resolver keeps k as the id of the
 // first result of k that answers no call, when no call of the history
 // carries k and nothing took it (resolver.orphan): the target accepts it,
@@ -87,15 +124,12 @@ func (c *collector) keepsOrphanID(k string) bool {
 	return c.limits.Valid(k) && (c.san.validInMode(k) || c.nativeToolu && isNativeToolUseID(k))
 }
 
-// keepsCallID reports whether the resolver keeps raw as the id of a call
-// whose id no earlier call or result took: it needs no trimming, the
-// target accepts it, and it is what the mode produces or a native id the
-// policy keeps (freshCall's first two answers).
+// keepsCallID reports whether the resolver keeps raw, an id that needs no
+// trimming, as the id of a call whose id no earlier call or result took:
+// the target accepts it, and it is what the mode produces or a native id
+// the policy keeps (freshCall's first two answers).
 func (c *collector) keepsCallID(raw string) bool {
-	if len(transcript.TrimID(raw)) != len(raw) || !c.limits.Valid(raw) {
-		return false
-	}
-	return c.san.validInMode(raw) || c.openaiDup && isOpenAICallID(raw) || c.nativeToolu && isNativeToolUseID(raw)
+	return c.limits.Valid(raw) && (c.san.validInMode(raw) || c.openaiDup && isOpenAICallID(raw) || c.nativeToolu && isNativeToolUseID(raw))
 }
 
 // callTable is keepsEveryID's set of the ids of the calls and orphan

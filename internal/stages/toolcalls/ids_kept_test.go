@@ -7,22 +7,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
+	"github.com/hygiene-dev/hygiene/internal/settings"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
-// keptFor runs keepsEveryID over history in, for target's policy.
-func keptFor(t testing.TB, target transcript.Target, in string) bool {
+// keptFor runs keepsEveryID over history in, for target's policy and the
+// allow-list allowed.
+func keptFor(t testing.TB, target transcript.Target, allowed []string, in string) bool {
 	t.Helper()
 	tr, err := transcript.FromMessages([]byte(in), target)
 	if err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
 	p := policy.Resolve(target)
-	env := &stage.Env{Policy: p, Report: stage.NewReport()}
+	env := &stage.Env{Policy: p, Report: stage.NewReport(), Settings: stage.Settings{Request: settings.Request{AllowedToolNames: allowed}}}
 	kept, err := newCollector(env, p.AllowProviderOwnedThinkingReplay()).keepsEveryID(context.Background(), tr.Messages)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +62,15 @@ func missingResult(id string) string {
 	return fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"toolName":"read","content":[{"type":"text","text":"missing"}],"details":{"openclawSyntheticMissingToolResult":true},"isError":true}`, id)
 }
 
+// bedrockUseID is a Bedrock Converse toolUseId: "tooluse_" and 22
+// characters of base64url.
+const bedrockUseID = "tooluse_kZJMlvQmRJ6eAyJE5GIl_Q"
+
+// keptSignedTurn is keptTurn with a signed thinking block first.
+func keptSignedTurn(calls, results []string) string {
+	return strings.Replace(keptTurn(calls, results), `"content":[`, `"content":[{"type":"thinking","thinking":"Reading the file.","thinkingSignature":"EpMCCkYIBxgCKkDx7TtXb3Jh0pQKqWm2ZlV9yGgQ"},`, 1)
+}
+
 // keptHistory joins the messages into an array, a user turn first.
 func keptHistory(msgs ...string) string {
 	return `[{"role":"user","content":"go"},` + strings.Join(msgs, ",") + `]`
@@ -67,47 +79,54 @@ func keptHistory(msgs ...string) string {
 // keptCases are keepsEveryID's table: each clause of its doc, held and
 // failed.
 var keptCases = []struct {
-	name   string
-	target transcript.Target
-	in     string
-	want   bool
+	name    string
+	target  transcript.Target
+	in      string
+	want    bool
+	allowed []string
 }{
-	{"strict ids, each answered in its frame", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict2}, []string{chatStrict2, chatStrict})), true},
+	{"strict ids, each answered in its frame", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict2}, []string{chatStrict2, chatStrict})), true, nil},
 	{"calls and results without ids are not sites", completions, keptHistory(`{"role":"assistant","content":[{"type":"toolCall","name":"read","arguments":{}}]}`,
-		`{"role":"toolResult","toolName":"read","content":[]}`, keptTurn([]string{chatStrict}, []string{chatStrict})), true},
-	{"no calls", completions, keptHistory(`{"role":"assistant","content":[{"type":"text","text":"hi"}]}`), true},
-	{"a call without its result", completions, keptHistory(keptTurn([]string{chatStrict}, nil)), true},
-	{"a call_ id in strict mode", completions, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), false},
-	{"a call_ id with the OpenAI duplicate style", moonshot, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), true},
-	{"a toolu_ id, native ids kept", anthropic, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), true},
-	{"a toolu_ id, native ids not kept", bedrock, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), false},
-	{"an id to trim", completions, keptHistory(keptTurn([]string{" " + chatStrict}, []string{chatStrict})), false},
-	{"an id longer than strict mode's 40", completions, keptHistory(keptTurn([]string{strings.Repeat("a", 41)}, []string{strings.Repeat("a", 41)})), false},
-	{"strict9 wants nine characters", mistral, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict})), false},
-	{"strict9 ids", mistral, keptHistory(keptTurn([]string{"abcdefghi"}, []string{"abcdefghi"})), true},
-	{"a call id repeated in a later turn", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict}, []string{chatStrict})), false},
-	{"a call id repeated in its turn", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict}, nil)), false},
-	{"an orphan result of an id of the mode", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2})), true},
-	{"an orphan result of an id not of the mode", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatCallID})), false},
-	{"an orphan toolu_ result, native ids kept", anthropic, keptHistory(keptTurn([]string{chatStrict}, []string{toolUseID})), true},
-	{"two orphan results of one id", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2}), keptTurn(nil, []string{chatStrict2})), false},
-	{"an orphan result whose id a later call carries", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2}), keptTurn([]string{chatStrict2}, nil)), false},
-	{"a result before its call", completions, keptHistory(keptTurn(nil, []string{chatStrict}), keptTurn([]string{chatStrict}, nil)), false},
-	{"a result in a later frame, its call unanswered", completions, keptHistory(keptTurn([]string{chatStrict}, nil), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), true},
-	{"a result in a later frame, its call answered", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false},
+		`{"role":"toolResult","toolName":"read","content":[]}`, keptTurn([]string{chatStrict}, []string{chatStrict})), true, nil},
+	{"no calls", completions, keptHistory(`{"role":"assistant","content":[{"type":"text","text":"hi"}]}`), true, nil},
+	{"a call without its result", completions, keptHistory(keptTurn([]string{chatStrict}, nil)), true, nil},
+	{"a call_ id in strict mode", completions, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), false, nil},
+	{"a call_ id with the OpenAI duplicate style", moonshot, keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), true, nil},
+	{"a toolu_ id, native ids kept", anthropic, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), true, nil},
+	{"a toolu_ id, native ids not kept", bedrock, keptHistory(keptTurn([]string{toolUseID}, []string{toolUseID})), false, nil},
+	{"a Bedrock signed turn keeps its ids", bedrock, keptHistory(keptSignedTurn([]string{bedrockUseID, chatStrict}, []string{bedrockUseID, chatStrict})), true, nil},
+	{"a Bedrock signed turn, its names allowed", bedrock, keptHistory(keptSignedTurn([]string{bedrockUseID}, []string{bedrockUseID})), true, []string{"read"}},
+	{"a Bedrock signed turn, a name not allowed", bedrock, keptHistory(keptSignedTurn([]string{bedrockUseID}, []string{bedrockUseID})), false, []string{"exec"}},
+	{"a Bedrock signed turn repeating an id", bedrock, keptHistory(keptSignedTurn([]string{bedrockUseID}, []string{bedrockUseID}), keptSignedTurn([]string{bedrockUseID}, nil)), false, nil},
+	{"a Bedrock signed turn, an id to trim", bedrock, keptHistory(keptSignedTurn([]string{bedrockUseID + " "}, []string{bedrockUseID})), false, nil},
+	{"a signed turn, thinking not replayed", completions, keptHistory(keptSignedTurn([]string{chatCallID}, []string{chatCallID})), false, nil},
+	{"an id to trim", completions, keptHistory(keptTurn([]string{" " + chatStrict}, []string{chatStrict})), false, nil},
+	{"an id longer than strict mode's 40", completions, keptHistory(keptTurn([]string{strings.Repeat("a", 41)}, []string{strings.Repeat("a", 41)})), false, nil},
+	{"strict9 wants nine characters", mistral, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict})), false, nil},
+	{"strict9 ids", mistral, keptHistory(keptTurn([]string{"abcdefghi"}, []string{"abcdefghi"})), true, nil},
+	{"a call id repeated in a later turn", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict}, []string{chatStrict})), false, nil},
+	{"a call id repeated in its turn", completions, keptHistory(keptTurn([]string{chatStrict, chatStrict}, nil)), false, nil},
+	{"an orphan result of an id of the mode", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2})), true, nil},
+	{"an orphan result of an id not of the mode", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatCallID})), false, nil},
+	{"an orphan toolu_ result, native ids kept", anthropic, keptHistory(keptTurn([]string{chatStrict}, []string{toolUseID})), true, nil},
+	{"two orphan results of one id", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2}), keptTurn(nil, []string{chatStrict2})), false, nil},
+	{"an orphan result whose id a later call carries", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict2}), keptTurn([]string{chatStrict2}, nil)), false, nil},
+	{"a result before its call", completions, keptHistory(keptTurn(nil, []string{chatStrict}), keptTurn([]string{chatStrict}, nil)), false, nil},
+	{"a result in a later frame, its call unanswered", completions, keptHistory(keptTurn([]string{chatStrict}, nil), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), true, nil},
+	{"a result in a later frame, its call answered", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false, nil},
 	// the resolver keeps this one's id too; the proof does not read
 	// which results are synthetic
 	{"a real result in a later frame, its call answered by a synthetic one", completions,
-		keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false},
+		keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn([]string{chatStrict2}, []string{chatStrict2, chatStrict})), false, nil},
 	{"a synthetic result in a later frame, its call answered by a synthetic one", completions,
-		keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn([]string{chatStrict2}, []string{chatStrict2}), missingResult(chatStrict)), false},
-	{"a second result of a call in its frame", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict, chatStrict})), true},
-	{"a synthetic and a real result in its frame", completions, keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn(nil, []string{chatStrict})), true},
-	{"a result id to trim", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict + " "})), false},
+		keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn([]string{chatStrict2}, []string{chatStrict2}), missingResult(chatStrict)), false, nil},
+	{"a second result of a call in its frame", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict, chatStrict})), true, nil},
+	{"a synthetic and a real result in its frame", completions, keptHistory(keptTurn([]string{chatStrict}, nil), missingResult(chatStrict), keptTurn(nil, []string{chatStrict})), true, nil},
+	{"a result id to trim", completions, keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict + " "})), false, nil},
 	{"a result with another id member", completions, keptHistory(keptTurn([]string{chatStrict}, nil),
-		fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"tool_call_id":%q,"content":[]}`, chatStrict, chatStrict)), false},
+		fmt.Sprintf(`{"role":"toolResult","toolCallId":%q,"tool_call_id":%q,"content":[]}`, chatStrict, chatStrict)), false, nil},
 	{"a result with only another id member", completions, keptHistory(keptTurn([]string{chatStrict}, nil),
-		fmt.Sprintf(`{"role":"toolResult","tool_use_id":%q,"content":[]}`, chatStrict)), false},
+		fmt.Sprintf(`{"role":"toolResult","tool_use_id":%q,"content":[]}`, chatStrict)), false, nil},
 }
 
 // keepsEveryID holds exactly where its doc says: each clause that fails
@@ -115,7 +134,7 @@ var keptCases = []struct {
 func TestKeepsEveryID(t *testing.T) {
 	for _, c := range keptCases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := keptFor(t, c.target, c.in); got != c.want {
+			if got := keptFor(t, c.target, c.allowed, c.in); got != c.want {
 				t.Fatalf("keepsEveryID = %v, want %v\n%s", got, c.want, c.in)
 			}
 		})
@@ -198,8 +217,9 @@ func TestKeptIDsAreAFixedPoint(t *testing.T) {
 
 // FuzzKeepsEveryID checks over arbitrary histories that what keepsEveryID
 // proves kept, the pass leaves as it is, for a strict target with native
-// ids, a strict one with the OpenAI duplicate style, a strict9 one and one
-// that replays signed turns with an allow-list.
+// ids, one that keeps signed turns' ids without them (Bedrock), a strict
+// one with the OpenAI duplicate style, a strict9 one and one that replays
+// signed turns, all with an allow-list.
 func FuzzKeepsEveryID(f *testing.F) {
 	for _, seed := range idSeeds {
 		f.Add(seed)
@@ -207,7 +227,7 @@ func FuzzKeepsEveryID(f *testing.F) {
 	for _, c := range keptCases {
 		f.Add(c.in)
 	}
-	targets := []transcript.Target{anthropic, moonshot, mistral, google, kimiAnthro}
+	targets := []transcript.Target{anthropic, bedrock, moonshot, mistral, google, kimiAnthro}
 	f.Fuzz(func(t *testing.T, in string) {
 		for _, target := range targets {
 			checkKeptIsFixedPoint(t, target, fuzzSettings, []byte(in))
@@ -216,14 +236,13 @@ func FuzzKeepsEveryID(f *testing.F) {
 }
 
 // The realistic generator's sessions, once the pass has run, are proved
-// kept for every API whose calls keep ids of the mode or native ones: a
-// clean history replayed to its own provider reads its ids once. (Bedrock
-// is not among them: its signed turns keep toolu_ ids only as replay-safe
-// turns, which the proof does not look for, and the pass runs.)
+// kept for every API that sanitises ids: a clean history replayed to its
+// own provider reads its ids once (Bedrock's through its replay-safe
+// signed turns).
 func TestRealSessionsProvedKept(t *testing.T) {
 	for _, target := range sessiongen.RealAPIs {
 		p := policy.Resolve(target)
-		if !p.SanitizeToolCallIDs || p.API == "bedrock-converse-stream" {
+		if !p.SanitizeToolCallIDs {
 			continue
 		}
 		for seed := range uint64(4) {
@@ -233,5 +252,26 @@ func TestRealSessionsProvedKept(t *testing.T) {
 				t.Errorf("%s seed %d: the pass's output is not proved kept", target, seed)
 			}
 		}
+	}
+}
+
+// A signed turn's ids are kept as written, so the proof wants them exact
+// too: under limits that accept a padded id (no table row has such limits
+// and replays signed turns, so the policy is built by hand), the pass
+// gives the result of " abc1" that id, and the proof must not hold.
+func TestKeptSignedTurnNeedsExactIDs(t *testing.T) {
+	p := policy.Resolve(bedrock)
+	p.IDLimits = contract.IDLimits{}
+	in := keptHistory(keptSignedTurn([]string{" abc1"}, []string{"abc1"}))
+	tr, err := transcript.FromMessages([]byte(in), bedrock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &stage.Env{Policy: p, Report: stage.NewReport()}
+	if kept, err := newCollector(env, true).keepsEveryID(context.Background(), tr.Messages); err != nil || kept {
+		t.Fatalf("keepsEveryID = %v, %v over a padded signed id", kept, err)
+	}
+	if _, rep := runPolicy(t, p, in, ToolCallIDs()); rep.Stages.Len() == 0 {
+		t.Fatal("the pass kept the result's id: the case no longer shows why the proof wants exact ids")
 	}
 }
