@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/policy"
+	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
+	"github.com/hygiene-dev/hygiene/internal/stages/stagetest"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -64,6 +66,47 @@ func BenchmarkToolCallIDs(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(len(data))/float64(n), "bytes/msg")
+			})
+		}
+	}
+}
+
+// BenchmarkKeptIDs compares, on a clean realistic session of 3,000 turns
+// for each API that sanitises ids (the generator's session after the id
+// pass), the proof that every id is kept (keepsEveryID, what a clean
+// history now costs) with the pass's three phases it replaces
+// (rewriteIDs), in the same run. Each iteration decodes a fresh transcript
+// with the timer stopped.
+func BenchmarkKeptIDs(b *testing.B) {
+	for _, target := range sessiongen.RealAPIs {
+		p := policy.Resolve(target)
+		if !p.SanitizeToolCallIDs {
+			continue
+		}
+		in := sessiongen.RealShapes(sessiongen.RealConfig{Seed: 7, Target: target, Turns: 3000}).History()
+		data := stagetest.Case{Target: target}.Apply(b, string(in), ToolCallIDs()).JSON
+		for _, way := range []string{"proof", "pass"} {
+			b.Run(target.API+"/"+way, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					b.StopTimer()
+					tr, err := transcript.FromMessages(data, target)
+					if err != nil {
+						b.Fatal(err)
+					}
+					env := &stage.Env{Policy: p, Report: stage.NewReport()}
+					col := newCollector(env, p.AllowProviderOwnedThinkingReplay())
+					b.StartTimer()
+					if way == "pass" {
+						err = col.rewriteIDs(context.Background(), tr, env, idsStage)
+					} else if kept, kerr := col.keepsEveryID(context.Background(), tr.Messages); !kept {
+						b.Fatalf("not proved kept (%v)", kerr)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
 			})
 		}
 	}
