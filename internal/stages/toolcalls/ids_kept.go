@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"math/bits"
+	"sync"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
@@ -41,6 +42,7 @@ import (
 // more.
 func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message) (bool, error) {
 	tab := newCallTable(len(msgs))
+	defer tab.release()
 	var turns idChunk // signedTurn's scratch, reused from one turn to the next
 	frame := int32(0)
 	for i, m := range msgs {
@@ -157,10 +159,29 @@ type tableID struct {
 }
 
 // newCallTable returns an empty table for a history of n messages: room
-// for n/2 ids in twice as many slots, at least 16.
+// for n/2 ids in twice as many slots, at least 16. It is the pool's table
+// (release) when that one has room enough and at most four times the
+// slots, so that a long history's table is not cleared for every short
+// one.
 func newCallTable(n int) *callTable {
 	size := max(1<<bits.Len(uint(n)), 16)
+	if t, ok := tablePool.Get().(*callTable); ok && len(t.slots) >= size && len(t.slots) <= 4*size {
+		return t
+	}
 	return &callTable{seed: maphash.MakeSeed(), slots: make([]int32, size), ids: make([]tableID, 0, size/2)}
+}
+
+// tablePool holds a released callTable, cleared (of *callTable): a worker's
+// jobs reuse one table as the id pass's arrays are reused (pass_arrays.go).
+var tablePool sync.Pool
+
+// release clears t, which holds no id of the job after, and gives it to
+// the pool.
+func (t *callTable) release() {
+	clear(t.slots)
+	clear(t.ids)
+	t.ids = t.ids[:0]
+	tablePool.Put(t)
 }
 
 // find returns the slot of id: its own, or the empty one where it would

@@ -275,3 +275,34 @@ func TestKeptSignedTurnNeedsExactIDs(t *testing.T) {
 		t.Fatal("the pass kept the result's id: the case no longer shows why the proof wants exact ids")
 	}
 }
+
+// The proof's table goes back to the pool cleared: a history proved after
+// another answers as it does alone (here an orphan result whose id was a
+// call's in the history before), and what waits in the pool holds no id.
+func TestCallTableReusedClean(t *testing.T) {
+	before := keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}))
+	after := keptHistory(keptTurn(nil, []string{chatStrict}))
+	alone := keptFor(t, completions, nil, after)
+	if !alone {
+		t.Fatal("an orphan result of an id of the mode is not proved kept")
+	}
+	keptFor(t, completions, nil, before)
+	if got := keptFor(t, completions, nil, after); got != alone {
+		t.Fatalf("after another history the proof answers %v, alone %v", got, alone)
+	}
+	keptFor(t, completions, nil, before)
+	if tab, ok := tablePool.Get().(*callTable); ok {
+		for _, s := range tab.slots {
+			if s != 0 {
+				t.Fatal("a pooled table holds a slot")
+			}
+		}
+		for _, id := range tab.ids[:cap(tab.ids)] {
+			if id != (tableID{}) {
+				t.Fatalf("a pooled table holds %+v", id)
+			}
+		}
+	} else if !raceBuild {
+		t.Fatal("the proof gave no table back to the pool")
+	}
+}
