@@ -43,7 +43,7 @@ import (
 func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message) (bool, error) {
 	tab := newCallTable(len(msgs))
 	defer tab.release()
-	var turns idChunk // signedTurn's scratch, reused from one turn to the next
+	var signed []int // the assistants whose ids only a replay-safe signed turn keeps
 	frame := int32(0)
 	for i, m := range msgs {
 		if i%ctxCheckEvery == 0 {
@@ -65,12 +65,14 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 				if len(transcript.TrimID(raw)) != len(raw) {
 					return false, nil
 				}
-				if !c.keepsCallID(raw) {
-					// read once a message, at its first such call
-					if !preserved && !c.preservesTurn(&turns, i, m, blocks) {
+				if !c.keepsCallID(raw) && !preserved {
+					// A signed turn is judged once every other site holds
+					// (preservesTurn): a damaged history stops first, at
+					// less cost. Here only what is read of m already.
+					if !c.replay || m.Facts()&transcript.FactThinking == 0 {
 						return false, nil
 					}
-					preserved = true
+					signed, preserved = append(signed, i), true
 				}
 				if !tab.add(raw, frame) {
 					return false, nil
@@ -89,22 +91,27 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 			}
 		}
 	}
+	var turns idChunk // signedTurn's scratch, reused from one turn to the next
+	for _, i := range signed {
+		if !c.preservesTurn(&turns, i, msgs[i]) {
+			return false, nil
+		}
+	}
 	return true, nil
 }
 
 // preservesTurn reports whether the pass keeps the ids of assistant m
 // (message i) as a replay-safe signed turn (collector.signedTurn, then
 // resolver.replaySafe), given that every call id of the history is
-// distinct: the policy replays provider-owned thinking, m is a signed turn
-// (its thinking verified by the target, every call with input, an id the
-// target accepts and a plain valid name), and every call's name is
-// allowed. A name the allow-list lacks makes the turn replay-safe only
-// with a later real result of its call, which the proof does not read: it
-// answers false. turns is the scratch signedTurn appends the calls to.
-func (c *collector) preservesTurn(turns *idChunk, i int, m *transcript.Message, blocks []*transcript.Block) bool {
-	if !c.replay {
-		return false
-	}
+// distinct and the policy replays provider-owned thinking (keepsEveryID
+// asks only then): m is a signed turn (its thinking verified by the
+// target, every call with input, an id the target accepts and a plain
+// valid name), and every call's name is allowed. A name the allow-list
+// lacks makes the turn replay-safe only with a later real result of its
+// call, which the proof does not read: it answers false. turns is the
+// scratch signedTurn appends the calls to.
+func (c *collector) preservesTurn(turns *idChunk, i int, m *transcript.Message) bool {
+	blocks, _ := m.Blocks()
 	turns.turnCalls = turns.turnCalls[:0]
 	turn, ok := c.signedTurn(turns, i, m, blocks)
 	if !ok {
