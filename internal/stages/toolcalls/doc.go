@@ -50,6 +50,9 @@
 //     rules collect and rewrite per chunk of messages in parallel and
 //     resolve the ids once, in history order, between the two: the output
 //     and the report are the sequential run's (sanitizeIDs, fitLimits).
+//   - A history whose ids the sanitising pass would all keep is first
+//     proved so in one read of its ids (keepsEveryID), and the pass then
+//     collects nothing: a clean history does not pay for the resolver.
 //
 // None of these rules creates a tool result. A call dropped by
 // ToolCallInputs leaves its results behind as orphans, which pairing repair
