@@ -2,8 +2,6 @@ package toolcalls
 
 import (
 	"context"
-	"hash/maphash"
-	"math/bits"
 	"sync"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
@@ -12,7 +10,7 @@ import (
 // keepsEveryID reports whether the sanitising pass over msgs would keep
 // every call and result id as written, so that it may write nothing and
 // collect nothing: the proof a clean history gives in one read of its ids,
-// with a table of its ids (about 24 bytes each) where the pass keeps
+// with a map of its ids (about 40 bytes each) where the pass keeps
 // sites, key maps and resolver states (about 300 bytes a call: 13.6 MiB
 // of a clean 100k-message history's 58 MiB heap).
 //
@@ -24,7 +22,7 @@ import (
 //     (an OpenAI call_ id with the OpenAI duplicate style, a toolu_ id with
 //     PreserveNativeAnthropicToolUseIDs), or its assistant is a replay-safe
 //     signed turn whose ids the pass keeps as written
-//     (collector.preservesTurn: Bedrock's toolu_ ids);
+//     (collector.preservesTurn: Bedrock's tooluse_ ids);
 //   - every result with an id has toolCallId as its only non-blank id
 //     member, needing no trimming (the rewrite then leaves it unread), and
 //     the resolver gives it its own id (callTable.claim): it answers a call
@@ -142,88 +140,57 @@ func (c *collector) keepsCallID(raw string) bool {
 }
 
 // callTable is keepsEveryID's set of the ids of the calls and orphan
-// results read so far: open addressing over a seeded hash, each slot the
-// index of its id in ids plus one (0: empty), at most half the slots full.
-// It is sized for a history whose ids are at most half its messages (each
-// call is answered by a result message) and grows past that. Sized by a
-// count of the calls, it cost a damaged history, whose first bad id ends
-// the check, a read of every message (+0.9 % instructions on the large
-// suite's damaged 100k-message history); grown from a few slots, the arrays
-// it left behind were 4 MiB of the clean one's peak.
+// results read so far. It is made with room for half the history's
+// messages (each call is answered by a result message) and grows past
+// that: counting the calls first cost a damaged history, whose first bad
+// id ends the check, a read of every message (+0.9 % instructions on the
+// large suite's damaged 100k-message history).
 type callTable struct {
-	seed  maphash.Seed
-	slots []int32
-	ids   []tableID
+	ids  map[string]tableID
+	room int // the most ids ids has held: what clearing it costs
 }
 
 // tableID is one id of a callTable: a call's, with the frame of the call
 // and whether a result answered it, or an orphan result's.
 type tableID struct {
-	id       string
 	frame    int32
 	answered bool
 	orphan   bool
 }
 
-// newCallTable returns an empty table for a history of n messages: room
-// for n/2 ids in twice as many slots, at least 16. It is the pool's table
-// (release) when that one has room enough and at most four times the
-// slots, so that a long history's table is not cleared for every short
-// one.
+// newCallTable returns an empty table for a history of n messages: the
+// pool's (release) when it has room enough and at most four times that, so
+// that a long history's table is not cleared for every short one, else one
+// with room for n/2 ids (at least 8).
 func newCallTable(n int) *callTable {
-	size := max(1<<bits.Len(uint(n)), 16)
-	if t, ok := tablePool.Get().(*callTable); ok && len(t.slots) >= size && len(t.slots) <= 4*size {
+	room := max(n/2, 8)
+	if t, ok := tablePool.Get().(*callTable); ok && t.room >= room && t.room <= 4*room {
 		return t
 	}
-	return &callTable{seed: maphash.MakeSeed(), slots: make([]int32, size), ids: make([]tableID, 0, size/2)}
+	return &callTable{ids: make(map[string]tableID, room), room: room}
 }
 
-// tablePool holds a released callTable, cleared (of *callTable): a worker's
-// jobs reuse one table as the id pass's arrays are reused (pass_arrays.go).
+// tablePool holds a released callTable, empty (of *callTable): a worker's
+// jobs reuse one table as the id pass's key maps are reused
+// (pass_arrays.go).
 var tablePool sync.Pool
 
-// release clears t, which holds no id of the job after, and gives it to
+// release empties t, which holds no id of the job after, and gives it to
 // the pool.
 func (t *callTable) release() {
-	clear(t.slots)
+	t.room = max(t.room, len(t.ids))
 	clear(t.ids)
-	t.ids = t.ids[:0]
 	tablePool.Put(t)
-}
-
-// find returns the slot of id: its own, or the empty one where it would
-// go.
-func (t *callTable) find(id string) int {
-	mask := len(t.slots) - 1
-	for s := int(maphash.String(t.seed, id)) & mask; ; s = (s + 1) & mask {
-		if i := t.slots[s]; i == 0 || t.ids[i-1].id == id {
-			return s
-		}
-	}
-}
-
-// put adds e at slot s, which find returned for e.id, and grows the table
-// when it is half full.
-func (t *callTable) put(s int, e tableID) {
-	t.ids = append(t.ids, e)
-	t.slots[s] = int32(len(t.ids))
-	if 2*len(t.ids) > len(t.slots) {
-		t.slots = make([]int32, 2*len(t.slots))
-		for i := range t.ids {
-			t.slots[t.find(t.ids[i].id)] = int32(i + 1)
-		}
-	}
 }
 
 // add records the id of a call of frame frame, and reports false when an
 // earlier call or orphan result has it (an orphan's id that a call of the
 // history carries is not kept: resolver.orphan).
 func (t *callTable) add(id string, frame int32) bool {
-	s := t.find(id)
-	if t.slots[s] != 0 {
+	if _, ok := t.ids[id]; ok {
 		return false
 	}
-	t.put(s, tableID{id: id, frame: frame})
+	t.ids[id] = tableID{frame: frame}
 	return true
 }
 
@@ -239,18 +206,20 @@ func (t *callTable) add(id string, frame int32) bool {
 // says so and no orphan took it before (a call that has it later fails
 // add).
 func (t *callTable) claim(id string, frame int32, keepsOrphan func(string) bool) bool {
-	s := t.find(id)
-	if t.slots[s] == 0 {
+	c, ok := t.ids[id]
+	if !ok {
 		if !keepsOrphan(id) {
 			return false
 		}
-		t.put(s, tableID{id: id, orphan: true})
+		t.ids[id] = tableID{orphan: true}
 		return true
 	}
-	c := &t.ids[t.slots[s]-1]
 	if c.orphan || c.frame != frame && c.answered {
 		return false
 	}
-	c.answered = true
+	if !c.answered {
+		c.answered = true
+		t.ids[id] = c
+	}
 	return true
 }
