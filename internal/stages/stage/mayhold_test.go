@@ -9,7 +9,8 @@ import (
 
 // MayHold is true until the runner has read the job's facts; then it is
 // false for what the job lacks and true for what it holds or what a rule
-// that ran declared it may add (Adds). With RunAll, or for a rule applied
+// that ran declared it may add (Adds) and did not say it edited nothing
+// (NoEdit). With RunAll, or for a rule applied
 // by itself, it stays true.
 func TestMayHoldFollowsTheRunner(t *testing.T) {
 	tr, err := transcript.FromMessages([]byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]}]`),
@@ -25,6 +26,13 @@ func TestMayHoldFollowsTheRunner(t *testing.T) {
 			return nil
 		}}
 	}
+	// quiet may add a tool result, but says it edited nothing: what it
+	// declared is taken back, and a rule that needs it is skipped.
+	quiet := Stage{Name: "quiet", Needs: transcript.FactUser, Adds: transcript.FactToolResult, Apply: func(_ context.Context, _ *transcript.Transcript, env *Env) error {
+		got = append(got, seen{env.MayHold(transcript.FactCompaction), env.MayHold(transcript.FactAssistant), env.MayHold(transcript.FactToolResult)})
+		env.NoEdit()
+		return nil
+	}}
 	all := seen{true, true, true}
 	for _, tc := range []struct {
 		name   string
@@ -37,6 +45,8 @@ func TestMayHoldFollowsTheRunner(t *testing.T) {
 			[]seen{all, {false, true, false}, {false, true, false}}},
 		{"after a rule that may add", []Stage{look(transcript.FactUser, transcript.FactToolResult), look(0, 0)}, false,
 			[]seen{{false, true, true}, {false, true, true}}},
+		{"after a rule that may add but edited nothing", []Stage{quiet, look(0, 0), look(transcript.FactToolResult, 0)}, false,
+			[]seen{{false, true, true}, {false, true, false}}},
 		{"RunAll", []Stage{look(transcript.FactAssistant, 0)}, true, []seen{all}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

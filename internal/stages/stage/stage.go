@@ -53,7 +53,8 @@ type Stage struct {
 // job's facts hold none of. It reads the
 // job's facts (Transcript.Facts) once, when the first rule that declared
 // Needs asks, and then keeps a superset of them: the rules that run can
-// only remove what the job held, or add what they declare (Adds). The zero
+// only remove what the job held, or add what they declare (Adds), and one
+// that says it edited nothing (Env.NoEdit) added none of it. The zero
 // Skipper is ready; one Skipper serves one job's chain.
 type Skipper struct {
 	facts transcript.Facts
@@ -80,6 +81,9 @@ func (k *Skipper) skips(s *Stage, t *transcript.Transcript, env *Env) bool {
 	if env.RunAll {
 		return false
 	}
+	if env.factsKnown {
+		k.facts = env.facts // the rule before may have taken its Adds back (NoEdit)
+	}
 	if s.On != nil && !s.On(env) {
 		return true
 	}
@@ -91,6 +95,7 @@ func (k *Skipper) skips(s *Stage, t *transcript.Transcript, env *Env) bool {
 			return true
 		}
 	}
+	env.priorFacts = k.facts
 	k.facts |= s.Adds
 	env.facts, env.factsKnown = k.facts, k.known
 	return false
@@ -160,10 +165,18 @@ type Env struct {
 	// one still, so the again run of the id rule (toolcalls.ToolCallIDsAgain)
 	// takes it instead of a second pass while the history is unedited.
 	SignedTurnsKept Proof
+	// ResultIDsExact is the pairing repair's proof that every tool result
+	// follows its call at once and carries the call's id as written
+	// (pairing.pairedAsIs; Proof.Value unused): the result-id alignment
+	// (pairing.AlignResultIDs) takes it instead of reading every call and
+	// result again while the history is unedited.
+	ResultIDsExact Proof
 	// facts is the Skipper's superset of what the job's messages hold,
-	// for MayHold, once factsKnown.
-	facts      transcript.Facts
-	factsKnown bool
+	// for MayHold, once factsKnown; priorFacts is facts before the rule
+	// that runs now added what it declares (Stage.Adds), which NoEdit
+	// restores.
+	facts, priorFacts transcript.Facts
+	factsKnown        bool
 	// edits counts the rules that may have edited the history (every one
 	// the Skipper let run but a ReadOnly one); lastEdit is the count when
 	// the latest began, and priorEdit lastEdit before it (NoEdit).
@@ -208,9 +221,10 @@ func (env *Env) FoundUnedited(p Proof) (int, bool) {
 
 // NoEdit is what a rule that is not ReadOnly says when it leaves the
 // history as it found it this time: the proofs made before it stand
-// again. Only the rule the Skipper let run last may call it, and only
-// when it edited nothing.
-func (env *Env) NoEdit() { env.lastEdit = env.priorEdit }
+// again, and the facts it declared it may add (Stage.Adds) are taken
+// back, since it added none. Only the rule the Skipper let run last may
+// call it, and only when it edited nothing.
+func (env *Env) NoEdit() { env.lastEdit, env.facts = env.priorEdit, env.priorFacts }
 
 // editing sets aside every proof made before now: a rule that may edit
 // the history is about to run.

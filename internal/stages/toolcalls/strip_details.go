@@ -37,6 +37,9 @@ func StripDetails() stage.Stage {
 			n += c.removed
 		}
 		env.Report.Add(detailsStage, "removed", n)
+		if n == 0 {
+			env.NoEdit() // every removal is counted: none, nothing edited
+		}
 		return nil
 	}}
 }

@@ -339,7 +339,11 @@ func isTrailingFailure(m *transcript.Message, stale bool) bool {
 func TrailingFailures() stage.Stage {
 	const name = "trailing_failures"
 	return stage.Stage{Name: name, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
-		env.Report.Add(name, "trimmed", trimTrailingFailures(t, env))
+		n := trimTrailingFailures(t, env)
+		env.Report.Add(name, "trimmed", n)
+		if n == 0 {
+			env.NoEdit()
+		}
 		return nil
 	}}
 }

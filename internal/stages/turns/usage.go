@@ -43,6 +43,9 @@ func applyUsage(ctx context.Context, t *transcript.Transcript, env *stage.Env) e
 	})
 	env.Report.Add(usageName, "zeroed", sum.zeroed)
 	env.Report.Add(usageName, "normalised", sum.normalised)
+	if sum == (usageCounts{}) {
+		env.NoEdit() // every write is counted: none, nothing edited
+	}
 	return nil
 }
 
