@@ -13,10 +13,17 @@ import (
 // providers compare ids exactly (OpenAI: "tool_call_id ... did not have
 // response messages"; Anthropic: "unexpected tool_use_id"). This rule writes
 // the call's id, as written, into every non-blank id member of such a
-// result. Results that already carry it are not touched.
+// result. Results that already carry it are not touched. Where the
+// pairing repair proved every result already carries it
+// (stage.Env.ResultIDsExact) and the history is unedited since, the rule
+// reads nothing.
 func AlignResultIDs() stage.Stage {
 	const name = "result_ids_aligned"
 	return stage.Stage{Name: name, Needs: transcript.FactToolCall | transcript.FactToolResult, Apply: func(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+		if _, ok := env.FoundUnedited(env.ResultIDsExact); ok {
+			env.NoEdit()
+			return nil
+		}
 		n := 0
 		msgs := t.Messages
 		for i := 0; i < len(msgs); i++ {

@@ -1,10 +1,6 @@
 package pairing
 
-import (
-	"bytes"
-
-	"github.com/hygiene-dev/hygiene/internal/transcript"
-)
+import "github.com/hygiene-dev/hygiene/internal/transcript"
 
 // The roles the pairing rules tell apart.
 const (
@@ -13,20 +9,12 @@ const (
 	roleAssistant
 )
 
-var (
-	rawError   = []byte(`"` + transcript.StopError + `"`)
-	rawAborted = []byte(`"` + transcript.StopAborted + `"`)
-)
-
 // failedTurn reports whether an assistant stopped with "error" or
-// "aborted", without decoding the string in the common case.
+// "aborted". The stop reason is the number the tape keeps of it when it
+// is a common one: no input byte is read.
 func failedTurn(m *transcript.Message) bool {
-	raw, _ := m.Get("stopReason")
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		sr := m.StopReason()
-		return sr == transcript.StopError || sr == transcript.StopAborted
-	}
-	return bytes.Equal(raw, rawError) || bytes.Equal(raw, rawAborted)
+	sr := m.StopReason()
+	return sr == transcript.StopError || sr == transcript.StopAborted
 }
 
 // roleOf classifies a message by its role. Role reads the number the

@@ -71,8 +71,19 @@ func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *
 
 // runRepair runs the drop-policy repair over t with the given synthetic
 // text and reports under name: split across env.Fanout when the history is
-// large enough (repairChunked), with the same output and counts.
+// large enough (repairChunked), with the same output and counts. A
+// history that one read proves paired as it is (pairedAsIs) is left as
+// it is, with nothing counted: the repair would give it back unchanged.
+// When every result also carries its call's id as written, that is proved
+// for the result-id alignment (stage.Env.ResultIDsExact).
 func runRepair(t *transcript.Transcript, env *stage.Env, name, text string) {
+	if paired, exact := pairedAsIs(t.Messages); paired {
+		if exact {
+			env.ResultIDsExact = env.Prove(0)
+		}
+		env.NoEdit()
+		return
+	}
 	nowMs, hasNow := env.Settings.Request.Now()
 	opts := repairOptions{text: text, failed: dropFailed, nowMs: nowMs, hasNow: hasNow}
 	var out []*transcript.Message
