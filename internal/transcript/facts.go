@@ -39,6 +39,10 @@ const (
 	FactProvenance  // a message with a "provenance" member
 	FactDetails     // a message with a "details" member
 	FactInvalidText // a message the decoder saw invalid UTF-8 or a lone surrogate in (HasInvalidText)
+	// FactUsageOff is an assistant whose first usage is not a whole plain
+	// usage (jsontape.NormalUsage), or that has none: one the usage rule
+	// of spec §3.14 may write.
+	FactUsageOff
 )
 
 // Facts returns what the message holds now: what the decode recorded when
@@ -76,6 +80,11 @@ func (m *Message) currentFacts() Facts {
 		return 0
 	}
 	f := roleFact(m.Role())
+	if f&FactAssistant != 0 {
+		if raw, ok := m.Get("usage"); !ok || !jsontape.NormalUsage(raw) {
+			f |= FactUsageOff
+		}
+	}
 	if m.Has("provenance") {
 		f |= FactProvenance
 	}
@@ -104,6 +113,9 @@ func tapeFacts(tp *jsontape.Tape, tn *jsontape.Node) Facts {
 	f := roleFacts[tn.KindValue]
 	if tn.KindValue == 0 {
 		f = roleFact(tp.KindString(tn))
+	}
+	if f&FactAssistant != 0 && !tn.UsageNormal {
+		f |= FactUsageOff
 	}
 	f |= Facts(tn.Keys>>provenanceKey&1)*FactProvenance | Facts(tn.Keys>>detailsKey&1)*FactDetails
 	if tn.Flags&jsontape.InvalidText != 0 {

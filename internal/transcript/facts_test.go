@@ -5,6 +5,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/sessiongen"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // TestFactsAtDecodeMatchAReading: the facts the decode records of every
@@ -24,7 +25,9 @@ func TestFactsAtDecodeMatchAReading(t *testing.T) {
 	}
 	inputs = append(inputs, []byte(`[null,"x",{"role":"user","content":[null,{"type":"document","text":"t"},{"type":"tool_use"},{"type":"x"},{}]},`+
 		`{"role":"tool","details":1,"provenance":{},"content":"\ud800"},{"role":"compactionSummary"},{"role":"assistant","content":[{"type":"redacted_thinking"}]},`+
-		`{"role":"assistant","content":[{"type":"functionCall"},{"type":"video"},{"type":"image"}]},{"role":7,"content":[{"type":7}]}]`))
+		`{"role":"assistant","content":[{"type":"functionCall"},{"type":"video"},{"type":"image"}]},{"role":7,"content":[{"type":7}]},`+
+		`{"role":"assistant","usage":`+wholeUsage+`,"usage":"x"},{"role":"assistant","usage":"x","usage":`+wholeUsage+`},`+
+		`{"role":"assistant","usag\u0065":`+wholeUsage+`},{"role":"assistant","usage":{"input":1,"output":2}},{"role":"user","usage":"x"}]`))
 	union := transcript.Facts(0)
 	for i, input := range inputs {
 		tr, err := transcript.FromMessages(input, transcript.Target{Provider: "anthropic", API: "anthropic-messages"})
@@ -35,13 +38,21 @@ func TestFactsAtDecodeMatchAReading(t *testing.T) {
 			if got, want := m.Facts(), transcript.ReadFacts(m); got != want {
 				t.Fatalf("input %d, message %d: decode recorded %b, a reading gives %b: %s", i, j, got, want, m.Raw())
 			}
+			raw, has := m.Get("usage")
+			if whole := has && jsontape.NormalUsage(raw); m.IsObject() && m.UsageWhole() != whole {
+				t.Fatalf("input %d, message %d: decode recorded a whole usage %v, a reading gives %v: %s", i, j, m.UsageWhole(), whole, m.Raw())
+			}
 			union |= m.Facts()
 		}
 	}
-	if all := transcript.FactInvalidText<<1 - 1; union != all {
+	if all := transcript.FactUsageOff<<1 - 1; union != all {
 		t.Fatalf("the inputs hold facts %b of %b: the test does not see every fact", union, all)
 	}
 }
+
+// wholeUsage is a usage as OpenClaw writes it: every count and a whole
+// cost.
+const wholeUsage = `{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}}`
 
 // TestFactsFollowEdits: a job's facts are what its messages hold as
 // edited: a block a rule adds, replaces or edits, a member it deletes, a
@@ -59,7 +70,12 @@ func TestFactsFollowEdits(t *testing.T) {
 		}
 	}
 	base := transcript.FactUser | transcript.FactAssistant | transcript.FactText
-	check("as decoded", base|transcript.FactDetails)
+	check("as decoded", base|transcript.FactDetails|transcript.FactUsageOff)
+	tr.Messages[1].Set("usage", []byte(wholeUsage))
+	check("a whole usage written", base|transcript.FactDetails)
+	if tr.Messages[1].UsageWhole() {
+		t.Fatal("a written usage is taken as the decode's whole one")
+	}
 	tr.Messages[0].Delete("details")
 	check("details deleted", base)
 	blocks, _ := tr.Messages[1].Blocks()

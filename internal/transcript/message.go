@@ -34,7 +34,11 @@ type node struct {
 	// stopValue is the tape node's StopValue, kept the same way: a
 	// message's StopReason reads no tape entry, nor its overlay, either.
 	stopValue uint8
-	ov        *overlay // the value's own members, once edited (or built)
+	// usageWhole is the tape node's UsageNormal, kept the same way: the
+	// usage rule and the facts of an edited message know a whole usage
+	// without finding or reading it. A write of "usage" drops it.
+	usageWhole bool
+	ov         *overlay // the value's own members, once edited (or built)
 	// memo is the long escaped string member last decoded (String): a
 	// block's text or a tool result's is read by several rules in a row,
 	// and decoding it each time cost an allocation of its size. Every
@@ -46,7 +50,7 @@ type node struct {
 // viewOf is the node of tape node ni of t.
 func viewOf(t *jsontape.Tape, ni uint32) node {
 	tn := &t.Nodes[ni]
-	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags, stopValue: tn.StopValue}
+	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags, stopValue: tn.StopValue, usageWhole: tn.UsageNormal}
 }
 
 // live panics, as every read of a released tape does (jsontape.Tape.Release),
@@ -250,7 +254,7 @@ func memberKey(t *jsontape.Tape, m *jsontape.Member) string {
 func (n *node) setRaw(raw []byte) {
 	ov := n.own()
 	ov.raw = raw
-	n.kindValue, n.stopValue = 0, 0
+	n.kindValue, n.stopValue, n.usageWhole = 0, 0, false
 	if !ov.isObject {
 		return
 	}
@@ -481,14 +485,16 @@ func (n *node) Set(key string, raw []byte) {
 	}
 }
 
-// forget drops the kept kind or stop reason (kindValue, stopValue) when
-// key may be its member.
+// forget drops the kept kind, stop reason or whole usage (kindValue,
+// stopValue, usageWhole) when key may be its member.
 func (n *node) forget(key string) {
 	switch key {
 	case "role", "type":
 		n.kindValue = 0
 	case "stopReason":
 		n.stopValue = 0
+	case "usage":
+		n.usageWhole = false
 	}
 }
 
@@ -728,6 +734,17 @@ func (m *Message) Type() string { s, _ := m.members.String("type"); return s }
 
 // Role returns the message's role ("" when absent or not a string).
 func (m *Message) Role() string { return m.members.kind("role") }
+
+// UsageWhole reports whether the message's first usage is a whole plain
+// usage (jsontape.NormalUsage), as the decode recorded it and no rule
+// wrote it since: it is then known without reading it. False says
+// nothing: read the usage.
+func (m *Message) UsageWhole() bool {
+	if m.members.usageWhole && m.members.ov == nil {
+		m.members.live()
+	}
+	return m.members.usageWhole
+}
 
 // Set replaces or appends a member; setting "content" replaces the content,
 // blocks included.

@@ -72,7 +72,7 @@ func (b *Block) repairText() int {
 // object repairs; the value is marked changed when anything was repaired.
 func (n *node) repairMembers(skipContent bool) int {
 	ov := n.own()
-	n.kindValue, n.stopValue = 0, 0 // a repaired value may be the kind's or the stop reason's
+	n.kindValue, n.stopValue, n.usageWhole = 0, 0, false // a repaired value may be the kind's, the stop reason's or the usage
 	count := 0
 	for i := range ov.obj.Fields {
 		f := &ov.obj.Fields[i]

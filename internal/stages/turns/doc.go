@@ -60,5 +60,10 @@
 // idempotent, and linear in the history's length; messages it does not need
 // to touch keep their bytes.
 //
-// May import: internal/policy, internal/stages/stage, internal/transcript.
+// The usage rule reads a usage as the runtimes write it with the plain
+// usage reader of package jsontape, which the decode shares to record of
+// each message whether its usage is whole already.
+//
+// May import: internal/policy, internal/stages/stage, internal/transcript,
+// internal/transcript/jsontape.
 package turns

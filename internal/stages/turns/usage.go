@@ -8,6 +8,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // zeroUsage is the zeroed usage snapshot of spec §3.14.
@@ -25,8 +26,12 @@ const zeroUsage = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalToke
 //     sum) when at least one of its five fields is a number, and is left out
 //     of the normalised usage otherwise. Other members of usage are kept in
 //     their places; a usage that already has these values is not touched.
+//
+// A job whose every assistant has a whole plain usage (the decode's
+// FactUsageOff is absent) and that has no compactionSummary leaves the
+// rule nothing to do, and the runner skips it without a read.
 func Usage() stage.Stage {
-	return stage.Stage{Name: usageName, Needs: transcript.FactAssistant, Apply: applyUsage}
+	return stage.Stage{Name: usageName, Needs: transcript.FactUsageOff | transcript.FactCompaction, Apply: applyUsage}
 }
 
 // usageName is Usage's name.
@@ -67,8 +72,8 @@ func usageOf(h usageHistory, lo, hi int) usageCounts {
 	var n usageCounts
 	for i := lo; i < hi; i++ {
 		m := msgs[i]
-		if m.Role() != transcript.RoleAssistant {
-			continue
+		if m.Role() != transcript.RoleAssistant || comp.last < 0 && m.UsageWhole() {
+			continue // not an assistant, or a whole usage that nothing made stale: as it is
 		}
 		raw, has := m.Get("usage")
 		var p plainUsage
@@ -143,13 +148,6 @@ func (c compaction) stale(m *transcript.Message, i int) bool {
 // A usage that outgrows it is written on the heap.
 const usageBuffer = 512
 
-// usageCountKeys are the members a usage object is completed with (the
-// four counts, then their total), costCountKeys those of its cost.
-var (
-	usageCountKeys = [5]string{"input", "output", "cacheRead", "cacheWrite", "totalTokens"}
-	costCountKeys  = [5]string{"input", "output", "cacheRead", "cacheWrite", "total"}
-)
-
 // scanUsage reads a usage member (raw, has as Get returns them) in place,
 // its members into a stack array (readUsage): valid tells whether it is a
 // JSON object, normal whether it is already in normal form: the first of
@@ -166,13 +164,13 @@ func scanUsage(raw []byte, has bool) (valid, normal bool) {
 
 // plainUsage is one read of a usage as the runtimes write it (read):
 // compact (no space), only the five counts, each once and a plain number
-// (plainNumber), and at most one cost, an object of its own five counts
+// (jsontape.PlainNumber), and at most one cost, an object of its own five counts
 // written the same way. It is the usage of nearly every assistant turn:
 // OpenClaw writes all five counts and a complete cost, and a runtime that
 // leaves totalTokens out writes the other four. usageOf so judges it, and
 // completes it, without building its members (readUsage).
 type plainUsage struct {
-	seen   uint8     // the counts it has: bit k for usageCountKeys[k]
+	seen   uint8     // the counts it has: bit k for jsontape.UsageCountKeys[k]
 	counts [4][]byte // the first four counts' values, nil when absent
 }
 
@@ -182,16 +180,13 @@ type plainUsage struct {
 // it the general way (readUsage). A plain usage is a valid object, and
 // readUsage would find it normal exactly when normal says so.
 func (p *plainUsage) read(raw []byte) bool {
-	rest, seen, ok := plainCounts(raw, &usageCountKeys, true, &p.counts)
+	rest, seen, ok := jsontape.PlainCounts(raw, &jsontape.UsageCountKeys, true, &p.counts)
 	p.seen = seen
 	return ok && len(rest) == 0
 }
 
-// allCounts is the seen set of an object that has its five counts.
-const allCounts = 1<<len(usageCountKeys) - 1
-
 // normal reports whether the plain usage has its five counts.
-func (p *plainUsage) normal() bool { return p.seen == allCounts }
+func (p *plainUsage) normal() bool { return p.seen == jsontape.AllCounts }
 
 // appendNormal appends the normal form of raw, the plain usage p was read
 // from, as usageRead.appendNormal writes it: raw as it is (its members are
@@ -200,7 +195,7 @@ func (p *plainUsage) normal() bool { return p.seen == allCounts }
 // four counts when it lacks that.
 func (p *plainUsage) appendNormal(dst, raw []byte) []byte {
 	dst = append(dst, raw[:len(raw)-1]...)
-	for k, key := range usageCountKeys {
+	for k, key := range jsontape.UsageCountKeys {
 		if p.seen&(1<<k) != 0 {
 			continue
 		}
@@ -219,94 +214,6 @@ func (p *plainUsage) appendNormal(dst, raw []byte) []byte {
 		dst = appendNumber(dst, sum)
 	}
 	return append(dst, '}')
-}
-
-// plainCounts reads the object at the start of raw as plainUsage.read
-// says, with keys as its counts and, when withCost, at most one cost
-// member, which must have its five counts; it returns what follows the
-// object and the counts it has (seen, bit k for keys[k]), and, when values
-// is not nil, the first four counts' values into it. ok is false when the
-// object is not so written.
-func plainCounts(raw []byte, keys *[5]string, withCost bool, values *[4][]byte) (rest []byte, seen uint8, ok bool) {
-	if len(raw) < 2 || raw[0] != '{' {
-		return nil, 0, false
-	}
-	raw = raw[1:]
-	cost := false
-	for {
-		if len(raw) == 0 || raw[0] != '"' {
-			return nil, 0, false
-		}
-		end := bytes.IndexByte(raw[1:], '"')
-		if end < 0 || len(raw) < end+3 || raw[end+2] != ':' {
-			return nil, 0, false
-		}
-		key := raw[1 : end+1]
-		raw = raw[end+3:]
-		switch k := countIndex(keys, key); {
-		case k >= 0 && seen&(1<<k) == 0:
-			seen |= 1 << k
-			n := plainNumber(raw)
-			if n == 0 {
-				return nil, 0, false
-			}
-			if k < 4 && values != nil {
-				values[k] = raw[:n]
-			}
-			raw = raw[n:]
-		case k < 0 && withCost && !cost && string(key) == "cost":
-			cost = true
-			var costSeen uint8
-			if raw, costSeen, ok = plainCounts(raw, &costCountKeys, false, nil); !ok || costSeen != allCounts {
-				return nil, 0, false
-			}
-		default:
-			return nil, 0, false
-		}
-		if len(raw) == 0 {
-			return nil, 0, false
-		}
-		switch raw[0] {
-		case ',':
-			raw = raw[1:]
-		case '}':
-			return raw[1:], seen, true
-		default:
-			return nil, 0, false
-		}
-	}
-}
-
-// plainNumber returns the length of the plain number at the start of raw,
-// or 0: an optional minus, an integer part of at most 15 digits without a
-// leading zero, an optional fraction of at most 20 digits, no exponent.
-// Such a number is always finite, so number reads it as a number.
-func plainNumber(raw []byte) int {
-	i := 0
-	if i < len(raw) && raw[i] == '-' {
-		i++
-	}
-	digits := func(from, most int) int {
-		j := from
-		for j < len(raw) && j-from < most && raw[j] >= '0' && raw[j] <= '9' {
-			j++
-		}
-		return j - from
-	}
-	switch n := digits(i, 15); {
-	case n == 0, n > 1 && raw[i] == '0':
-		return 0
-	default:
-		i += n
-	}
-	if i < len(raw) && raw[i] == '.' {
-		n := digits(i+1, 20)
-		if n == 0 {
-			return 0
-		}
-		i += 1 + n
-	}
-	return i
 }
 
 // field is one member of a usage or cost object.
@@ -353,12 +260,12 @@ func readUsage(room []field, raw []byte, has bool) (u usageRead, valid bool) {
 	if !valid {
 		return u, false
 	}
-	u.counts = countsOf(u.fields, &usageCountKeys)
+	u.counts = countsOf(u.fields, &jsontape.UsageCountKeys)
 	for _, f := range u.fields {
 		if f.key == "cost" {
 			if u.hasCost = len(f.value) > 0 && f.value[0] == '{'; u.hasCost {
 				u.cost, _ = usageFields(u.fields[len(u.fields):len(u.fields):cap(u.fields)], f.value, true)
-				u.costCounts = countsOf(u.cost, &costCountKeys)
+				u.costCounts = countsOf(u.cost, &jsontape.CostCountKeys)
 			}
 			break
 		}
@@ -401,7 +308,7 @@ func number(v []byte) (float64, bool) {
 }
 
 // counts is what a read of a usage or cost object found of its five counts
-// (usageCountKeys or costCountKeys), each by its first member: whether it
+// (jsontape.UsageCountKeys or CostCountKeys), each by its first member: whether it
 // is a number, and its value (0 when not).
 type counts struct {
 	number [5]bool
@@ -413,7 +320,7 @@ type counts struct {
 func countsOf(fields []field, keys *[5]string) (c counts) {
 	var seen [5]bool
 	for _, f := range fields {
-		if k := countIndex(keys, f.key); k >= 0 && !seen[k] {
+		if k := jsontape.CountIndex(keys, f.key); k >= 0 && !seen[k] {
 			seen[k] = true
 			c.value[k], c.number[k] = number(f.value)
 		}
@@ -426,17 +333,6 @@ func (c *counts) any() bool { return c.number != [5]bool{} }
 
 // complete reports whether all five counts are numbers.
 func (c *counts) complete() bool { return c.number == [5]bool{true, true, true, true, true} }
-
-// countIndex is key's place in keys, or -1. A key of the input's bytes is
-// compared as it is, not copied into a string.
-func countIndex[K string | []byte](keys *[5]string, key K) int {
-	for k := range keys {
-		if keys[k] == string(key) {
-			return k
-		}
-	}
-	return -1
-}
 
 // appendNormalUsage appends the normal form of raw, a valid JSON usage
 // object scanUsage found not normal (usageRead.appendNormal).
@@ -454,7 +350,7 @@ func appendNormalUsage(dst, raw []byte) []byte {
 // its five counts is a number, and otherwise completed the same way when
 // it is not already complete (kept as its bytes when it is).
 func (u *usageRead) appendNormal(dst []byte) []byte {
-	return appendCompleted(dst, u.fields, &u.counts, &usageCountKeys, u)
+	return appendCompleted(dst, u.fields, &u.counts, &jsontape.UsageCountKeys, u)
 }
 
 // appendCompleted appends the valid JSON object of these members, whose
@@ -478,7 +374,7 @@ func appendCompleted(dst []byte, fields []field, c *counts, keys *[5]string, cos
 		return append(transcript.AppendString(dst, key), ':')
 	}
 	for _, f := range fields {
-		if k := countIndex(keys, f.key); k >= 0 && !seen[k] {
+		if k := jsontape.CountIndex(keys, f.key); k >= 0 && !seen[k] {
 			seen[k] = true
 			dst = member(dst, f.key)
 			switch {
@@ -499,7 +395,7 @@ func appendCompleted(dst []byte, fields []field, c *counts, keys *[5]string, cos
 				}
 				if !cost.costCounts.complete() {
 					dst = member(dst, f.key)
-					dst = appendCompleted(dst, cost.cost, &cost.costCounts, &costCountKeys, nil)
+					dst = appendCompleted(dst, cost.cost, &cost.costCounts, &jsontape.CostCountKeys, nil)
 					continue
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 const zeroSnap = `{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
@@ -86,18 +87,18 @@ func referenceUsage(raw []byte) (out []byte, changed bool) {
 	if err != nil {
 		return nil, false
 	}
-	changed = referenceCounts(&u, usageCountKeys, "totalTokens")
+	changed = referenceCounts(&u, jsontape.UsageCountKeys, "totalTokens")
 	if v, ok := u.Get("cost"); ok {
 		if cost, err := transcript.ParseObject(v); err == nil {
 			finite := false
-			for _, k := range costCountKeys {
+			for _, k := range jsontape.CostCountKeys {
 				if _, ok := cost.Number(k); ok {
 					finite = true
 				}
 			}
 			if !finite {
 				changed = u.Delete("cost") || changed
-			} else if referenceCounts(&cost, costCountKeys, "total") {
+			} else if referenceCounts(&cost, jsontape.CostCountKeys, "total") {
 				u.Set("cost", cost.AppendJSON(nil))
 				changed = true
 			}

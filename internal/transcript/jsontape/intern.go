@@ -30,6 +30,8 @@ const (
 	keyType    = 3
 	// keyStopReason is "stopReason" (Node.StopValue).
 	keyStopReason = 29
+	// keyUsage is "usage" (Node.UsageNormal).
+	keyUsage = 16
 )
 
 // Node.Keys has a bit per KeyNames entry.

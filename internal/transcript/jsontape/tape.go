@@ -46,6 +46,12 @@ type Node struct {
 	// the member or touching the input. It fills the padding after
 	// KindValue.
 	StopValue uint8
+	// UsageNormal is set on a message whose first "usage" member is a
+	// whole plain usage (NormalUsage), which the usage rule leaves as it
+	// is: read while the scan has its bytes in cache, so a history whose
+	// every assistant has one is known not to need the rule. It fills the
+	// padding after StopValue.
+	UsageNormal bool
 	// Keys has bit i set when a member's key is KeyNames[i] (i > 0): Find
 	// answers for a common key the node lacks without walking its members.
 	Keys uint64
@@ -385,6 +391,7 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			m.KeyID = escapedKeyID(raw[kstart:kend])
 		}
 		stopAt := message && m.KeyID == keyStopReason && n.Keys&(1<<keyStopReason) == 0 // the first stopReason
+		usageAt := message && m.KeyID == keyUsage && n.Keys&(1<<keyUsage) == 0          // the first usage
 		n.Keys |= 1 << m.KeyID &^ 1                                                     // bit 0 is "no common key": never set
 		var vend int
 		if message && !seenContent && m.KeyID == keyContent && vstart < len(raw) && raw[vstart] == '[' {
@@ -407,6 +414,9 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			return n, vend, err
 		}
 		m.ValEnd = uint32(vend)
+		if usageAt {
+			n.UsageNormal = NormalUsage(raw[vstart:vend])
+		}
 		if stopAt && m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
 			n.StopValue = kindValues.indexAt(raw, vstart+1, vend-1)
 		}
