@@ -43,6 +43,11 @@ const (
 	// usage (jsontape.NormalUsage), or that has none: one the usage rule
 	// of spec §3.14 may write.
 	FactUsageOff
+	// FactToolNameOff is a tool call (Block.IsToolCall) whose first name,
+	// or a tool result whose first toolName, is a string but not a plain
+	// tool name (jsontape.PlainToolName): one the tool-name rule may
+	// rename.
+	FactToolNameOff
 )
 
 // Facts returns what the message holds now: what the decode recorded when
@@ -85,6 +90,9 @@ func (m *Message) currentFacts() Facts {
 			f |= FactUsageOff
 		}
 	}
+	if f&FactToolResult != 0 && nameOff(m.Get("toolName")) {
+		f |= FactToolNameOff
+	}
 	if m.Has("provenance") {
 		f |= FactProvenance
 	}
@@ -99,9 +107,19 @@ func (m *Message) currentFacts() Facts {
 			f |= FactOtherBlock
 			continue
 		}
-		f |= blockFact(b.Type())
+		bf := blockFact(b.Type())
+		if bf&FactToolCall != 0 && nameOff(b.Get("name")) {
+			bf |= FactToolNameOff
+		}
+		f |= bf
 	}
 	return f
+}
+
+// nameOff reports whether a name member (raw, has as Get returns them) is
+// a string but not a plain tool name.
+func nameOff(raw []byte, has bool) bool {
+	return has && len(raw) > 0 && raw[0] == '"' && !jsontape.PlainToolName(raw)
 }
 
 // tapeFacts is currentFacts for message node tn of tp as read, from what
@@ -114,8 +132,11 @@ func tapeFacts(tp *jsontape.Tape, tn *jsontape.Node) Facts {
 	if tn.KindValue == 0 {
 		f = roleFact(tp.KindString(tn))
 	}
-	if f&FactAssistant != 0 && !tn.UsageNormal {
+	if f&FactAssistant != 0 && tn.Marks&jsontape.UsageWhole == 0 {
 		f |= FactUsageOff
+	}
+	if f&FactToolResult != 0 && tn.Marks&jsontape.ToolNameOff != 0 {
+		f |= FactToolNameOff
 	}
 	f |= Facts(tn.Keys>>provenanceKey&1)*FactProvenance | Facts(tn.Keys>>detailsKey&1)*FactDetails
 	if tn.Flags&jsontape.InvalidText != 0 {
@@ -127,14 +148,19 @@ func tapeFacts(tp *jsontape.Tape, tn *jsontape.Node) Facts {
 	blocks := tp.Nodes[tn.Blocks : tn.Blocks+tn.NBlocks]
 	for i := range blocks {
 		bn := &blocks[i]
+		var bf Facts
 		switch {
 		case bn.Flags&jsontape.IsObject == 0:
-			f |= FactOtherBlock
+			bf = FactOtherBlock
 		case bn.KindValue != 0:
-			f |= blockFacts[bn.KindValue]
+			bf = blockFacts[bn.KindValue]
 		default:
-			f |= blockFact(tp.KindString(bn))
+			bf = blockFact(tp.KindString(bn))
 		}
+		if bf&FactToolCall != 0 && bn.Marks&jsontape.NameOff != 0 {
+			bf |= FactToolNameOff
+		}
+		f |= bf
 	}
 	return f
 }

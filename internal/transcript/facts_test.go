@@ -27,7 +27,10 @@ func TestFactsAtDecodeMatchAReading(t *testing.T) {
 		`{"role":"tool","details":1,"provenance":{},"content":"\ud800"},{"role":"compactionSummary"},{"role":"assistant","content":[{"type":"redacted_thinking"}]},`+
 		`{"role":"assistant","content":[{"type":"functionCall"},{"type":"video"},{"type":"image"}]},{"role":7,"content":[{"type":7}]},`+
 		`{"role":"assistant","usage":`+wholeUsage+`,"usage":"x"},{"role":"assistant","usage":"x","usage":`+wholeUsage+`},`+
-		`{"role":"assistant","usag\u0065":`+wholeUsage+`},{"role":"assistant","usage":{"input":1,"output":2}},{"role":"user","usage":"x"}]`))
+		`{"role":"assistant","usag\u0065":`+wholeUsage+`},{"role":"assistant","usage":{"input":1,"output":2}},{"role":"user","usage":"x"},`+
+		`{"role":"assistant","content":[{"type":"toolCall","name":"browser.open"},{"type":"toolCall","name":"read","name":"a b"},{"type":"toolUse","name":7},`+
+		`{"type":"toolCall","nam\u0065":"x y"},{"type":"text","name":"a b"},{"type":"functionCall","name":"re\u0061d"}]},`+
+		`{"role":"toolResult","toolName":"mcp:read"},{"role":"tool","toolName":"read"},{"role":"user","toolName":"a b"},{"role":"toolResult","toolName":null}]`))
 	union := transcript.Facts(0)
 	for i, input := range inputs {
 		tr, err := transcript.FromMessages(input, transcript.Target{Provider: "anthropic", API: "anthropic-messages"})
@@ -45,7 +48,7 @@ func TestFactsAtDecodeMatchAReading(t *testing.T) {
 			union |= m.Facts()
 		}
 	}
-	if all := transcript.FactUsageOff<<1 - 1; union != all {
+	if all := transcript.FactToolNameOff<<1 - 1; union != all {
 		t.Fatalf("the inputs hold facts %b of %b: the test does not see every fact", union, all)
 	}
 }

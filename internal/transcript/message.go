@@ -34,7 +34,7 @@ type node struct {
 	// stopValue is the tape node's StopValue, kept the same way: a
 	// message's StopReason reads no tape entry, nor its overlay, either.
 	stopValue uint8
-	// usageWhole is the tape node's UsageNormal, kept the same way: the
+	// usageWhole is the tape node's UsageWhole mark, kept the same way: the
 	// usage rule and the facts of an edited message know a whole usage
 	// without finding or reading it. A write of "usage" drops it.
 	usageWhole bool
@@ -50,7 +50,7 @@ type node struct {
 // viewOf is the node of tape node ni of t.
 func viewOf(t *jsontape.Tape, ni uint32) node {
 	tn := &t.Nodes[ni]
-	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags, stopValue: tn.StopValue, usageWhole: tn.UsageNormal}
+	return node{t: t, n: ni, kindValue: tn.KindValue, flags: tn.Flags, stopValue: tn.StopValue, usageWhole: tn.Marks&jsontape.UsageWhole != 0}
 }
 
 // live panics, as every read of a released tape does (jsontape.Tape.Release),

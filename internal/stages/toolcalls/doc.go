@@ -59,5 +59,5 @@
 // (a later rule) removes.
 //
 // May import: internal/contract, internal/policy, internal/stages/stage,
-// internal/transcript.
+// internal/transcript, internal/transcript/jsontape.
 package toolcalls

@@ -10,6 +10,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/contract"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 // toolNamesStage is the report key and metric label of ToolNames.
@@ -43,10 +44,13 @@ func ToolNames() stage.Stage {
 	return stage.Stage{Name: toolNamesStage, Apply: func(_ context.Context, t *transcript.Transcript, env *stage.Env) error {
 		limits := env.Policy.Contract.ToolNames
 		declared := declaredNames(t, env, limits)
+		if declared == nil && !env.MayHold(transcript.FactToolNameOff) {
+			return nil // no name declared, and every name of the history plain (the decode read them)
+		}
 		var names []string
 		var known map[string]string // history names that are a declared name's wire form
 		eachToolName(t, func(raw []byte, name string) {
-			plain := raw != nil && plainToolName(raw) // valid for every target
+			plain := raw != nil && jsontape.PlainToolName(raw) // valid for every target
 			if raw != nil && (!plain || declared != nil) {
 				name = unquoted(raw) // decoded only when it must be looked at
 			}
@@ -172,26 +176,6 @@ func eachToolName(t *transcript.Transcript, fn func(raw []byte, name string)) {
 func unquoted(raw []byte) string {
 	b, _ := transcript.UnquoteBytes(raw)
 	return string(b)
-}
-
-// plainToolName reports whether a raw JSON string is a name every target
-// accepts: 1 to 64 of [A-Za-z0-9_-], starting with a letter or an
-// underscore (the strictest rules of the contract table: OpenAI's
-// characters, Gemini's first character), so that the common name is
-// judged without decoding it.
-func plainToolName(raw []byte) bool {
-	body := raw[1 : len(raw)-1]
-	if len(body) == 0 || len(body) > 64 || body[0] >= '0' && body[0] <= '9' || body[0] == '-' {
-		return false
-	}
-	for _, c := range body {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // WireToolNames maps each name of refused (names limits does not accept)

@@ -12,6 +12,7 @@ import (
 	"github.com/hygiene-dev/hygiene/internal/policy"
 	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
+	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
 )
 
 var (
@@ -178,6 +179,37 @@ func TestToolNamesStage(t *testing.T) {
 	}
 }
 
+// Under the runner, which knows the job's facts, a history whose every
+// name the decode read as plain is left without a walk only when the job
+// declares no name: the wire name of a declared tool is still mapped back.
+func TestToolNamesUnderTheRunner(t *testing.T) {
+	const history = `[{"role":"user","content":"open it"},` +
+		`{"role":"assistant","content":[{"type":"toolCall","id":"toolu_01XFDUDYJgAACzvnptvVoYEL","name":"browser_open","arguments":{}}],"stopReason":"toolUse"},` +
+		`{"role":"toolResult","toolCallId":"toolu_01XFDUDYJgAACzvnptvVoYEL","toolName":"browser_open","content":[{"type":"text","text":"ok"}]}]`
+	for _, tools := range [][]transcript.Tool{nil, {{Name: "browser.open"}}} {
+		tr, err := transcript.FromMessages([]byte(history), anthropic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Options.Tools = tools
+		env := &stage.Env{Policy: policy.Resolve(anthropic), Report: stage.NewReport()}
+		// the details strip Needs a fact: the runner reads the job's facts
+		if err := stage.Run(context.Background(), []stage.Stage{StripDetails(), ToolNames()}, tr, env); err != nil {
+			t.Fatal(err)
+		}
+		if env.MayHold(transcript.FactToolNameOff) {
+			t.Fatal("the runner takes plain names for names to rename")
+		}
+		names, _ := json.Marshal(tr.ToolNames)
+		if want := map[bool]string{true: "null", false: `{"browser_open":"browser.open"}`}[tools == nil]; string(names) != want {
+			t.Errorf("tools %v: tool_names = %s, want %s", tools, names, want)
+		}
+		if got := string(tr.MessagesJSON()); got != history {
+			t.Errorf("tools %v: the history changed: %s", tools, got)
+		}
+	}
+}
+
 // runToolNames runs the stage over history for tg with the tools
 // browser.open and read.
 func runToolNames(t *testing.T, tg transcript.Target, history string) (*transcript.Transcript, *stage.Report) {
@@ -214,8 +246,8 @@ func reportCount(t *testing.T, r *stage.Report, what string) int {
 func TestPlainToolName(t *testing.T) {
 	for name, want := range map[string]bool{"read": true, "_x-1": true, "browser.open": false, "9lives": false,
 		"-x": false, "": false, "a/b": false, "é": false, strings.Repeat("a", 64): true, strings.Repeat("a", 65): false} {
-		if got := plainToolName(transcript.JSONString(name)); got != want {
-			t.Errorf("plainToolName(%q) = %v, want %v", name, got, want)
+		if got := jsontape.PlainToolName(transcript.JSONString(name)); got != want {
+			t.Errorf("PlainToolName(%q) = %v, want %v", name, got, want)
 		}
 		if want {
 			for _, f := range contract.Families() {

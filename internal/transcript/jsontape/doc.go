@@ -14,8 +14,8 @@
 // The scan also records, while the bytes are in cache, what rules would
 // otherwise read the input again for: a message's role and stop reason
 // and a block's type by number (KindValues), which common keys a node has
-// (Node.Keys), whether a message's usage is whole already (NormalUsage,
-// Node.UsageNormal), and of
+// (Node.Keys), whether a message's usage is whole already and a tool
+// name needs no renaming (Node.Marks), and of
 // the strings rules ask it of, whether their ends are plain (PlainStart:
 // not blank; PlainEnds: not padded with white space). A rule's pass over a
 // long history then reads the tape, which is far smaller than the input.

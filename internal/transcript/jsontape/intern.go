@@ -30,8 +30,11 @@ const (
 	keyType    = 3
 	// keyStopReason is "stopReason" (Node.StopValue).
 	keyStopReason = 29
-	// keyUsage is "usage" (Node.UsageNormal).
-	keyUsage = 16
+	// keyName, keyToolName and keyUsage are "name", "toolName" and
+	// "usage" (Node.Marks).
+	keyName     = 6
+	keyToolName = 9
+	keyUsage    = 16
 )
 
 // Node.Keys has a bit per KeyNames entry.

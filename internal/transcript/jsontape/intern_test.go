@@ -79,7 +79,7 @@ func TestIndexAt(t *testing.T) {
 
 // TestKeyNumbers checks the key numbers the scan compares with.
 func TestKeyNumbers(t *testing.T) {
-	for id, name := range map[int]string{keyRole: "role", keyContent: "content", keyType: "type", keyStopReason: "stopReason", keyUsage: "usage"} {
+	for id, name := range map[int]string{keyRole: "role", keyContent: "content", keyType: "type", keyStopReason: "stopReason", keyUsage: "usage", keyName: "name", keyToolName: "toolName"} {
 		if KeyNames[id] != name {
 			t.Errorf("KeyNames[%d] = %q, want %q", id, KeyNames[id], name)
 		}

@@ -46,12 +46,11 @@ type Node struct {
 	// the member or touching the input. It fills the padding after
 	// KindValue.
 	StopValue uint8
-	// UsageNormal is set on a message whose first "usage" member is a
-	// whole plain usage (NormalUsage), which the usage rule leaves as it
-	// is: read while the scan has its bytes in cache, so a history whose
-	// every assistant has one is known not to need the rule. It fills the
-	// padding after StopValue.
-	UsageNormal bool
+	// Marks are what the scan read of some of the node's values while
+	// their bytes were in cache (Marks), so that a history whose nodes
+	// all read as the rules want them is known not to need those rules.
+	// It fills the padding after StopValue.
+	Marks Marks
 	// Keys has bit i set when a member's key is KeyNames[i] (i > 0): Find
 	// answers for a common key the node lacks without walking its members.
 	Keys uint64
@@ -110,6 +109,24 @@ func keyLen(n int) uint16 {
 	}
 	return uint16(n)
 }
+
+// Marks are what the scan reads of a node's first member of a few keys,
+// for the rules that would otherwise read those values again (Node.Marks).
+type Marks uint8
+
+const (
+	// UsageWhole marks a message whose first "usage" member is a whole
+	// plain usage (NormalUsage), which the usage rule leaves as it is.
+	UsageWhole Marks = 1 << iota
+	// NameOff marks a node whose first "name" member is a string but not
+	// a plain tool name (PlainToolName): a tool call the tool-name rule
+	// may rename.
+	NameOff
+	// ToolNameOff marks a node whose first "toolName" member is a string
+	// but not a plain tool name: a tool result the tool-name rule may
+	// rename.
+	ToolNameOff
+)
 
 // Flags are the bits a tape keeps per node and per member.
 type Flags uint8
@@ -391,7 +408,7 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			m.KeyID = escapedKeyID(raw[kstart:kend])
 		}
 		stopAt := message && m.KeyID == keyStopReason && n.Keys&(1<<keyStopReason) == 0 // the first stopReason
-		usageAt := message && m.KeyID == keyUsage && n.Keys&(1<<keyUsage) == 0          // the first usage
+		marked := markedKeys>>m.KeyID&1 != 0 && n.Keys&(1<<m.KeyID) == 0                // the first of a key marksOf reads
 		n.Keys |= 1 << m.KeyID &^ 1                                                     // bit 0 is "no common key": never set
 		var vend int
 		if message && !seenContent && m.KeyID == keyContent && vstart < len(raw) && raw[vstart] == '[' {
@@ -414,8 +431,8 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			return n, vend, err
 		}
 		m.ValEnd = uint32(vend)
-		if usageAt {
-			n.UsageNormal = NormalUsage(raw[vstart:vend])
+		if marked {
+			n.Marks |= marksOf(message, &m, raw[vstart:vend])
 		}
 		if stopAt && m.Flags&Escaped == 0 && vend-vstart >= 2 && raw[vstart] == '"' {
 			n.StopValue = kindValues.indexAt(raw, vstart+1, vend-1)
@@ -444,6 +461,58 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 		}
 	}
 }
+
+// markedKeys has the bits (by KeyID) of the keys marksOf reads.
+const markedKeys = 1<<keyUsage | 1<<keyName | 1<<keyToolName
+
+// marksOf returns the Marks the first member m of its key in a node (a
+// message when message is set) gives the node, its value being raw.
+func marksOf(message bool, m *Member, raw []byte) Marks {
+	switch m.KeyID {
+	case keyUsage:
+		if message && NormalUsage(raw) {
+			return UsageWhole
+		}
+	case keyName:
+		if m.Flags&StringValue != 0 && !PlainToolName(raw) {
+			return NameOff
+		}
+	case keyToolName:
+		if m.Flags&StringValue != 0 && !PlainToolName(raw) {
+			return ToolNameOff
+		}
+	}
+	return 0
+}
+
+// PlainToolName reports whether raw, a JSON string, is a tool name every
+// target accepts as it is: 1 to 64 of [A-Za-z0-9_-], starting with a
+// letter or an underscore (the strictest rules of the contract table:
+// OpenAI's characters, Gemini's first character), and no escape, so that
+// the common name is judged without decoding it.
+func PlainToolName(raw []byte) bool {
+	if len(raw) < 2 {
+		return false
+	}
+	body := raw[1 : len(raw)-1]
+	if len(body) == 0 || len(body) > 64 || body[0] >= '0' && body[0] <= '9' || body[0] == '-' {
+		return false
+	}
+	for _, c := range body {
+		if !toolNameByte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// toolNameByte marks the bytes of a plain tool name: [A-Za-z0-9_-].
+var toolNameByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	return t
+}()
 
 // escapedKeyID returns the KeyID of the key raw (quotes included) that
 // holds an escape: the number of the name it decodes to.

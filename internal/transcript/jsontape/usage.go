@@ -7,7 +7,7 @@ import "bytes"
 // own five counts), read without building its members. The usage rule of
 // package turns (spec §3.14) reads and completes a usage with it, and the
 // scan records of each message whether its first usage is a whole one
-// (NormalUsage, Node.UsageNormal): the rule then leaves it, and a history
+// (NormalUsage, UsageWhole): the rule then leaves it, and a history
 // whose every assistant has one, as it is, without reading it again.
 
 // UsageCountKeys are the counts a usage object is completed with (the

@@ -57,9 +57,40 @@ func TestScanRecordsWholeUsage(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		if got := tapes[0].Message(0).UsageNormal; got != c.want {
-			t.Errorf("%s: UsageNormal = %v, want %v", c.message, got, c.want)
+		if got := tapes[0].Message(0).Marks&UsageWhole != 0; got != c.want {
+			t.Errorf("%s: UsageWhole = %v, want %v", c.message, got, c.want)
 		}
+	}
+}
+
+// The scan marks a node whose first name or toolName is a string but no
+// plain tool name.
+func TestScanMarksToolNames(t *testing.T) {
+	for _, c := range []struct {
+		message string
+		want    Marks
+	}{
+		{`{"role":"toolResult","toolName":"read"}`, 0},
+		{`{"role":"toolResult","toolName":"mcp:read"}`, ToolNameOff},
+		{`{"role":"toolResult","toolName":"read","toolName":"a b"}`, 0},
+		{`{"role":"toolResult","toolName":"re\u0061d"}`, ToolNameOff},
+		{`{"role":"toolResult","toolName":null}`, 0},
+		{`{"role":"assistant","content":[{"type":"toolCall","name":"browser.open"}]}`, 0},
+	} {
+		tapes, ok, err := SplitArray([]byte("["+c.message+"]"), 64, Parallel{})
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		if got := tapes[0].Message(0).Marks &^ UsageWhole; got != c.want {
+			t.Errorf("%s: marks %b, want %b", c.message, got, c.want)
+		}
+	}
+	tapes, _, err := SplitArray([]byte(`[{"role":"assistant","content":[{"type":"toolCall","name":"browser.open"},{"type":"toolCall","name":"read_file"}]}]`), 64, Parallel{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blocks := tapes[0].BlocksOf(tapes[0].Message(0)); blocks[0].Marks != NameOff || blocks[1].Marks != 0 {
+		t.Errorf("block marks %b, %b; want %b, 0", blocks[0].Marks, blocks[1].Marks, NameOff)
 	}
 }
 
