@@ -319,6 +319,9 @@ func FuzzScanPaths(f *testing.F) {
 		`[{"role":"user","content":"a"},{"role":"user",x":1}]`} {
 		f.Add([]byte(s))
 	}
+	for _, c := range usageCases { // a message's usage is read once for its form and validity
+		f.Add([]byte(`[{"role":"assistant","usage":` + c.raw + `,"stopReason":"stop"}]`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkPaths(t, data) })
 }
 

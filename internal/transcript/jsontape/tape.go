@@ -424,6 +424,16 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			if err == nil && endsAsked[m.KeyID] {
 				m.Flags |= plainFlags(raw, vstart, vend)
 			}
+		} else if marked && message && m.KeyID == keyUsage && depth+2 <= s.maxDepth {
+			// a message's usage, read once for its form and its validity:
+			// a whole plain usage is valid JSON (its cost one level down)
+			if end, whole := wholeUsageEnd(raw, vstart); whole {
+				vend = end
+				n.Marks |= UsageWhole
+			} else {
+				vend, err = s.value(vstart, depth)
+			}
+			marked = false // its mark is known
 		} else {
 			vend, err = s.value(vstart, depth)
 		}

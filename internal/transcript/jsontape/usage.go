@@ -8,7 +8,9 @@ import "bytes"
 // package turns (spec §3.14) reads and completes a usage with it, and the
 // scan records of each message whether its first usage is a whole one
 // (NormalUsage, UsageWhole): the rule then leaves it, and a history
-// whose every assistant has one, as it is, without reading it again.
+// whose every assistant has one, as it is, without reading it again. A
+// whole plain usage is valid JSON, so the scan reads a message's usage
+// once for both: its form, and, when whole, its validity (wholeUsageEnd).
 
 // UsageCountKeys are the counts a usage object is completed with (the
 // four token counts, then their total), CostCountKeys those of its cost.
@@ -138,6 +140,16 @@ func CountIndex[K string | []byte](keys *[5]string, key K) int {
 		return -1
 	}
 	return k
+}
+
+// wholeUsageEnd returns the index past the whole plain usage (NormalUsage)
+// at data[i], and true; or false when none starts there.
+func wholeUsageEnd(data []byte, i int) (int, bool) {
+	rest, seen, ok := PlainCounts(data[i:], &UsageCountKeys, true, nil)
+	if !ok || seen != AllCounts {
+		return 0, false
+	}
+	return len(data) - len(rest), true
 }
 
 // NormalUsage reports whether raw, the value of a usage member, is a

@@ -63,6 +63,22 @@ func TestScanRecordsWholeUsage(t *testing.T) {
 	}
 }
 
+// A whole usage read in one pass is still held to the depth limit: its
+// cost is one level deeper than the usage.
+func TestWholeUsageKeepsTheDepthLimit(t *testing.T) {
+	data := []byte(`[{"role":"assistant","usage":` + usageCases[0].raw + `}]`)
+	if _, _, err := SplitArray(data, 3, Parallel{}); err == nil {
+		t.Fatal("a usage's cost at depth 4 passed a limit of 3")
+	}
+	tapes, _, err := SplitArray(data, 4, Parallel{})
+	if err != nil || tapes[0].Message(0).Marks&UsageWhole == 0 {
+		t.Fatalf("at the limit: %v, marks %b", err, tapes[0].Message(0).Marks)
+	}
+	if _, _, err := SplitArray([]byte(`[{"role":"assistant","usage":`+usageCases[1].raw+`x}]`), 64, Parallel{}); err == nil {
+		t.Fatal("a whole usage followed by junk passed")
+	}
+}
+
 // The scan marks a node whose first name or toolName is a string but no
 // plain tool name.
 func TestScanMarksToolNames(t *testing.T) {
