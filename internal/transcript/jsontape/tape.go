@@ -240,7 +240,7 @@ func (t *Tape) Find(n *Node, key string) uint32 {
 		id = keyID(key)
 	}
 	if id != 0 {
-		if n.Keys&(1<<id) == 0 {
+		if n.Keys&(1<<(id&63)) == 0 { // ids are below 64: one shift
 			return NoMember
 		}
 		ms := t.Members[n.First : n.First+n.Count]
@@ -407,9 +407,10 @@ func (s *scanner) members(b *builder, message bool, i, depth int) (Node, int, er
 			m.Flags |= KeyEscaped
 			m.KeyID = escapedKeyID(raw[kstart:kend])
 		}
+		bit := uint64(1) << (m.KeyID & 63)                                              // KeyNames has fewer than 64 names: one shift
 		stopAt := message && m.KeyID == keyStopReason && n.Keys&(1<<keyStopReason) == 0 // the first stopReason
-		marked := markedKeys>>m.KeyID&1 != 0 && n.Keys&(1<<m.KeyID) == 0                // the first of a key marksOf reads
-		n.Keys |= 1 << m.KeyID &^ 1                                                     // bit 0 is "no common key": never set
+		marked := markedKeys&bit != 0 && n.Keys&bit == 0                                // the first of a key marksOf reads
+		n.Keys |= bit &^ 1                                                              // bit 0 is "no common key": never set
 		var vend int
 		if message && !seenContent && m.KeyID == keyContent && vstart < len(raw) && raw[vstart] == '[' {
 			n.Blocks, n.NBlocks, vend, err = s.blockArray(b, vstart, depth+1)
