@@ -92,7 +92,7 @@ type resultRef struct {
 	idless    bool   // no id and not adopted: never displaced across frames
 	synthetic bool
 	adopt     bool // legacy id-less adoption: write toolCallId and isError
-	plainName bool // its toolName needs no normalisation (see plainName)
+	plainName bool // its toolName needs no normalisation (transcript.KeptToolName)
 	moved     bool // a remainder message preceded it, or it came from a later frame
 }
 
@@ -230,7 +230,7 @@ func (s *repairState) claim(i int32, m *transcript.Message) {
 	f := &s.frames[len(s.frames)-1]
 	ref := resultRef{msg: i, moved: s.remainder, synthetic: isSynthetic(m)}
 	raw, _ := m.Get("toolName")
-	ref.plainName = plainName(raw)
+	ref.plainName = transcript.KeptToolName(raw)
 	var hasID bool
 	ref.key, hasID = m.ResultID()
 	ref.rawID = m.RawResultID()
@@ -471,22 +471,6 @@ func fixResult(m *transcript.Message, oc *occurrence, ref *resultRef, c *repairC
 	if setIfDifferent(m, "toolName", transcript.JSONString(want)) {
 		c.renamed++
 	}
-}
-
-// plainName reports whether a raw toolName is a non-empty JSON string
-// without escapes and without white space at either end, so that the name
-// normalisation keeps it as it is.
-func plainName(raw []byte) bool {
-	if len(raw) < 3 || raw[0] != '"' || raw[len(raw)-1] != '"' || bytes.IndexByte(raw, '\\') >= 0 {
-		return false
-	}
-	return !isSpaceByte(raw[1]) && !isSpaceByte(raw[len(raw)-2])
-}
-
-// isSpaceByte reports whether c is ASCII white space, or may start a
-// multi-byte character that strings.TrimSpace could remove.
-func isSpaceByte(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= 0x80
 }
 
 // setIfDifferent sets a member unless it already has exactly these bytes,

@@ -74,10 +74,17 @@ func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *
 // large enough (repairChunked), with the same output and counts. A
 // history that one read proves paired as it is (pairedAsIs) is left as
 // it is, with nothing counted: the repair would give it back unchanged.
+// The tool-call id proof may have read so already (stage.Env.ResultsPaired).
 // When every result also carries its call's id as written, that is proved
 // for the result-id alignment (stage.Env.ResultIDsExact).
 func runRepair(t *transcript.Transcript, env *stage.Env, name, text string) {
-	if paired, exact := pairedAsIs(t.Messages); paired {
+	paired, exact := false, false
+	if v, ok := env.FoundUnedited(env.ResultsPaired); ok {
+		paired, exact = true, v == 1
+	} else {
+		paired, exact = pairedAsIs(t.Messages)
+	}
+	if paired {
 		if exact {
 			env.ResultIDsExact = env.Prove(0)
 		}

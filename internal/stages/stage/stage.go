@@ -165,6 +165,13 @@ type Env struct {
 	// one still, so the again run of the id rule (toolcalls.ToolCallIDsAgain)
 	// takes it instead of a second pass while the history is unedited.
 	SignedTurnsKept Proof
+	// ResultsPaired is the tool-call id proof's reading, in its one read of
+	// every call and result, that the pairing repair would give the
+	// history back as it is (transcript.PairedCheck; Proof.Value 1 when
+	// every result also carries its call's id as written): the pairing
+	// rules take it instead of reading them again while the history is
+	// unedited.
+	ResultsPaired Proof
 	// ResultIDsExact is the pairing repair's proof that every tool result
 	// follows its call at once and carries the call's id as written
 	// (pairing.pairedAsIs; Proof.Value unused): the result-id alignment

@@ -38,7 +38,12 @@ import (
 // such site, and the pass runs: a damaged history pays for a few messages'
 // read, a history whose one bad id is its last for one read of its ids
 // more.
-func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message) (bool, error) {
+//
+// The same read adds every message to pairs, while its calls and results
+// are in cache: where the ids are kept, what pairs says of the pairing
+// repair holds of the history the pairing rules will find, unless a rule
+// edits it before them (stage.Env.ResultsPaired).
+func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message, pairs *transcript.PairedCheck) (bool, error) {
 	tab := newCallTable(len(msgs))
 	defer tab.release()
 	var signed []int // the assistants whose ids only a replay-safe signed turn keeps
@@ -49,6 +54,7 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 				return false, err
 			}
 		}
+		pairs.Add(m) // while m's calls and results are read here
 		if !m.IsObject() {
 			continue
 		}

@@ -169,8 +169,16 @@ func ToolCallIDsInImagePass() stage.Stage {
 // most clean histories a fixed point: the pass then collects nothing.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
 	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
-	if kept, err := col.keepsEveryID(ctx, t.Messages); kept || err != nil {
+	var pairs transcript.PairedCheck
+	if kept, err := col.keepsEveryID(ctx, t.Messages, &pairs); kept || err != nil {
 		if kept {
+			if paired, exact := pairs.Paired(); paired {
+				v := 0
+				if exact {
+					v = 1
+				}
+				env.ResultsPaired = env.Prove(v)
+			}
 			env.NoEdit()
 		}
 		return err
