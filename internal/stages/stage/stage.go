@@ -165,6 +165,12 @@ type Env struct {
 	// one still, so the again run of the id rule (toolcalls.ToolCallIDsAgain)
 	// takes it instead of a second pass while the history is unedited.
 	SignedTurnsKept Proof
+	// InputsKept is the tool-call id proof's reading, in its one read of
+	// every call, that the tool-call input validation
+	// (toolcalls.ToolCallInputs) would leave the history as it is: the
+	// validation takes it instead of reading every call again while the
+	// history is unedited.
+	InputsKept Proof
 	// ResultsPaired is the tool-call id proof's reading, in its one read of
 	// every call and result, that the pairing repair would give the
 	// history back as it is (transcript.PairedCheck; Proof.Value 1 when

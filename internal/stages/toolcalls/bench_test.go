@@ -100,7 +100,7 @@ func BenchmarkKeptIDs(b *testing.B) {
 					b.StartTimer()
 					if way == "pass" {
 						err = col.rewriteIDs(context.Background(), tr, env, idsStage)
-					} else if kept, kerr := col.keepsEveryID(context.Background(), tr.Messages, new(transcript.PairedCheck)); !kept {
+					} else if kept, kerr := col.keepsEveryID(context.Background(), tr.Messages, new(sameRead)); !kept {
 						b.Fatalf("not proved kept (%v)", kerr)
 					}
 					if err != nil {

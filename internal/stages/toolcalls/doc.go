@@ -52,7 +52,13 @@
 //     and the report are the sequential run's (sanitizeIDs, fitLimits).
 //   - A history whose ids the sanitising pass would all keep is first
 //     proved so in one read of its ids (keepsEveryID), and the pass then
-//     collects nothing: a clean history does not pay for the resolver.
+//     collects nothing: a clean history does not pay for the resolver. The
+//     same read tells what the rules after it that read the same calls and
+//     results would do (sameRead): whether the input validation keeps every
+//     call as written (inputsCheck, stage.Env.InputsKept), which
+//     ToolCallInputs takes, and whether the pairing repair keeps the
+//     history as it is (transcript.PairedCheck, stage.Env.ResultsPaired),
+//     which the pairing rules take, while no rule edits the history.
 //
 // None of these rules creates a tool result. A call dropped by
 // ToolCallInputs leaves its results behind as orphans, which pairing repair

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/hygiene-dev/hygiene/internal/stages/stage"
 	"github.com/hygiene-dev/hygiene/internal/transcript"
 )
 
@@ -39,11 +40,11 @@ import (
 // read, a history whose one bad id is its last for one read of its ids
 // more.
 //
-// The same read adds every message to pairs, while its calls and results
-// are in cache: where the ids are kept, what pairs says of the pairing
-// repair holds of the history the pairing rules will find, unless a rule
-// edits it before them (stage.Env.ResultsPaired).
-func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message, pairs *transcript.PairedCheck) (bool, error) {
+// The same read adds every message to also, while its calls and results
+// are in cache: where the ids are kept, what also says of the pairing
+// repair and the input validation holds of the history those rules will
+// find, unless a rule edits it before them (sameRead.prove).
+func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message, also *sameRead) (bool, error) {
 	tab := newCallTable(len(msgs))
 	defer tab.release()
 	var signed []int // the assistants whose ids only a replay-safe signed turn keeps
@@ -54,7 +55,7 @@ func (c *collector) keepsEveryID(ctx context.Context, msgs []*transcript.Message
 				return false, err
 			}
 		}
-		pairs.Add(m) // while m's calls and results are read here
+		also.add(m) // while m's calls and results are read here
 		if !m.IsObject() {
 			continue
 		}
@@ -143,6 +144,36 @@ func (c *collector) keepsOrphanID(k string) bool {
 // the policy keeps (freshCall's first two answers).
 func (c *collector) keepsCallID(raw string) bool {
 	return c.limits.Valid(raw) && (c.san.validInMode(raw) || c.openaiDup && isOpenAICallID(raw) || c.nativeToolu && isNativeToolUseID(raw))
+}
+
+// sameRead is what the id proof reads of every message besides its ids,
+// for the rules after it that read the same calls and results.
+type sameRead struct {
+	pairs  transcript.PairedCheck
+	inputs inputsCheck
+}
+
+// add reads the next message of the history.
+func (s *sameRead) add(m *transcript.Message) {
+	s.pairs.Add(m)
+	s.inputs.add(m)
+}
+
+// prove leaves in env what s found of the whole history, which the id
+// proof kept as it is: the pairing (stage.Env.ResultsPaired, 1 when every
+// result carries its call's id as written) and the input validation
+// (stage.Env.InputsKept).
+func (s *sameRead) prove(env *stage.Env) {
+	if paired, exact := s.pairs.Paired(); paired {
+		v := 0
+		if exact {
+			v = 1
+		}
+		env.ResultsPaired = env.Prove(v)
+	}
+	if s.inputs.kept() {
+		env.InputsKept = env.Prove(0)
+	}
 }
 
 // callTable is keepsEveryID's set of the ids of the calls and orphan

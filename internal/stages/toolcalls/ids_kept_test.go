@@ -26,7 +26,7 @@ func keptFor(t testing.TB, target transcript.Target, allowed []string, in string
 	}
 	p := policy.Resolve(target)
 	env := &stage.Env{Policy: p, Report: stage.NewReport(), Settings: stage.Settings{Request: settings.Request{AllowedToolNames: allowed}}}
-	kept, err := newCollector(env, p.AllowProviderOwnedThinkingReplay()).keepsEveryID(context.Background(), tr.Messages, new(transcript.PairedCheck))
+	kept, err := newCollector(env, p.AllowProviderOwnedThinkingReplay()).keepsEveryID(context.Background(), tr.Messages, new(sameRead))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func checkKeptIsFixedPoint(t *testing.T, target transcript.Target, settings stag
 	}
 	env := &stage.Env{Policy: p, Report: stage.NewReport(), Settings: settings}
 	col := newCollector(env, p.AllowProviderOwnedThinkingReplay())
-	kept, err := col.keepsEveryID(context.Background(), tr.Messages, new(transcript.PairedCheck))
+	kept, err := col.keepsEveryID(context.Background(), tr.Messages, new(sameRead))
 	if err != nil || !kept {
 		return false
 	}
@@ -268,7 +268,7 @@ func TestKeptSignedTurnNeedsExactIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &stage.Env{Policy: p, Report: stage.NewReport()}
-	if kept, err := newCollector(env, true).keepsEveryID(context.Background(), tr.Messages, new(transcript.PairedCheck)); err != nil || kept {
+	if kept, err := newCollector(env, true).keepsEveryID(context.Background(), tr.Messages, new(sameRead)); err != nil || kept {
 		t.Fatalf("keepsEveryID = %v, %v over a padded signed id", kept, err)
 	}
 	if _, rep := runPolicy(t, p, in, ToolCallIDs()); rep.Stages.Len() == 0 {
@@ -300,20 +300,22 @@ func TestCallTableReusedClean(t *testing.T) {
 	}
 }
 
-// The id proof reads the pairing of the history it keeps in the same read
-// (stage.Env.ResultsPaired): proved where the repair would give it back as
-// it is, exact where every result carries its call's id as written, and
-// not proved where a result is displaced, or where the ids are rewritten.
-func TestIDProofReadsPairing(t *testing.T) {
+// The id proof reads the pairing and the calls' inputs of the history it
+// keeps in the same read (stage.Env.ResultsPaired, stage.Env.InputsKept):
+// paired where the repair would give it back as it is, exact where every
+// result carries its call's id as written, inputs kept where the
+// validation would; neither where the ids are rewritten.
+func TestIDProofReadsPairingAndInputs(t *testing.T) {
 	for _, c := range []struct {
-		name          string
-		in            string
-		proved, exact bool
+		name                  string
+		in                    string
+		proved, exact, inputs bool
 	}{
-		{"answered at once", keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), `{"role":"user","content":"next"}`), true, true},
+		{"answered at once", keptHistory(keptTurn([]string{chatStrict}, []string{chatStrict}), `{"role":"user","content":"next"}`), true, true, true},
 		{"a result after a user turn", keptHistory(keptTurn([]string{chatStrict}, nil), `{"role":"user","content":"wait"}`,
-			`{"role":"toolResult","toolCallId":"`+chatStrict+`","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false}`), false, false},
-		{"an id to rewrite", keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), false, false},
+			`{"role":"toolResult","toolCallId":"`+chatStrict+`","toolName":"read","content":[{"type":"text","text":"ok"}],"isError":false}`), false, false, true},
+		{"a padded name", keptHistory(strings.Replace(keptTurn([]string{chatStrict}, []string{chatStrict}), `"name":"read"`, `"name":" read"`, 1)), true, true, false},
+		{"an id to rewrite", keptHistory(keptTurn([]string{chatCallID}, []string{chatCallID})), false, false, false},
 	} {
 		tr, err := transcript.FromMessages([]byte(c.in), completions)
 		if err != nil {
@@ -326,6 +328,9 @@ func TestIDProofReadsPairing(t *testing.T) {
 		v, proved := env.Unedited(env.ResultsPaired)
 		if proved != c.proved || proved && (v == 1) != c.exact {
 			t.Errorf("%s: ResultsPaired %v (value %d), want %v, exact %v", c.name, proved, v, c.proved, c.exact)
+		}
+		if _, inputs := env.Unedited(env.InputsKept); inputs != c.inputs {
+			t.Errorf("%s: InputsKept %v, want %v", c.name, inputs, c.inputs)
 		}
 	}
 }

@@ -169,16 +169,10 @@ func ToolCallIDsInImagePass() stage.Stage {
 // most clean histories a fixed point: the pass then collects nothing.
 func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
 	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
-	var pairs transcript.PairedCheck
-	if kept, err := col.keepsEveryID(ctx, t.Messages, &pairs); kept || err != nil {
+	also := sameRead{inputs: newInputsCheck(env.Policy, env.Settings.Request.AllowedToolNames)}
+	if kept, err := col.keepsEveryID(ctx, t.Messages, &also); kept || err != nil {
 		if kept {
-			if paired, exact := pairs.Paired(); paired {
-				v := 0
-				if exact {
-					v = 1
-				}
-				env.ResultsPaired = env.Prove(v)
-			}
+			also.prove(env)
 			env.NoEdit()
 		}
 		return err

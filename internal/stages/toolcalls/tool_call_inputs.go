@@ -70,8 +70,14 @@ type inputsRun struct {
 }
 
 // applyToolCallInputs runs the rule; a run that counted no change edited
-// nothing, and says so (env.NoEdit).
+// nothing, and says so (env.NoEdit). Where the tool-call id proof found
+// every call kept as written in its own read (stage.Env.InputsKept) and no
+// rule edited the history since, the rule reads nothing.
 func applyToolCallInputs(ctx context.Context, t *transcript.Transcript, env *stage.Env) error {
+	if _, ok := env.FoundUnedited(env.InputsKept); ok {
+		env.NoEdit()
+		return nil
+	}
 	before := env.Report.Stages.Total(inputsStage)
 	if err := validateInputs(ctx, t, env); err != nil {
 		return err
