@@ -401,15 +401,17 @@ func (n *node) String(key string) (string, bool) {
 // so it is never below the decoded text's length. From the tape alone
 // when no rule wrote the value (jsontape.StringValue), else from its bytes.
 func (n *node) StringSize(key string) (int, bool) {
-	if n.t != nil && n.ov == nil {
+	if n.t != nil && (n.ov == nil || n.ov.patched != 0) { // the tape's members, one value perhaps patched
 		i := n.t.Find(n.tapeNode(), key)
 		if i == jsontape.NoMember {
 			return 0, false
 		}
-		if m := &n.t.Members[i]; m.Flags&jsontape.StringValue != 0 {
-			return int(m.ValEnd-m.Val) - 2, true
+		if n.ov == nil || n.ov.patched != i+1 {
+			if m := &n.t.Members[i]; m.Flags&jsontape.StringValue != 0 {
+				return int(m.ValEnd-m.Val) - 2, true
+			}
+			return 0, false
 		}
-		return 0, false
 	}
 	raw, ok := n.Get(key)
 	if !ok || len(raw) < 2 || raw[0] != '"' {
