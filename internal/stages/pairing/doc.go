@@ -51,12 +51,15 @@
 //   - The invariant error's index is that of the assistant whose call is
 //     unanswered, or of the result that answers nothing.
 //
-// A clean history costs the repair one read: before it records anything,
-// pairedAsIs proves, allocating nothing, that the repair would give the
-// history back as it is (each frame answered at once, in call order, by
-// results it keeps as written). The repair then does nothing; where every
-// result also carries its call's id as written, AlignResultIDs takes that
-// proof (stage.Env.ResultIDsExact) instead of reading the history again.
+// A clean history costs the repair one read, or none: before it records
+// anything, pairedAsIs proves, allocating nothing, that the repair would
+// give the history back as it is (transcript.PairedCheck: each frame
+// answered at once, in call order, by results it keeps as written), unless
+// the tool-call id proof read that already in its own read of every call
+// and result (stage.Env.ResultsPaired) and no rule edited the history
+// since. The repair then does nothing; where every result also carries its
+// call's id as written, AlignResultIDs takes that proof
+// (stage.Env.ResultIDsExact) instead of reading the history again.
 //
 // Every rule is a pure, idempotent function of the transcript and env,
 // linear in the number of messages and blocks (ids are looked up in maps),
