@@ -78,10 +78,9 @@ func applyToolResultPairing(ctx context.Context, t *transcript.Transcript, env *
 // When every result also carries its call's id as written, that is proved
 // for the result-id alignment (stage.Env.ResultIDsExact).
 func runRepair(t *transcript.Transcript, env *stage.Env, name, text string) {
-	paired, exact := false, false
-	if v, ok := env.FoundUnedited(env.ResultsPaired); ok {
-		paired, exact = true, v == 1
-	} else {
+	v, paired := env.FoundUnedited(env.ResultsPaired)
+	exact := v == 1
+	if !paired {
 		paired, exact = pairedAsIs(t.Messages)
 	}
 	if paired {

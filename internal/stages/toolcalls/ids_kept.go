@@ -147,16 +147,21 @@ func (c *collector) keepsCallID(raw string) bool {
 }
 
 // sameRead is what the id proof reads of every message besides its ids,
-// for the rules after it that read the same calls and results.
+// for the rules after it that read the same calls and results: a check
+// is nil where no such rule follows the run (sanitizeIDs' callers).
 type sameRead struct {
-	pairs  transcript.PairedCheck
-	inputs inputsCheck
+	pairs  *transcript.PairedCheck
+	inputs *inputsCheck
 }
 
 // add reads the next message of the history.
 func (s *sameRead) add(m *transcript.Message) {
-	s.pairs.Add(m)
-	s.inputs.add(m)
+	if s.pairs != nil {
+		s.pairs.Add(m)
+	}
+	if s.inputs != nil {
+		s.inputs.add(m)
+	}
 }
 
 // prove leaves in env what s found of the whole history, which the id
@@ -164,14 +169,16 @@ func (s *sameRead) add(m *transcript.Message) {
 // result carries its call's id as written) and the input validation
 // (stage.Env.InputsKept).
 func (s *sameRead) prove(env *stage.Env) {
-	if paired, exact := s.pairs.Paired(); paired {
-		v := 0
-		if exact {
-			v = 1
+	if s.pairs != nil {
+		if paired, exact := s.pairs.Paired(); paired {
+			v := 0
+			if exact {
+				v = 1
+			}
+			env.ResultsPaired = env.Prove(v)
 		}
-		env.ResultsPaired = env.Prove(v)
 	}
-	if s.inputs.kept() {
+	if s.inputs != nil && s.inputs.kept() {
 		env.InputsKept = env.Prove(0)
 	}
 }

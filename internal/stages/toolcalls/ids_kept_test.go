@@ -300,8 +300,9 @@ func TestCallTableReusedClean(t *testing.T) {
 	}
 }
 
-// The id proof reads the pairing and the calls' inputs of the history it
-// keeps in the same read (stage.Env.ResultsPaired, stage.Env.InputsKept):
+// The early run's id proof, which the input validation and pairing follow,
+// reads the pairing and the calls' inputs of the history it keeps in the
+// same read (stage.Env.ResultsPaired, stage.Env.InputsKept):
 // paired where the repair would give it back as it is, exact where every
 // result carries its call's id as written, inputs kept where the
 // validation would; neither where the ids are rewritten.
@@ -322,7 +323,7 @@ func TestIDProofReadsPairingAndInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		env := &stage.Env{Policy: policy.Resolve(completions), Report: stage.NewReport()}
-		if err := stage.Run(context.Background(), []stage.Stage{ToolCallIDs()}, tr, env); err != nil {
+		if err := stage.Run(context.Background(), []stage.Stage{ToolCallIDsInImagePass()}, tr, env); err != nil {
 			t.Fatal(err)
 		}
 		v, proved := env.Unedited(env.ResultsPaired)

@@ -21,10 +21,10 @@ type inputsCheck struct {
 	broken bool // an entry the validation may change
 }
 
-// newInputsCheck is the check of the validation with env's policy and
-// allow-list.
-func newInputsCheck(p policy.Policy, allowed []string) inputsCheck {
-	return inputsCheck{policy: p, allow: newAllowList(allowed, p.Contract.ToolNames)}
+// newInputsCheck is the check of the validation under policy p and the
+// job's allow-list allowed.
+func newInputsCheck(p policy.Policy, allowed []string) *inputsCheck {
+	return &inputsCheck{policy: p, allow: newAllowList(allowed, p.Contract.ToolNames)}
 }
 
 // add reads the next message of the history.

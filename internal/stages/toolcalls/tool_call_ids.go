@@ -68,7 +68,7 @@ func ToolCallIDs() stage.Stage {
 				env.NoEdit()
 				return nil
 			}
-			if err := sanitizeIDs(ctx, t, env, idsStage); err != nil {
+			if err := sanitizeIDs(ctx, t, env, idsStage, sameRead{pairs: new(transcript.PairedCheck)}); err != nil {
 				return err
 			}
 			env.IDsSanitized = env.Prove(0) // for ToolCallIDsAgain
@@ -110,7 +110,7 @@ func ToolCallIDsAgain() stage.Stage {
 			env.NoEdit()
 			return nil
 		}
-		return sanitizeIDs(ctx, t, env, idsAgainStage)
+		return sanitizeIDs(ctx, t, env, idsAgainStage, sameRead{})
 	}}
 }
 
@@ -135,7 +135,8 @@ func ToolCallIDsInImagePass() stage.Stage {
 		if !p.SanitizeToolCallIDs || p.ToolCallIDMode == policy.IDModeNone || p.AllowProviderOwnedThinkingReplay() || p.IsResponsesAPI() {
 			return nil
 		}
-		if err := sanitizeIDs(ctx, t, env, idsEarlyStage); err != nil {
+		also := sameRead{pairs: new(transcript.PairedCheck), inputs: newInputsCheck(p, env.Settings.Request.AllowedToolNames)}
+		if err := sanitizeIDs(ctx, t, env, idsEarlyStage, also); err != nil {
 			return err
 		}
 		env.IDsSanitized = env.Prove(0)
@@ -166,10 +167,11 @@ func ToolCallIDsInImagePass() stage.Stage {
 // A history in one chunk runs the same phases on the job's goroutine. When
 // no accepted id can be built, the pass returns that error and writes
 // nothing. Before the phases, one read of the ids (keepsEveryID) proves
-// most clean histories a fixed point: the pass then collects nothing.
-func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string) error {
+// most clean histories a fixed point: the pass then collects nothing, and
+// leaves what the same read found for the checks of also (sameRead), each
+// given by a caller that a rule taking it follows.
+func sanitizeIDs(ctx context.Context, t *transcript.Transcript, env *stage.Env, name string, also sameRead) error {
 	col := newCollector(env, env.Policy.AllowProviderOwnedThinkingReplay())
-	also := sameRead{inputs: newInputsCheck(env.Policy, env.Settings.Request.AllowedToolNames)}
 	if kept, err := col.keepsEveryID(ctx, t.Messages, &also); kept || err != nil {
 		if kept {
 			also.prove(env)

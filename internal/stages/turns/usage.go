@@ -163,9 +163,9 @@ func scanUsage(raw []byte, has bool) (valid, normal bool) {
 }
 
 // plainUsage is one read of a usage as the runtimes write it (read):
-// compact (no space), only the five counts, each once and a plain number
-// (jsontape.PlainNumber), and at most one cost, an object of its own five counts
-// written the same way. It is the usage of nearly every assistant turn:
+// compact (no space), only the five counts, each once and a plain number,
+// and at most one cost, an object of its own five counts written the same
+// way (jsontape.PlainCounts). It is the usage of nearly every assistant turn:
 // OpenClaw writes all five counts and a complete cost, and a runtime that
 // leaves totalTokens out writes the other four. usageOf so judges it, and
 // completes it, without building its members (readUsage).

@@ -24,7 +24,7 @@ const AllCounts = 1<<len(UsageCountKeys) - 1
 
 // PlainCounts reads the object at the start of raw as a plain usage is
 // written: compact (no space), only the counts keys, each once and a plain
-// number (PlainNumber), and, when withCost, at most one cost member, an
+// number (plainNumber), and, when withCost, at most one cost member, an
 // object of its five counts (CostCountKeys) written the same way; it returns what follows the
 // object and the counts it has (seen, bit k for keys[k]), and, when values
 // is not nil, the first four counts' values into it. ok is false when the
@@ -48,7 +48,7 @@ func PlainCounts(raw []byte, keys *[5]string, withCost bool, values *[4][]byte) 
 		switch k := CountIndex(keys, key); {
 		case k >= 0 && seen&(1<<k) == 0:
 			seen |= 1 << k
-			n := PlainNumber(raw)
+			n := plainNumber(raw)
 			if n == 0 {
 				return nil, 0, false
 			}
@@ -79,11 +79,11 @@ func PlainCounts(raw []byte, keys *[5]string, withCost bool, values *[4][]byte) 
 	}
 }
 
-// PlainNumber returns the length of the plain number at the start of raw,
+// plainNumber returns the length of the plain number at the start of raw,
 // or 0: an optional minus, an integer part of at most 15 digits without a
 // leading zero, an optional fraction of at most 20 digits, no exponent.
 // Such a number is always finite: a reader of numbers reads it as one.
-func PlainNumber(raw []byte) int {
+func plainNumber(raw []byte) int {
 	start := 0
 	if len(raw) > 0 && raw[0] == '-' {
 		start = 1

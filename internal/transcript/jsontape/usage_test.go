@@ -160,13 +160,13 @@ func TestCountIndex(t *testing.T) {
 	}
 }
 
-// PlainNumber takes what a runtime writes of a count, and nothing a reader
+// plainNumber takes what a runtime writes of a count, and nothing a reader
 // of numbers might read otherwise.
-func TestPlainNumber(t *testing.T) {
+func TestPlainNumbers(t *testing.T) {
 	for raw, want := range map[string]int{"0": 1, "15,": 2, "-3}": 2, "0.25": 4, "123456789012345": 15, "1.": 0, "01": 0, "-": 0, "": 0,
 		"1e3": 1, ".5": 0, "1234567890123456": 15, "0.123456789012345678901": 22} {
-		if got := PlainNumber([]byte(raw)); got != want {
-			t.Errorf("PlainNumber(%q) = %d, want %d", raw, got, want)
+		if got := plainNumber([]byte(raw)); got != want {
+			t.Errorf("plainNumber(%q) = %d, want %d", raw, got, want)
 		}
 	}
 }
