@@ -1,8 +1,8 @@
 package transcript
 
 import (
+	"fmt"
 	"io"
-	"slices"
 	"unsafe"
 )
 
@@ -89,14 +89,17 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 func (e *EncodedMessages) Size() int { return e.size }
 
 // appendTo appends the JSON array: every part is copied into its region of
-// dst, in parallel.
+// dst, in parallel. dst's new room is not cleared (growUncleared), so each
+// part must fill its region exactly, as its measure says it does
+// (encodePart); a part that did not would leave earlier bytes of the heap
+// in the payload, so appendTo panics instead (the job's step turns that
+// into an internal_error dead letter).
 func (e *EncodedMessages) appendTo(dst []byte) []byte {
 	at := len(dst)
-	dst = slices.Grow(dst, e.size)[:at+e.size]
+	dst = growUncleared(dst, e.size)[:at+e.size]
 	dst[at], dst[len(dst)-1] = '[', ']'
 	if len(e.parts) == 1 { // one part: no closure, no offsets
-		out := spanWriter{buf: dst[at+1 : at+1 : at+1+e.parts[0].size]}
-		e.parts[0].write(&out, e.msgs)
+		e.parts[0].fill(dst[at+1:len(dst)-1], e.msgs)
 		return dst
 	}
 	starts := make([]int, len(e.parts))
@@ -105,11 +108,31 @@ func (e *EncodedMessages) appendTo(dst []byte) []byte {
 		starts[c] = off
 		off += p.size
 	}
+	filled := make([]bool, len(e.parts))
 	e.run(func(c int) {
-		out := spanWriter{buf: dst[starts[c] : starts[c] : starts[c]+e.parts[c].size]}
-		e.parts[c].write(&out, e.msgs)
+		filled[c] = e.parts[c].writeInto(dst[starts[c]:starts[c]+e.parts[c].size], e.msgs)
 	})
+	for c, ok := range filled {
+		if !ok {
+			panic(fmt.Sprintf("transcript: part %d of the message list did not write the %d bytes it measured", c, e.parts[c].size))
+		}
+	}
 	return dst
+}
+
+// fill writes the part into region, which it must fill exactly (appendTo).
+func (p *encodedPart) fill(region []byte, msgs []*Message) {
+	if !p.writeInto(region, msgs) {
+		panic(fmt.Sprintf("transcript: the message list did not write the %d bytes it measured", p.size))
+	}
+}
+
+// writeInto writes the part into region, and reports whether it wrote
+// exactly region's bytes, in region's own array.
+func (p *encodedPart) writeInto(region []byte, msgs []*Message) bool {
+	out := spanWriter{buf: region[:0:len(region)]}
+	p.write(&out, msgs)
+	return sameInput(out.buf, region)
 }
 
 // writeTo writes the JSON array to w, part after part, through a buffer of

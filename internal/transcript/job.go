@@ -544,7 +544,7 @@ func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
 // (EncodeMessages; possibly in parallel parts, with the same bytes).
 func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []byte) []byte {
 	// The envelope and the request are estimated; the messages are measured.
-	dst = slices.Grow(dst, msgs.Size()+len(report)+512)
+	dst = growUncleared(dst, msgs.Size()+len(report)+512)
 	dst = t.appendPayloadHead(dst)
 	dst = msgs.appendTo(dst)
 	return t.appendPayloadTail(dst, report)
