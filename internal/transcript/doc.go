@@ -86,5 +86,6 @@
 // scanner (its string scan, 8 bytes at a time) is in bench/README.md,
 // "What bounds each goal not met".
 //
-// May import: internal/deadletter, internal/transcript/jsontape.
+// May import: internal/deadletter, internal/transcript/jsontape,
+// internal/uncleared.
 package transcript

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"unsafe"
+
+	"github.com/hygiene-dev/hygiene/internal/uncleared"
 )
 
 // EncodedMessages is a transcript's message list made ready for the ready
@@ -89,14 +91,14 @@ func encodePart(msgs []*Message, from, to int) encodedPart {
 func (e *EncodedMessages) Size() int { return e.size }
 
 // appendTo appends the JSON array: every part is copied into its region of
-// dst, in parallel. dst's new room is not cleared (growUncleared), so each
+// dst, in parallel. dst's new room is not cleared (uncleared.Grow), so each
 // part must fill its region exactly, as its measure says it does
 // (encodePart); a part that did not would leave earlier bytes of the heap
 // in the payload, so appendTo panics instead (the job's step turns that
 // into an internal_error dead letter).
 func (e *EncodedMessages) appendTo(dst []byte) []byte {
 	at := len(dst)
-	dst = growUncleared(dst, e.size)[:at+e.size]
+	dst = uncleared.Grow(dst, e.size)[:at+e.size]
 	dst[at], dst[len(dst)-1] = '[', ']'
 	if len(e.parts) == 1 { // one part: no closure, no offsets
 		e.parts[0].fill(dst[at+1:len(dst)-1], e.msgs)

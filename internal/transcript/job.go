@@ -17,6 +17,7 @@ import (
 
 	"github.com/hygiene-dev/hygiene/internal/deadletter"
 	"github.com/hygiene-dev/hygiene/internal/transcript/jsontape"
+	"github.com/hygiene-dev/hygiene/internal/uncleared"
 )
 
 // Target names the provider a history will be replayed to (design §2),
@@ -544,7 +545,7 @@ func (t *Transcript) EncodePayload(dst []byte, report []byte) []byte {
 // (EncodeMessages; possibly in parallel parts, with the same bytes).
 func (t *Transcript) AppendPayload(dst []byte, msgs *EncodedMessages, report []byte) []byte {
 	// The envelope and the request are estimated; the messages are measured.
-	dst = growUncleared(dst, msgs.Size()+len(report)+512)
+	dst = uncleared.Grow(dst, msgs.Size()+len(report)+512)
 	dst = t.appendPayloadHead(dst)
 	dst = msgs.appendTo(dst)
 	return t.appendPayloadTail(dst, report)

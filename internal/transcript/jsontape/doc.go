@@ -40,5 +40,5 @@
 //
 // It imports only the standard library.
 //
-// May import: no package of this module.
+// May import: internal/uncleared.
 package jsontape

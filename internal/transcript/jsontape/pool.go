@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"sync"
 	"unsafe"
+
+	"github.com/hygiene-dev/hygiene/internal/uncleared"
 )
 
 // A decoding pass takes its tape's arrays from a pool of arrays released by
@@ -49,7 +51,7 @@ func newTape(data []byte, span int) *Tape {
 	// per ~140: sized for that, its arrays are not regrown (each growth a
 	// copy, the old array garbage the size of the new). A history of long
 	// texts has fewer: the capacity it does not use is address space, not
-	// memory (fresh pages no one writes).
+	// memory (pages no one writes, as nothing clears them).
 	if span <= roundedSpan {
 		span = classSpan(span)
 	}
@@ -58,14 +60,16 @@ func newTape(data []byte, span int) *Tape {
 	if a := takeArrays(members); a != nil {
 		t.Nodes, t.Members, t.Messages, t.arrays = a.nodes[:0], a.members[:0], a.messages[:0], a
 	}
+	// The arrays are not cleared (uncleared.Slice): the builder only
+	// appends to them.
 	if cap(t.Nodes) < nodes {
-		t.Nodes = make([]Node, 0, nodes)
+		t.Nodes = uncleared.Slice[Node](nodes)
 	}
 	if cap(t.Members) < members {
-		t.Members = make([]Member, 0, members)
+		t.Members = uncleared.Slice[Member](members)
 	}
 	if cap(t.Messages) < messages {
-		t.Messages = make([]uint32, 0, messages)
+		t.Messages = uncleared.Slice[uint32](messages)
 	}
 	return t
 }

@@ -6,25 +6,6 @@ import (
 	"testing"
 )
 
-// TestGrowUncleared: the grown slice keeps dst's bytes and has the room
-// asked for; a dst with that room already is returned as it is.
-func TestGrowUncleared(t *testing.T) {
-	for _, tc := range []struct{ have, room, add int }{{0, 0, 1}, {0, 0, 5000}, {3, 0, 1 << 20}, {5, 8, 2}, {5, 8, 9}} {
-		dst := make([]byte, tc.have, tc.have+tc.room)
-		for i := range dst {
-			dst[i] = byte('a' + i)
-		}
-		want := bytes.Clone(dst)
-		got := growUncleared(dst, tc.add)
-		if !bytes.Equal(got, want) || cap(got)-len(got) < tc.add {
-			t.Fatalf("%+v: got len %d cap %d %q, want %q with room %d", tc, len(got), cap(got), got, want, tc.add)
-		}
-		if kept := tc.add <= tc.room; kept != (cap(got) == cap(dst) && (len(dst) == 0 || &got[0] == &dst[0])) {
-			t.Fatalf("%+v: a dst with room must be returned as it is, and only then", tc)
-		}
-	}
-}
-
 // TestAppendToRefusesAPartItsMeasureDoesNotFit: a part that writes fewer
 // or more bytes than it measured, in one part or in several, makes
 // appendTo panic rather than leave uncleared bytes of the heap in the list
