@@ -125,26 +125,30 @@ func kindValue(s string) uint8 { return kindValues.index(s) }
 var kindValues = newNameTable(KindValues[:])
 
 // A nameTable maps each of a short list of names (at most 255, index 0
-// unused) to its index by a perfect hash: a name's slot is a product of its
-// length and three of its bytes, and the multiplier is chosen when the
-// table is made so that no two names share a slot. A look-up is one hash,
-// one load and one string compare, where a switch or a loop over the names
-// compares several (keys and kinds are looked up once per member and
-// node of every history).
+// unused) to its index by a perfect hash. A name is read as two
+// little-endian words: its first eight bytes and its last eight (a name
+// shorter than eight: its bytes, zero above, and 0), which are also what a
+// look-up compares. Its slot is a product of those words and its length,
+// and the multiplier is chosen when the table is made so that no two names
+// share a slot. A look-up is one or two loads of the name, one hash, one
+// entry and one compare, where a switch or a loop over the names compares
+// several (keys and kinds are looked up once per member and node of every
+// history). A name over 16 bytes is compared as a string too.
 //
-// The scan looks a key up where it stands in the input (indexAt): a name
-// of up to 16 bytes is then compared as one or two words loaded from the
-// input, with no call.
+// The scan looks a key up where it stands in the input (indexAt): the
+// words are loaded from the input, with no call.
 type nameTable struct {
-	mult  uint32
-	slot  [256]uint8 // the index in names of the name whose hash is the slot, 0 for none
+	mult  uint64
+	slots [256]nameSlot // by hash: the name whose hash it is, or id 0
 	names []string
-	// size and words are each name's length and its first and last
-	// eight bytes as little-endian words (a name shorter than eight: its
-	// bytes, zero above, and 0), by index: arrays of 256, so a look-up by
-	// a uint8 needs no bounds check.
-	size  [256]int
-	words [256][2]uint64
+}
+
+// nameSlot is one name of a nameTable: its words, its length and its index
+// in the table's names.
+type nameSlot struct {
+	first, last uint64
+	size        int
+	id          uint8
 }
 
 // newNameTable returns the table of names (names[0] is no name). It tries
@@ -153,39 +157,37 @@ type nameTable struct {
 // slots; the tests build every table).
 func newNameTable(names []string) *nameTable {
 	t := &nameTable{names: names}
-	for i, n := range names {
-		t.size[i] = len(n)
-		var w [16]byte
-		if len(n) < 8 {
-			copy(w[:], n)
-		} else {
-			copy(w[:8], n)
-			copy(w[8:], n[len(n)-8:]) // a name over 16 bytes is compared as a string
-		}
-		t.words[i] = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
-	}
 next:
-	for mult := uint32(0x9e3779b1); mult != 0x9e3779b1+2*100000; mult += 2 {
-		t.mult, t.slot = mult, [256]uint8{}
+	for mult := uint64(0x9e3779b97f4a7c15); mult != 0x9e3779b97f4a7c15+2*100000; mult += 2 {
+		t.mult, t.slots = mult, [256]nameSlot{}
 		for i := 1; i < len(names); i++ {
-			h := t.hash(names[i])
-			if t.slot[h] != 0 {
+			first, last := nameWords(names[i])
+			e := &t.slots[t.hash(len(names[i]), first, last)]
+			if e.id != 0 {
 				continue next
 			}
-			t.slot[h] = uint8(i)
+			*e = nameSlot{first: first, last: last, size: len(names[i]), id: uint8(i)}
 		}
 		return t
 	}
 	panic("jsontape: no multiplier separates the names")
 }
 
-// hash returns s's slot; s is not empty.
-func (t *nameTable) hash(s string) uint8 { return t.hashOf(len(s), s[0], s[len(s)/2], s[len(s)-1]) }
+// nameWords returns the words of name s (see nameTable).
+func nameWords(s string) (first, last uint64) {
+	var w [16]byte
+	if len(s) < 8 {
+		copy(w[:], s)
+	} else {
+		copy(w[:8], s)
+		copy(w[8:], s[len(s)-8:])
+	}
+	return binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])
+}
 
-// hashOf returns the slot of a name of n bytes whose first, middle (at
-// n/2) and last bytes are these.
-func (t *nameTable) hashOf(n int, first, middle, last byte) uint8 {
-	return uint8((uint32(n)<<24 | uint32(first)<<16 | uint32(middle)<<8 | uint32(last)) * t.mult >> 24)
+// hash returns the slot of a name of n bytes with these words.
+func (t *nameTable) hash(n int, first, last uint64) uint8 {
+	return uint8((first ^ last>>3 ^ uint64(n)<<59) * t.mult >> 56)
 }
 
 // index returns the index of s in the table's names, or 0.
@@ -193,42 +195,41 @@ func (t *nameTable) index(s string) uint8 {
 	if len(s) == 0 {
 		return 0
 	}
-	if i := t.slot[t.hash(s)]; i != 0 && t.names[i] == s {
-		return i
+	first, last := nameWords(s)
+	if e := &t.slots[t.hash(len(s), first, last)]; e.size == len(s) && e.first == first && e.last == last && (len(s) <= 16 || t.names[e.id] == s) {
+		return e.id
 	}
 	return 0
 }
 
 // indexAt returns the index of the name data[start:end] in the table's
-// names, or 0, as index does. A name of eight to 16 bytes is compared as
-// its first and last words, one shorter as the word at start with the
-// bytes past end masked off (when data holds eight bytes from start; the
-// scan's keys are followed by at least their closing quote).
+// names, or 0, as index does, reading the name's words where it stands: a
+// name of eight bytes or more as the words at start and end-8, one shorter
+// as the word at start with the bytes past end masked off (when data holds
+// eight bytes from start; the scan's keys are followed by at least their
+// closing quote).
 func (t *nameTable) indexAt(data []byte, start, end int) uint8 {
-	name := data[start:end]
-	n := len(name)
-	if n == 0 {
-		return 0
-	}
-	i := t.slot[t.hashOf(n, name[0], name[n/2], name[n-1])]
-	if i == 0 || t.size[i] != n {
-		return 0
-	}
-	w := &t.words[i]
+	n := end - start
+	var first, last uint64
 	switch {
-	case n >= 8 && n <= 16:
-		if binary.LittleEndian.Uint64(data[start:]) == w[0] && binary.LittleEndian.Uint64(data[end-8:]) == w[1] {
-			return i
+	case n >= 8:
+		first, last = binary.LittleEndian.Uint64(data[start:]), binary.LittleEndian.Uint64(data[end-8:])
+	case n > 0 && start+8 <= len(data):
+		first = binary.LittleEndian.Uint64(data[start:]) & (1<<(8*n) - 1)
+	default:
+		if n == 0 {
+			return 0
 		}
-		return 0
-	case n < 8 && start+8 <= len(data):
-		if binary.LittleEndian.Uint64(data[start:])&(1<<(8*n)-1) == w[0] {
-			return i
-		}
+		var w [8]byte
+		copy(w[:], data[start:end])
+		first = binary.LittleEndian.Uint64(w[:])
+	}
+	e := &t.slots[t.hash(n, first, last)]
+	if e.size != n || e.first != first || e.last != last {
 		return 0
 	}
-	if string(name) == t.names[i] {
-		return i
+	if n > 16 && string(data[start:end]) != t.names[e.id] {
+		return 0
 	}
-	return 0
+	return e.id
 }
