@@ -38,7 +38,8 @@
 // the same. The image and the release binary are built with the
 // experiment; a plain build runs the scalar scan.
 //
-// It imports only the standard library.
+// It imports only the standard library, and internal/uncleared for the
+// tape's arrays.
 //
 // May import: internal/uncleared.
 package jsontape
