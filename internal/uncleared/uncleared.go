@@ -7,9 +7,10 @@
 // array from here is read only where it was written (appended to, or
 // checked filled), so stale bytes never reach an output.
 //
-// The arrays are the ones strings.Builder.Grow allocates, the standard
-// library's one allocation that is not cleared; only types that hold no
-// pointers may live in them, which Slice checks.
+// The arrays are the ones strings.Builder.Grow allocates, which the
+// standard library does not clear (a builder's bytes are written before
+// they are read); only types that hold no pointers may live in them, which
+// Slice checks.
 //
 // May import: no package of this module.
 package uncleared
