@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // entry is a pointer-free struct with a word-aligned member, as the tape's
@@ -22,6 +23,9 @@ func TestSlice(t *testing.T) {
 		s := Slice[entry](n)
 		if len(s) != 0 || cap(s) < n {
 			t.Fatalf("Slice(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		if at := uintptr(unsafe.Pointer(unsafe.SliceData(s))); cap(s) > 0 && at%unsafe.Alignof(entry{}) != 0 {
+			t.Fatalf("Slice(%d): its array at %#x is not aligned for %d-byte words", n, at, unsafe.Alignof(entry{}))
 		}
 		for i := range cap(s) {
 			s = append(s, entry{A: uint32(i), K: uint64(i) << 40, F: [3]uint8{byte(i)}})
